@@ -1,0 +1,1 @@
+"""The ``skillstate`` command line: a thin adapter over the pipeline and the host."""

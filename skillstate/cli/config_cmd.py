@@ -1,0 +1,65 @@
+"""``skillstate config list|get KEY|set KEY VALUE``: effective values and where they came from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from skillstate.cli.context import CliContext
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub.add_parser("list", help="every key, its effective value and its source")
+    get = sub.add_parser("get", help="one key's effective value")
+    get.add_argument("key")
+    put = sub.add_parser("set", help="write KEY = VALUE into ./skillstate.toml (other keys kept)")
+    put.add_argument(
+        "key", help="a key, or budget.string_chars / budget.array_items / budget.document_bytes"
+    )
+    put.add_argument("value", help="lists are comma-separated; booleans true/false")
+
+
+def _show(value: Any) -> str:
+    from skillstate.records import Budget
+
+    if isinstance(value, Budget):
+        return json.dumps(
+            {
+                "string_chars": value.string_chars,
+                "array_items": value.array_items,
+                "document_bytes": value.document_bytes,
+            }
+        )
+    if isinstance(value, tuple):
+        return json.dumps(list(value))
+    return json.dumps(value)
+
+
+def run(ctx: CliContext) -> int:
+    from skillstate.config import KEYS, set_config_value
+
+    action = ctx.args.action
+    if action == "set":
+        path = set_config_value(ctx.config.root, ctx.args.key, ctx.args.value)
+        print(f"wrote {ctx.args.key} to {path}", file=ctx.out)
+        return 0
+    config = ctx.config
+    if action == "get":
+        name = ctx.args.key.split(".", 1)[0]
+        value = config.get(name)
+        if "." in ctx.args.key:
+            value = (
+                getattr(value, ctx.args.key.split(".", 1)[1], None) if value is not None else None
+            )
+        print(_show(value), file=ctx.out)
+        return 0
+    width = max(len(k) for k in KEYS)
+    for name in sorted(KEYS):
+        print(
+            f"{name:<{width}}  {_show(config.get(name)):<40}  ({config.source(name)})", file=ctx.out
+        )
+    return 0

@@ -1,0 +1,53 @@
+"""What every command shares: the parsed global flags, then config, host and store on demand."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from functools import cached_property
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from skillstate.config import Config
+    from skillstate.host import Host
+    from skillstate.store import Store
+
+__all__ = ["CliContext"]
+
+
+class CliContext:
+    """Lazily built configuration, host and store for one command invocation."""
+
+    def __init__(self, args: argparse.Namespace, prog: str = "skillstate") -> None:
+        self.args = args
+        self.prog = prog
+        self.out: TextIO = sys.stdout
+        self.err: TextIO = sys.stderr
+
+    @cached_property
+    def config(self) -> Config:
+        from skillstate.config import load_config
+
+        overrides = {}
+        if getattr(self.args, "store", None):
+            overrides["store"] = self.args.store
+        extra = tuple(getattr(self.args, "disable_plugin", None) or ())
+        config = load_config(overrides=overrides)
+        if extra:
+            config = load_config(
+                overrides={**overrides, "disable_plugins": config.disable_plugins + extra}
+            )
+        return config
+
+    @cached_property
+    def host(self) -> Host:
+        from skillstate.host import Host
+
+        return Host.from_config(self.config)
+
+    @cached_property
+    def store(self) -> Store:
+        return self.host.open_store()
+
+    def error(self, message: str) -> None:
+        print(f"{self.prog}: {message}", file=self.err)

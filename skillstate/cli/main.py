@@ -1,0 +1,82 @@
+"""``skillstate``: the entry point. Sub-commands live in their own modules, imported lazily."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["COMMANDS", "main"]
+
+# (command, module, one-line help). A module provides ``configure(parser)`` and
+# ``run(ctx) -> int``; it is imported only when its command runs (or for --help).
+COMMANDS: list[tuple[str, str, str]] = [
+    (
+        "plugins",
+        "skillstate.cli.plugins_cmd",
+        "list every plugin: name, distribution, version, status, hooks",
+    ),
+    ("config", "skillstate.cli.config_cmd", "show or change the configuration (list, get, set)"),
+]
+
+
+def _build_parser(only: str | None = None) -> object:
+    import argparse
+    import importlib
+
+    from skillstate._version import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="skillstate",
+        description="Durable, typed, patch-only working state for long-running agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"skillstate {__version__}")
+    parser.add_argument(
+        "--store", metavar="URL", help="store URL (overrides SKILLSTATE_STORE and the config)"
+    )
+    parser.add_argument(
+        "--disable-plugin",
+        metavar="NAME",
+        action="append",
+        help="do not load this plugin (entry-point or distribution name); repeatable",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name, help_text in COMMANDS:
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        if only is None or only == name:
+            module = importlib.import_module(module_name)
+            module.configure(command)
+            command.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list in (["--version"], ["-V"]):
+        from skillstate._version import __version__
+
+        print(f"skillstate {__version__}")
+        return 0
+    only = next((a for a in args_list if not a.startswith("-")), None)
+    known = {name for name, _, _ in COMMANDS}
+    parser = _build_parser(only if only in known else None)
+    args = parser.parse_args(args_list)  # type: ignore[attr-defined]
+    if not getattr(args, "command", None):
+        parser.print_help()  # type: ignore[attr-defined]
+        return 2
+
+    from skillstate.cli.context import CliContext
+    from skillstate.errors import SkillstateError
+
+    ctx = CliContext(args)
+    try:
+        code: int = args._module.run(ctx)
+    except SkillstateError as exc:
+        ctx.error(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

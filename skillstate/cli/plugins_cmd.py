@@ -1,0 +1,52 @@
+"""``skillstate plugins [--json] [--hook NAME]``: every plugin, bundled or not, and its status."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from skillstate.cli.context import CliContext
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    parser.add_argument(
+        "--hook",
+        metavar="NAME",
+        help="only plugins implementing this hook (with or without prefix)",
+    )
+
+
+def run(ctx: CliContext) -> int:
+    rows = ctx.host.pm.plugin_table
+    if ctx.args.hook:
+        wanted = ctx.args.hook.removeprefix("skillstate_")
+        rows = [row for row in rows if wanted in row.hooks]
+    if ctx.args.json:
+        print(json.dumps([row.to_dict() for row in rows], indent=2), file=ctx.out)
+        return 0
+    header = ("Name", "Distribution", "Version", "Status", "Hooks")
+    table = [
+        (
+            row.name,
+            row.distribution or "(local)",
+            row.version or "-",
+            row.status,
+            (row.error or "-") if row.status == "error" else (", ".join(row.hooks) or "-"),
+        )
+        for row in rows
+    ]
+    widths = [
+        max(len(header[i]), *(len(r[i]) for r in table)) if table else len(header[i])
+        for i in range(4)
+    ]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"
+    print(fmt.format(*header), file=ctx.out)
+    print("-" * (sum(widths) + 2 * 4 + 20), file=ctx.out)
+    for row_values in table:
+        print(fmt.format(*row_values), file=ctx.out)
+    if not table:
+        print("(no plugins loaded)", file=ctx.out)
+    return 0

@@ -1,0 +1,306 @@
+"""Configuration: ``[tool.skillstate]`` in ``pyproject.toml``, ``skillstate.toml``, environment, flags.
+
+Precedence, lowest first: built-in defaults, ``pyproject.toml``'s ``[tool.skillstate]``,
+``skillstate.toml`` (both in the project directory, the current directory by
+default), environment variables, command-line flags. :class:`Config` remembers
+where each effective value came from (``skillstate config list`` shows it).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillstate.errors import ConfigError
+from skillstate.records import Budget
+
+__all__ = ["KEYS", "Config", "ConfigKey", "load_config", "set_config_value"]
+
+CONFIG_FILE = "skillstate.toml"
+
+
+@attrs.frozen
+class ConfigKey:
+    """One configuration key: its kind (``str``, ``list``, ``bool``, ``budget``), env var, default."""
+
+    name: str
+    kind: str
+    description: str
+    env: str | None = None
+    default: Any = None
+
+
+KEYS: dict[str, ConfigKey] = {
+    key.name: key
+    for key in (
+        ConfigKey(
+            "store",
+            "str",
+            "Store URL: file:PATH (default file:.skillstate/state), memory:, sqlite:///PATH, postgresql://...",
+            "SKILLSTATE_STORE",
+            "file:.skillstate/state",
+        ),
+        ConfigKey(
+            "disable_plugins",
+            "list",
+            "Plugins never loaded, by entry-point or distribution name",
+            "SKILLSTATE_DISABLE_PLUGINS",
+            (),
+        ),
+        ConfigKey(
+            "load_plugins",
+            "list",
+            "Allow-list: only these plugins are loaded (empty loads none; unset loads all)",
+            "SKILLSTATE_LOAD_PLUGINS",
+            None,
+        ),
+        ConfigKey(
+            "strict_plugins",
+            "bool",
+            "A plugin that fails to load is fatal instead of reported",
+            "SKILLSTATE_STRICT_PLUGINS",
+            False,
+        ),
+        ConfigKey(
+            "budget",
+            "budget",
+            "Default size budget: string_chars, array_items, document_bytes",
+            None,
+            None,
+        ),
+        ConfigKey(
+            "skills_path",
+            "str",
+            "Project skill directory (SKILL.md folders)",
+            "SKILLSTATE_SKILLS_PATH",
+            ".skillstate/skills",
+        ),
+        ConfigKey(
+            "user_skills_path",
+            "str",
+            "User skill directory, searched after the project one",
+            "SKILLSTATE_USER_SKILLS_PATH",
+            "~/.skillstate/skills",
+        ),
+    )
+}
+
+BUDGET_KEYS = ("string_chars", "array_items", "document_bytes")
+
+
+@attrs.frozen
+class Config:
+    """The effective configuration and where each value came from."""
+
+    values: Mapping[str, Any]
+    sources: Mapping[str, str]
+    root: Path
+
+    def get(self, key: str) -> Any:
+        if key not in KEYS:
+            raise ConfigError(
+                f"unknown configuration key '{key}'. Known keys: {', '.join(sorted(KEYS))}"
+            )
+        return self.values.get(key, KEYS[key].default)
+
+    def source(self, key: str) -> str:
+        return self.sources.get(key, "default")
+
+    @property
+    def store(self) -> str:
+        return str(self.get("store"))
+
+    @property
+    def disable_plugins(self) -> tuple[str, ...]:
+        return tuple(self.get("disable_plugins") or ())
+
+    @property
+    def load_plugins(self) -> tuple[str, ...] | None:
+        value = self.get("load_plugins")
+        return None if value is None else tuple(value)
+
+    @property
+    def strict_plugins(self) -> bool:
+        return bool(self.get("strict_plugins"))
+
+    @property
+    def budget(self) -> Budget | None:
+        value = self.get("budget")
+        return value if isinstance(value, Budget) else None
+
+
+def _check(key: ConfigKey, value: Any, where: str) -> Any:
+    """Coerce a file value to the key's kind, or raise a ConfigError naming file and key."""
+    if key.kind == "str":
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: key '{key.name}' must be a string, got {value!r}")
+        return value
+    if key.kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: key '{key.name}' must be true or false, got {value!r}")
+        return value
+    if key.kind == "list":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: key '{key.name}' must be a list of strings, got {value!r}")
+        return tuple(value)
+    # budget
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{where}: key 'budget' must be a table with {', '.join(BUDGET_KEYS)}, got {value!r}"
+        )
+    return _structure_budget(value, where)
+
+
+def _structure_budget(table: Mapping[str, Any], where: str) -> Budget:
+    import cattrs
+
+    converter = cattrs.Converter(forbid_extra_keys=True)
+    for name, item in table.items():
+        if name in BUDGET_KEYS and (type(item) is not int or item < 1):
+            raise ConfigError(
+                f"{where}: key 'budget.{name}' must be a positive integer, got {item!r}"
+            )
+    try:
+        return converter.structure(dict(table), Budget)
+    except Exception as exc:
+        extra = sorted(set(table) - set(BUDGET_KEYS))
+        if extra:
+            raise ConfigError(
+                f"{where}: unknown key 'budget.{extra[0]}'. Known keys: {', '.join(BUDGET_KEYS)}"
+            ) from None
+        raise ConfigError(f"{where}: key 'budget' is invalid: {exc}") from None
+
+
+def _env_value(key: ConfigKey, raw: str) -> Any:
+    where = f"environment variable {key.env}"
+    if key.kind == "list":
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    if key.kind == "bool":
+        lowered = raw.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("", "0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"{where} must be 1 or 0, got {raw!r}")
+    return raw
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path.name}: cannot be read: {exc.strerror}") from None
+
+
+def _file_layers(root: Path) -> list[tuple[str, dict[str, Any]]]:
+    layers: list[tuple[str, dict[str, Any]]] = []
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        data = _read_toml(pyproject)
+        tool = data.get("tool", {})
+        section = tool.get("skillstate") if isinstance(tool, dict) else None
+        if section is not None:
+            if not isinstance(section, dict):
+                raise ConfigError("pyproject.toml: [tool.skillstate] must be a table")
+            layers.append(("pyproject.toml [tool.skillstate]", section))
+    own = root / CONFIG_FILE
+    if own.is_file():
+        layers.append((CONFIG_FILE, _read_toml(own)))
+    return layers
+
+
+def load_config(
+    root: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
+    """The effective configuration for the project at ``root`` (default: the current directory)."""
+    base = Path(root) if root is not None else Path.cwd()
+    environ = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for where, table in _file_layers(base):
+        for name, value in table.items():
+            key = KEYS.get(name)
+            if key is None:
+                raise ConfigError(
+                    f"{where}: unknown key '{name}'. Known keys: {', '.join(sorted(KEYS))}"
+                )
+            values[name] = _check(key, value, where)
+            sources[name] = where
+    for key in KEYS.values():
+        if key.env and key.env in environ:
+            values[key.name] = _env_value(key, environ[key.env])
+            sources[key.name] = f"environment ({key.env})"
+    for name, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if name not in KEYS:
+            raise ConfigError(f"unknown configuration key '{name}'")
+        values[name] = value
+        sources[name] = "command line"
+    return Config(values=values, sources=sources, root=base)
+
+
+def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
+    if key.kind == "budget":
+        if sub not in BUDGET_KEYS:
+            raise ConfigError(f"set budget.<name> where name is one of {', '.join(BUDGET_KEYS)}")
+        try:
+            number = int(raw)
+        except ValueError:
+            raise ConfigError(f"budget.{sub} must be a positive integer, got {raw!r}") from None
+        if number < 1:
+            raise ConfigError(f"budget.{sub} must be a positive integer, got {raw!r}")
+        return number
+    if sub is not None:
+        raise ConfigError(f"key '{key.name}' has no sub-keys")
+    if key.kind == "list":
+        return [part.strip() for part in raw.split(",") if part.strip()]
+    if key.kind == "bool":
+        lowered = raw.strip().lower()
+        if lowered not in ("true", "false", "1", "0"):
+            raise ConfigError(f"{key.name} must be true or false, got {raw!r}")
+        return lowered in ("true", "1")
+    return raw
+
+
+def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
+    """Write ``key = value`` into ``skillstate.toml`` at ``root``, keeping every other key."""
+    import tomli_w
+
+    name, _, sub = dotted_key.partition(".")
+    key = KEYS.get(name)
+    if key is None:
+        raise ConfigError(
+            f"unknown configuration key '{dotted_key}'. Known keys: {', '.join(sorted(KEYS))}"
+        )
+    value = _parse_cli_value(key, sub or None, raw)
+    path = Path(root) / CONFIG_FILE
+    data = _read_toml(path) if path.is_file() else {}
+    if key.kind == "budget":
+        table = data.get("budget")
+        table = dict(table) if isinstance(table, dict) else {}
+        table[str(sub)] = value
+        data["budget"] = table
+    else:
+        data[name] = value
+    text = tomli_w.dumps(data)
+    tomllib.loads(text)  # tomli-w's README: parse the output back once
+    # Check the whole file as load_config would, before replacing it.
+    for where_name, table_value in data.items():
+        check_key = KEYS.get(where_name)
+        if check_key is not None:
+            _check(check_key, table_value, CONFIG_FILE)
+    tmp = path.with_name(f".{CONFIG_FILE}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path

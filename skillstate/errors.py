@@ -1,0 +1,87 @@
+"""Exceptions. Every message names what was wrong and what would be accepted."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EnvironmentNotFound",
+    "InvalidInput",
+    "InvalidRunId",
+    "PluginConflictError",
+    "PluginError",
+    "RunExists",
+    "RunNotFound",
+    "SkillNotFound",
+    "SkillstateError",
+    "StoreError",
+    "StoreNotFound",
+    "VersionConflict",
+]
+
+
+class SkillstateError(Exception):
+    """Base class of every error skillstate raises on purpose."""
+
+
+class PluginError(SkillstateError):
+    """A plugin could not be loaded, or misbehaved."""
+
+
+class PluginConflictError(PluginError):
+    """Two plugins registered the same name in one registry."""
+
+
+class ConfigError(SkillstateError):
+    """A configuration file or variable has an unknown key or a wrong type."""
+
+
+class InvalidInput(SkillstateError):
+    """Input that is not acceptable JSON (or not the expected shape)."""
+
+
+class InvalidRunId(SkillstateError):
+    """A run (or session) id that could escape a path or a query."""
+
+
+class RunNotFound(SkillstateError):
+    """No run with this id in the store."""
+
+    def __init__(self, run_id: str, message: str | None = None) -> None:
+        self.run_id = run_id
+        super().__init__(message or f"no run '{run_id}'")
+
+
+class RunExists(SkillstateError):
+    """``create`` on an id that is already taken."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(f"run '{run_id}' already exists")
+
+
+class VersionConflict(SkillstateError):
+    """Compare-and-swap failed: the record changed since it was read."""
+
+    def __init__(self, run_id: str, expected: int, actual: int | None) -> None:
+        self.run_id = run_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"run '{run_id}' is at version {actual}, not the expected version {expected}"
+        )
+
+
+class StoreError(SkillstateError):
+    """The store could not read or write (disk full, read-only, connection lost...)."""
+
+
+class StoreNotFound(SkillstateError):
+    """A store URL whose scheme no plugin provides."""
+
+
+class SkillNotFound(SkillstateError):
+    """A skill name that no plugin registered."""
+
+
+class EnvironmentNotFound(SkillstateError):
+    """An environment name that no plugin registered."""

@@ -1,0 +1,297 @@
+"""The hook specifications: the whole contract between skillstate's core and its plugins.
+
+Every hook is named ``skillstate_*``. A plugin is any module or object with
+functions marked ``@skillstate.hookimpl`` and named after a hook below, published
+under the entry-point group ``skillstate``::
+
+    [project.entry-points.skillstate]
+    my-guards = "my_package.guards"
+
+The docstring of each hook is its reference page (``docs/hooks.md`` is generated
+from them): when it fires, its call semantics, its arguments and its return contract,
+with an example. Where a hook fires in the transition pipeline::
+
+    transition(run, patch, action)
+      skillstate_merge            candidate = Σ ⊕ patch              (first result)
+      skillstate_validate         shape problems                     (collected)
+      skillstate_budget           size limits for the skill          (first result)
+      skillstate_guards           workflow invariants, if no shape problems (collected)
+      (environment executes the action; see skillstate_register_environments)
+      store.commit                (see skillstate_register_stores)
+      skillstate_after_commit     observers                          (collected, errors logged)
+
+Registry hooks (``skillstate_register_*``) are called once per process, when the
+registry is first needed, with a ``register`` callback; two plugins registering the
+same name is an error naming both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillstate.markers import hookspec
+
+if TYPE_CHECKING:
+    from skillstate.records import (
+        Budget,
+        DoctorFinding,
+        EnvironmentSpec,
+        JournalEntry,
+        Problem,
+        RunRecord,
+        SkillDefinition,
+        StoreSpec,
+    )
+    from skillstate.store import Store
+
+__all__ = [
+    "skillstate_after_commit",
+    "skillstate_budget",
+    "skillstate_doctor",
+    "skillstate_guards",
+    "skillstate_merge",
+    "skillstate_register_environments",
+    "skillstate_register_skills",
+    "skillstate_register_stores",
+    "skillstate_validate",
+]
+
+
+@hookspec(firstresult=True)
+def skillstate_merge(state: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Merge a patch into a state, giving the candidate state.
+
+    **When:** in every transition, after the patch passed the pre-checks (it is a
+    JSON object, touches no immutable key, does not leave a terminal phase without
+    ``force``), and again when a journal is replayed by the core.
+
+    **Semantics:** first result. The bundled ``merge`` plugin implements RFC 7396
+    (:func:`skillstate.merge_patch`) with ``trylast=True``, so any plugin returning a
+    non-``None`` value replaces it; return ``None`` to defer to the next one.
+
+    **Arguments:** ``state`` — the current state Σ; ``patch`` — the sparse patch ΔΣ.
+    Neither may be mutated.
+
+    **Returns:** a new ``dict``, or ``None`` to abstain.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_merge(state, patch):
+            if "append" in patch:          # a custom operator for one key
+                return {**state, "log": [*state.get("log", []), patch["append"]]}
+            return None                     # everything else: RFC 7396
+    """
+
+
+@hookspec
+def skillstate_register_skills(register: Callable[[SkillDefinition], None]) -> None:
+    """Register skill definitions: name, phases, terminal phases, schema, immutable keys, budget.
+
+    **When:** once per process, the first time a skill is looked up.
+
+    **Semantics:** collected; call ``register`` once per skill. Registering a name
+    another plugin already registered raises
+    :class:`~skillstate.errors.PluginConflictError` naming both plugins.
+
+    **Arguments:** ``register`` — takes one :class:`~skillstate.records.SkillDefinition`.
+
+    **Returns:** nothing.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_register_skills(register):
+            register(SkillDefinition(
+                name="deploy",
+                fields={"phase": FieldSpec("string"), "approved_by": FieldSpec("string")},
+                phases=("draft", "approved", "deployed"),
+                terminal_phases=("deployed",),
+            ))
+    """
+
+
+@hookspec
+def skillstate_validate(
+    skill: SkillDefinition,
+    state: Mapping[str, Any],
+    schema: Mapping[str, Any] | None,
+    budget: Budget,
+) -> list[Problem] | None:
+    """Check the shape of a candidate state: unknown keys, types, enums, phase.
+
+    **When:** in every transition and creation, on the merged candidate state,
+    before budgets and guards.
+
+    **Semantics:** collected; the problems of all plugins are concatenated (later
+    registered plugins first, per pluggy's order; the bundled ``schema`` plugin is
+    ``trylast``). Any problem rejects the transition and skips the guards.
+
+    **Arguments:** ``skill`` — the run's :class:`~skillstate.records.SkillDefinition`;
+    ``state`` — the candidate state; ``schema`` — the run's own JSON Schema (a session
+    may carry one), or ``None``; ``budget`` — the skill's effective
+    :class:`~skillstate.records.Budget` (the field walk checks string and array limits
+    as it goes, so problems come out in state order).
+
+    **Returns:** a list of :class:`~skillstate.records.Problem` (empty or ``None`` when
+    the state is fine).
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_validate(skill, state, schema, budget):
+            if skill.name == "deploy" and "owner" not in state:
+                return [Problem("schema", "owner: required", "owner", "deploy-rules")]
+            return None
+    """
+
+
+@hookspec(firstresult=True)
+def skillstate_budget(skill: SkillDefinition) -> Budget | None:
+    """The size budget a skill's state must stay within.
+
+    **When:** in every transition and creation, after validation.
+
+    **Semantics:** first result. The bundled ``budgets`` plugin (``trylast``) returns
+    the skill's own ``budget``; when every plugin returns ``None`` the configured
+    ``budget`` (or the defaults: 500 characters per string, 50 items per array, 8,192
+    bytes of compact JSON) applies.
+
+    **Arguments:** ``skill`` — the run's skill definition.
+
+    **Returns:** a :class:`~skillstate.records.Budget`, or ``None`` to abstain.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_budget(skill):
+            if skill.name == "research":
+                return Budget(string_chars=2000, array_items=100, document_bytes=32768)
+            return None
+    """
+
+
+@hookspec
+def skillstate_guards(
+    skill: SkillDefinition, before: Mapping[str, Any] | None, after: Mapping[str, Any]
+) -> Iterable[Problem] | None:
+    """Check workflow invariants on the whole candidate state.
+
+    **When:** in every transition and creation, only when validation and budgets
+    found no problem (guards may assume the state is well-shaped).
+
+    **Semantics:** collected, each plugin called on its own. Every problem returned
+    rejects the transition, in the order the guards are declared. A guard that
+    raises **fails closed**: the transition is rejected with a problem naming the
+    plugin and the error.
+
+    **Arguments:** ``skill`` — the skill definition; ``before`` — the current state
+    (``None`` at creation); ``after`` — the candidate state.
+
+    **Returns:** an iterable of :class:`~skillstate.records.Problem` (code ``guard``),
+    or ``None``.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_guards(skill, before, after):
+            if skill.name == "deploy" and after.get("phase") == "deployed" and not after.get("approved_by"):
+                yield Problem("guard", "phase 'deployed' requires approved_by", "approved_by", "deploy-guards")
+    """
+
+
+@hookspec
+def skillstate_register_stores(register: Callable[[StoreSpec], None]) -> None:
+    """Register storage backends, keyed by URL scheme (``file``, ``memory``, ``sqlite``...).
+
+    **When:** once per process, the first time a store is opened.
+
+    **Semantics:** collected; call ``register`` once per scheme. Two plugins
+    registering one scheme raise :class:`~skillstate.errors.PluginConflictError`
+    naming both and how to block one.
+
+    **Arguments:** ``register`` — takes one :class:`~skillstate.records.StoreSpec`
+    whose ``factory(url)`` returns a :class:`~skillstate.store.Store`.
+
+    **Returns:** nothing.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_register_stores(register):
+            register(StoreSpec(scheme="dbm", factory=DbmStore, description="stdlib dbm files"))
+    """
+
+
+@hookspec
+def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]) -> None:
+    """Register environments (where session actions run), keyed by name.
+
+    **When:** once per process, the first time an environment is looked up.
+
+    **Semantics:** collected; call ``register`` once per environment. Duplicate names
+    raise :class:`~skillstate.errors.PluginConflictError` naming both plugins.
+
+    **Arguments:** ``register`` — takes one :class:`~skillstate.records.EnvironmentSpec`
+    whose ``factory(options, snapshot)`` returns a fresh
+    :class:`~skillstate.environment.Environment` (restored from ``snapshot`` when it is
+    not ``None``).
+
+    **Returns:** nothing.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_register_environments(register):
+            register(EnvironmentSpec(name="tickets", factory=TicketQueue.create))
+    """
+
+
+@hookspec
+def skillstate_doctor(root: Path, store: Store | None) -> Iterable[DoctorFinding] | None:
+    """Contribute checks to ``skillstate doctor``.
+
+    **When:** when a user runs ``skillstate doctor`` (or ``rig-state doctor``).
+
+    **Semantics:** collected; each plugin called on its own, and one that raises is
+    reported as an ``error`` finding instead of stopping the others. Doctor checks
+    are read-only.
+
+    **Arguments:** ``root`` — the project directory; ``store`` — the configured store
+    (``None`` if it could not be opened).
+
+    **Returns:** an iterable of :class:`~skillstate.records.DoctorFinding`, or ``None``.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_doctor(root, store):
+            if not (root / ".gitignore").exists():
+                yield DoctorFinding("gitignore", "nit", "no .gitignore", fix="create one")
+    """
+
+
+@hookspec
+def skillstate_after_commit(record: RunRecord, entry: JournalEntry) -> None:
+    """Observe a committed write (metrics, notifications, mirrors).
+
+    **When:** after every successful ``create`` or ``commit``, in the process that
+    made it, once the store has made the write durable.
+
+    **Semantics:** collected; each observer called on its own. An observer cannot
+    change or undo the write: an exception it raises is logged as a warning and
+    otherwise ignored.
+
+    **Arguments:** ``record`` — the new record; ``entry`` — the journal entry written
+    with it.
+
+    **Returns:** nothing.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_after_commit(record, entry):
+            print(f"{record.id} is now at version {record.version}")
+    """

@@ -1,0 +1,142 @@
+"""Strict JSON in and out: parsing, shape limits, canonical text, sizes.
+
+The same rules apply to every document skillstate accepts (patches, seeds,
+observations' payloads): real JSON only (no NaN or Infinity, string keys), nested
+at most :data:`MAX_DEPTH` levels, no string over :data:`MAX_STRING_CHARS`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from skillstate.errors import InvalidInput
+from skillstate.records import Problem
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_STRING_CHARS",
+    "check_document",
+    "compact",
+    "parse_json",
+    "pretty",
+]
+
+MAX_DEPTH = 100
+MAX_STRING_CHARS = 1_000_000
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(text: str | bytes, what: str = "patch") -> Any:
+    """Parse ``text`` as strict JSON; raise :class:`InvalidInput` with a clear message.
+
+    ``NaN``/``Infinity`` are refused (as JavaScript's ``JSON.parse`` does), so is a
+    document nested deeper than :data:`MAX_DEPTH`.
+    """
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise InvalidInput(f"{what} is nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
+    problems = check_document(value, what)
+    if problems:
+        raise InvalidInput(problems[0].message)
+    return value
+
+
+def check_document(value: Any, what: str = "patch") -> list[Problem]:
+    """Check that ``value`` is plain JSON within the hard limits, without recursion.
+
+    Returns problems (code ``input``) naming the path: a non-JSON type, a non-string
+    key, NaN or Infinity, nesting deeper than :data:`MAX_DEPTH`, a string longer than
+    :data:`MAX_STRING_CHARS` characters. Stops at the first few problems.
+    """
+    problems: list[Problem] = []
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack and len(problems) < 5:
+        node, path, depth = stack.pop()
+        where = path or what
+        if depth > MAX_DEPTH:
+            problems.append(
+                Problem(
+                    "input", f"{what} is nested too deeply (more than {MAX_DEPTH} levels)", path
+                )
+            )
+            break
+        kind = type(node)
+        if kind is dict:
+            for key, child in node.items():
+                if type(key) is not str:
+                    problems.append(
+                        Problem("input", f"{where}: object keys must be strings, got {key!r}", path)
+                    )
+                    continue
+                stack.append((child, f"{path}.{key}" if path else key, depth + 1))
+        elif kind is list:
+            for index, child in enumerate(node):
+                stack.append((child, f"{path}[{index}]", depth + 1))
+        elif kind is str:
+            if len(node) > MAX_STRING_CHARS:
+                problems.append(
+                    Problem(
+                        "input",
+                        f"{where}: a string of {len(node)} characters is over the hard limit of {MAX_STRING_CHARS}",
+                        path,
+                    )
+                )
+        elif kind is float:
+            if not math.isfinite(node):
+                problems.append(Problem("input", f"{where}: {node!r} is not a JSON number", path))
+        elif node is None or kind is bool or kind is int:
+            pass
+        else:
+            problems.append(
+                Problem("input", f"{where}: a {kind.__name__} is not a JSON value", path)
+            )
+    return problems
+
+
+def _default(value: Any) -> Any:
+    raise TypeError(f"a {type(value).__name__} is not a JSON value")
+
+
+def compact(value: Any) -> str:
+    """Compact JSON as JavaScript's ``JSON.stringify`` writes it (no spaces, UTF-8 text).
+
+    Integral floats are written as integers (``1.0`` → ``1``), as JavaScript does.
+    """
+    return json.dumps(
+        _js_numbers(value),
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=_default,
+    )
+
+
+def pretty(value: Any) -> str:
+    """Pretty JSON, 2-space indent, as ``JSON.stringify(v, null, 2)`` (no trailing newline)."""
+    return json.dumps(
+        _js_numbers(value), indent=2, ensure_ascii=False, allow_nan=False, default=_default
+    )
+
+
+def _js_numbers(value: Any) -> Any:
+    """Rewrite integral floats as ints, only where there are floats (cheap otherwise)."""
+    kind = type(value)
+    if kind is float:
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if kind is dict:
+        if any(type(v) in (float, dict, list) for v in value.values()):
+            return {k: _js_numbers(v) for k, v in value.items()}
+        return value
+    if kind is list:
+        if any(type(v) in (float, dict, list) for v in value):
+            return [_js_numbers(v) for v in value]
+        return value
+    return value

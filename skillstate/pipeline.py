@@ -1,0 +1,325 @@
+"""The one transition pipeline every surface (CLI, MCP, runtime, Python API) goes through.
+
+::
+
+    create(skill, run_id, seed)          transition(run_id, change)
+      seed is a JSON object                 load the record (state Σ, version)
+      no immutable key in the seed          patch is a JSON object, no immutable key,
+      candidate = initial ⊕ seed            not leaving a terminal phase (unless force)
+                                            candidate = Σ ⊕ patch, stamp updated
+      validate → budgets → guards (guards only when there are no shape problems)
+      problems? → Rejected, nothing written anywhere
+      action? → the environment runs it on a copy of its state; rejected → Rejected
+      store.create / store.commit (compare-and-swap on version; a conflict re-runs)
+      after_commit observers → Accepted
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import attrs
+
+from skillstate.errors import PluginError, VersionConflict
+from skillstate.host import Host
+from skillstate.jsondoc import check_document
+from skillstate.records import ActionResult, JournalEntry, Problem, RunRecord, SkillDefinition
+from skillstate.store import Store, check_run_id
+
+__all__ = ["NO_ACTION", "Change", "Outcome", "create_run", "now_iso", "transition"]
+
+MAX_ATTEMPTS = 200
+
+
+class _NoAction:
+    def __repr__(self) -> str:
+        return "NO_ACTION"
+
+
+NO_ACTION: Any = _NoAction()
+"""The ``action`` of a change that executes nothing (``None`` is a valid action value)."""
+
+
+def now_iso() -> str:
+    """UTC, millisecond precision, ``Z`` suffix: JavaScript's ``new Date().toISOString()``."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@attrs.frozen
+class Change:
+    """What a transition asks for.
+
+    ``patch`` — the sparse patch ΔΣ; ``label`` — the journal's step label;
+    ``force`` — allow leaving a terminal phase; ``action`` — executed by the run's
+    environment when not :data:`NO_ACTION`; ``observation`` — a new latest
+    observation (an injected one; an action's observation takes precedence);
+    ``advance_step`` — count this as a session step when accepted; ``status`` — a
+    new run status (``closed``); ``require_active`` — refuse unless the run is
+    ``active``.
+    """
+
+    patch: Any = attrs.field(factory=dict)
+    label: str = ""
+    force: bool = False
+    action: Any = NO_ACTION
+    observation: str | None = None
+    advance_step: bool = False
+    status: str | None = None
+    require_active: bool = False
+
+
+@attrs.frozen
+class Outcome:
+    """The result of a transition or a creation.
+
+    ``accepted`` — whether it was committed; ``record`` — the new record when
+    accepted, the unchanged one when rejected (``None`` for a rejected creation);
+    ``problems`` — why it was rejected; ``action`` — the environment's answer, if an
+    action ran; ``entry`` — the journal entry written; ``attempts`` — how many times
+    the pipeline ran (more than 1 after version conflicts).
+    """
+
+    accepted: bool
+    record: RunRecord | None
+    problems: tuple[Problem, ...] = ()
+    action: ActionResult | None = None
+    entry: JournalEntry | None = None
+    attempts: int = 1
+
+    @property
+    def rolled_back(self) -> bool:
+        """True when the change was rejected and nothing was written."""
+        return not self.accepted
+
+
+def _prechecks(
+    skill: SkillDefinition, current: Mapping[str, Any] | None, patch: Any, force: bool, what: str
+) -> list[Problem]:
+    problems = check_document(patch, what)
+    if problems:
+        return problems
+    if type(patch) is not dict:
+        return [Problem("patch", "patch: expected a JSON object", "")]
+    for key in skill.immutable_keys:
+        if key in patch:
+            return [Problem("immutable", f"{key} is set at init and never patched", key)]
+    if current is not None and not force and skill.phases:
+        key = skill.phase_key
+        phase = current.get(key)
+        if phase in skill.terminal_phases and key in patch and patch[key] != phase:
+            return [
+                Problem(
+                    "terminal",
+                    f"run is at terminal {key} '{phase}'; start a new run rather than reopening it (--force overrides)",
+                    key,
+                )
+            ]
+    return []
+
+
+def _check_candidate(
+    host: Host,
+    skill: SkillDefinition,
+    before: Mapping[str, Any] | None,
+    candidate: Mapping[str, Any],
+    schema: Mapping[str, Any] | None,
+) -> list[Problem]:
+    problems = host.validate(skill, candidate, schema)
+    problems.extend(host.check_budget(skill, candidate))
+    if not problems:
+        problems = host.guards(skill, before, candidate)
+    return problems
+
+
+def _digest(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def create_run(
+    host: Host,
+    store: Store,
+    skill: SkillDefinition,
+    run_id: str,
+    seed: Any = None,
+    *,
+    spec: str | None = None,
+    environment: Mapping[str, Any] | None = None,
+    observation: str | None = None,
+    schema: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    label: str = "init",
+    now: str | None = None,
+) -> Outcome:
+    """Create a run: the initial state ⊕ ``seed``, checked like any transition.
+
+    Raises :class:`~skillstate.errors.InvalidRunId` and
+    :class:`~skillstate.errors.RunExists`; returns a rejected :class:`Outcome` (with
+    ``record=None``) when the seed breaks a rule. Nothing is written on rejection.
+    """
+    check_run_id(run_id)
+    seed = {} if seed is None else seed
+    problems = _prechecks(skill, None, seed, False, "seed")
+    if problems:
+        return Outcome(False, None, tuple(problems))
+    stamp = now or now_iso()
+    base = skill.initial_state(run_id, stamp)
+    candidate = host.merge(base, seed)
+    problems = _check_candidate(host, skill, None, candidate, schema)
+    if problems:
+        return Outcome(False, None, tuple(problems))
+    record = RunRecord(
+        id=run_id,
+        skill=skill.name,
+        state=candidate,
+        version=1,
+        step=0,
+        status="active",
+        created=stamp,
+        updated=stamp,
+        spec=spec,
+        environment=environment,
+        observation=observation,
+        schema=schema,
+        meta=dict(meta or {}),
+    )
+    entry = JournalEntry(
+        ts=stamp,
+        step=label,
+        patch=seed,
+        version=1,
+        base=base,
+        observation_sha256=_digest(observation),
+        status="active",
+        turn=0,
+    )
+    store.create(record, entry)
+    host.after_commit(record, entry)
+    return Outcome(True, record, (), None, entry)
+
+
+def _run_action(
+    host: Host, record: RunRecord, action: Any, candidate: Mapping[str, Any]
+) -> tuple[ActionResult, Any]:
+    env_info = record.environment
+    if not env_info or not isinstance(env_info.get("name"), str):
+        raise PluginError(f"run '{record.id}' has no environment to execute an action in")
+    spec = host.environment(env_info["name"])
+    env = spec.factory(env_info.get("options") or {}, env_info.get("state"))
+    result = env.execute(action, candidate)
+    if not isinstance(result, ActionResult):
+        raise PluginError(
+            f"environment '{spec.name}' returned a {type(result).__name__} from execute, expected an ActionResult"
+        )
+    return result, env.snapshot()
+
+
+def transition(
+    host: Host,
+    store: Store,
+    run_id: str,
+    change: Change,
+    *,
+    skill: SkillDefinition | None = None,
+    expected_version: int | None = None,
+    now: str | None = None,
+) -> Outcome:
+    """Apply ``change`` to run ``run_id``: commit it atomically, or reject it changing nothing.
+
+    With ``expected_version`` the caller asks for compare-and-swap against a version it
+    read: a mismatch raises :class:`~skillstate.errors.VersionConflict`. Without it, a
+    conflict with a concurrent writer re-runs the whole pipeline on the new record.
+    """
+    check_run_id(run_id)
+    attempts = 0
+    while True:
+        attempts += 1
+        record = store.get(run_id)
+        if expected_version is not None and record.version != expected_version:
+            raise VersionConflict(run_id, expected_version, record.version)
+        run_skill = skill if skill is not None else host.skill(record.skill)
+        outcome = _attempt(host, store, record, run_skill, change, now or now_iso(), attempts)
+        if outcome is not None:
+            return outcome
+        if expected_version is not None:
+            raise VersionConflict(run_id, expected_version, None)
+        if attempts >= MAX_ATTEMPTS:
+            raise VersionConflict(run_id, record.version, None)
+        time.sleep(min(0.0005 * attempts, 0.02))
+
+
+def _attempt(
+    host: Host,
+    store: Store,
+    record: RunRecord,
+    skill: SkillDefinition,
+    change: Change,
+    stamp: str,
+    attempts: int,
+) -> Outcome | None:
+    """One run of the pipeline; ``None`` when the commit lost a version race."""
+    if change.require_active and record.status != "active":
+        problem = Problem(
+            "status",
+            f"run '{record.id}' is {record.status}; it accepts no more steps (start a new session)",
+            "",
+        )
+        return Outcome(False, record, (problem,), attempts=attempts)
+    state = record.state
+    problems = _prechecks(skill, state, change.patch, change.force, "patch")
+    if problems:
+        return Outcome(False, record, tuple(problems), attempts=attempts)
+    candidate = host.merge(state, change.patch)
+    stamped = None
+    if skill.updated_key:
+        stamped = {skill.updated_key: stamp}
+        candidate = host.merge(candidate, stamped)
+    problems = _check_candidate(host, skill, state, candidate, record.schema)
+    if problems:
+        return Outcome(False, record, tuple(problems), attempts=attempts)
+
+    result: ActionResult | None = None
+    environment = record.environment
+    observation = change.observation
+    status = change.status or record.status
+    if change.action is not NO_ACTION:
+        result, snapshot = _run_action(host, record, change.action, candidate)
+        if result.status == "rejected":
+            problem = Problem("action", result.observation, "action")
+            return Outcome(False, record, (problem,), result, attempts=attempts)
+        environment = {**(environment or {}), "state": snapshot}
+        observation = result.observation
+        if result.status == "completed":
+            status = "completed"
+
+    step = record.step + 1 if change.advance_step else record.step
+    new = attrs.evolve(
+        record,
+        state=candidate,
+        version=record.version + 1,
+        step=step,
+        status=status,
+        updated=stamp,
+        environment=environment,
+        observation=observation if observation is not None else record.observation,
+    )
+    entry = JournalEntry(
+        ts=stamp,
+        step=change.label,
+        patch=change.patch,
+        version=new.version,
+        set=stamped,
+        action=None if change.action is NO_ACTION else change.action,
+        observation_sha256=_digest(observation),
+        status=status if status != record.status else None,
+        turn=step if step != record.step else None,
+    )
+    try:
+        store.commit(new, entry, expected_version=record.version)
+    except VersionConflict:
+        return None
+    host.after_commit(new, entry)
+    return Outcome(True, new, (), result, entry, attempts)

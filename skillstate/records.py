@@ -1,0 +1,388 @@
+"""The typed records of skillstate: problems, skill definitions, runs, journal entries.
+
+Values are frozen attrs classes. Freezing is shallow: a state (a ``dict``) inside a
+frozen record must be treated as immutable by everyone; the core never changes a
+state in place, it always builds a new one (see :func:`skillstate.merge.merge_patch`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+if TYPE_CHECKING:
+    from skillstate.environment import Environment
+    from skillstate.store import Store
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "FIELD_TYPES",
+    "ActionResult",
+    "Budget",
+    "DoctorFinding",
+    "EnvironmentSpec",
+    "FieldSpec",
+    "JournalEntry",
+    "Problem",
+    "RunRecord",
+    "RunSummary",
+    "SkillDefinition",
+    "StoreSpec",
+]
+
+JSON = Any
+"""A JSON value: ``None``, ``bool``, ``int``, ``float``, ``str``, ``list`` or ``dict`` with ``str`` keys."""
+
+FIELD_TYPES = ("string", "number", "boolean", "string[]", "object", "object[]")
+
+
+@attrs.frozen
+class Problem:
+    """One reason a transition was rejected.
+
+    ``code`` is a short kind (``unknown-key``, ``type``, ``enum``, ``budget``,
+    ``guard``, ``immutable``, ``phase``, ``terminal``, ``patch``, ``schema``,
+    ``action``, ``input``); ``path`` is dotted (``children[1].status``) or ``""``
+    for the whole document; ``message`` is the exact user-facing text; ``source``
+    names the plugin (or ``"core"``) that found it.
+    """
+
+    code: str
+    message: str
+    path: str = ""
+    source: str = "core"
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "code": self.code,
+            "path": self.path,
+            "message": self.message,
+            "source": self.source,
+        }
+
+
+@attrs.frozen
+class Budget:
+    """Size limits a state must stay within (rig's defaults)."""
+
+    string_chars: int = 500
+    array_items: int = 50
+    document_bytes: int = 8192
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("string_chars", "array_items", "document_bytes"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"budget {name} must be a positive integer, got {value!r}")
+
+
+DEFAULT_BUDGET = Budget()
+
+
+@attrs.frozen
+class FieldSpec:
+    """The type of one state field: ``type`` is one of :data:`FIELD_TYPES`.
+
+    ``enum`` restricts a ``string`` field; ``of`` gives the nested fields of an
+    ``object`` or of each element of an ``object[]``.
+    """
+
+    type: str
+    enum: tuple[str, ...] | None = None
+    of: Mapping[str, FieldSpec] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.type not in FIELD_TYPES:
+            raise ValueError(f"field type {self.type!r} is not one of {', '.join(FIELD_TYPES)}")
+        if self.of is not None and self.type not in ("object", "object[]"):
+            raise ValueError(f"'of' is only allowed on object and object[] fields, not {self.type}")
+        if self.enum is not None and self.type != "string":
+            raise ValueError(f"'enum' is only allowed on string fields, not {self.type}")
+
+
+def _freeze_fields(value: Mapping[str, FieldSpec] | None) -> Mapping[str, FieldSpec] | None:
+    return None if value is None else dict(value)
+
+
+@attrs.frozen
+class SkillDefinition:
+    """A registered skill: the schema, phases and rules a run of it obeys.
+
+    - ``fields``: the state's fields (rig style); unknown keys are rejected at every
+      depth. ``json_schema``: a JSON Schema (draft 2020-12) instead of, or on top of,
+      ``fields``. With neither, any JSON object is accepted (budgets still apply).
+    - ``phases`` (ordered) and ``terminal_phases``: when ``phases`` is non-empty the
+      value at ``phase_key`` must be one of them, and leaving a terminal phase needs
+      ``force``.
+    - ``immutable_keys``: set at creation, never patched, and not settable through the
+      creation seed either.
+    - ``run_id_key``, ``skill_key``, ``created_key``, ``updated_key``: when set, the
+      pipeline writes the run id, the skill name and timestamps into the state
+      (rig's ``runId``, ``skill``, ``createdAt``, ``updatedAt``).
+    - ``budget``: overrides the default :class:`Budget` for this skill.
+    """
+
+    name: str
+    description: str = ""
+    fields: Mapping[str, FieldSpec] | None = attrs.field(default=None, converter=_freeze_fields)
+    json_schema: Mapping[str, Any] | None = None
+    phases: tuple[str, ...] = ()
+    terminal_phases: tuple[str, ...] = ()
+    immutable_keys: tuple[str, ...] = ()
+    budget: Budget | None = None
+    phase_key: str = "phase"
+    run_id_key: str | None = None
+    skill_key: str | None = None
+    created_key: str | None = None
+    updated_key: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"a skill name must be a non-empty string, got {self.name!r}")
+        unknown = [p for p in self.terminal_phases if p not in self.phases]
+        if unknown:
+            raise ValueError(
+                f"skill {self.name}: terminal phases {unknown} are not among its phases {list(self.phases)}"
+            )
+
+    def initial_state(self, run_id: str, now: str) -> dict[str, Any]:
+        """The state a new run starts from, before its seed is merged in."""
+        state: dict[str, Any] = {}
+        if self.run_id_key:
+            state[self.run_id_key] = run_id
+        if self.skill_key:
+            state[self.skill_key] = self.name
+        if self.phases:
+            state[self.phase_key] = self.phases[0]
+        if self.created_key:
+            state[self.created_key] = now
+        if self.updated_key:
+            state[self.updated_key] = now
+        return state
+
+
+@attrs.frozen
+class StoreSpec:
+    """A storage backend, selected by the scheme of a store URL (``file:``, ``memory:``...).
+
+    ``factory(url)`` opens the store; it is called once per URL per process.
+    """
+
+    scheme: str
+    factory: Callable[[str], Store]
+    description: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.scheme, str) or not self.scheme.strip():
+            raise ValueError(f"a store scheme must be a non-empty string, got {self.scheme!r}")
+        object.__setattr__(self, "scheme", self.scheme.strip().lower())
+
+
+@attrs.frozen
+class EnvironmentSpec:
+    """An environment, selected by name (``mock``, ``warehouse``...).
+
+    ``factory(options, snapshot)`` builds a fresh environment: from ``options`` for a
+    new session (``snapshot`` is ``None``), or restored from a previous
+    :meth:`Environment.snapshot`.
+    """
+
+    name: str
+    factory: Callable[[Mapping[str, Any], Any], Environment]
+    description: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"an environment name must be a non-empty string, got {self.name!r}")
+        object.__setattr__(self, "name", self.name.strip())
+
+
+@attrs.frozen
+class ActionResult:
+    """What an environment answers to one action.
+
+    ``status`` is ``"accepted"``, ``"rejected"`` (the whole step rolls back) or
+    ``"completed"`` (accepted, and the session is finished).
+    """
+
+    status: str
+    observation: str
+    details: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        if self.status not in ("accepted", "rejected", "completed"):
+            raise ValueError(
+                f"action status must be accepted, rejected or completed, not {self.status!r}"
+            )
+
+
+@attrs.frozen
+class DoctorFinding:
+    """One finding of ``skillstate doctor``. ``severity`` is ``ok``, ``nit``, ``warn`` or ``error``."""
+
+    check: str
+    severity: str
+    message: str
+    fix: str | None = None
+    source: str = "core"
+
+
+@attrs.frozen
+class RunRecord:
+    """One run (a rig run, or a SKILL.state session): the unit a store keeps.
+
+    ``version`` counts committed writes (1 after creation) and is the
+    compare-and-swap token; ``step`` counts accepted session steps; ``status`` is
+    ``active``, ``completed`` or ``closed``. ``spec`` is the immutable P of a
+    session, ``environment`` the environment's ``{"name", "options", "state"}``,
+    ``observation`` the latest observation issued, ``schema`` a session's own JSON
+    Schema, ``meta`` free-form metadata (never reasoning).
+    """
+
+    id: str
+    skill: str
+    state: Mapping[str, Any]
+    version: int = 1
+    step: int = 0
+    status: str = "active"
+    created: str = ""
+    updated: str = ""
+    spec: str | None = None
+    environment: Mapping[str, Any] | None = None
+    observation: str | None = None
+    schema: Mapping[str, Any] | None = None
+    meta: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "skill": self.skill,
+            "version": self.version,
+            "step": self.step,
+            "status": self.status,
+            "created": self.created,
+            "updated": self.updated,
+            "state": self.state,
+            "spec": self.spec,
+            "environment": self.environment,
+            "observation": self.observation,
+            "schema": self.schema,
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a run record must be a JSON object, got {type(data).__name__}")
+        missing = [k for k in ("id", "skill", "state", "version") if k not in data]
+        if missing:
+            raise ValueError(f"a run record needs {', '.join(missing)}")
+        return cls(
+            id=data["id"],
+            skill=data["skill"],
+            state=data["state"],
+            version=int(data["version"]),
+            step=int(data.get("step", 0)),
+            status=data.get("status", "active"),
+            created=data.get("created", ""),
+            updated=data.get("updated", ""),
+            spec=data.get("spec"),
+            environment=data.get("environment"),
+            observation=data.get("observation"),
+            schema=data.get("schema"),
+            meta=data.get("meta") or {},
+        )
+
+    def summary(self, phase_key: str = "phase") -> RunSummary:
+        state = self.state
+        phase = state.get(phase_key) if isinstance(state, Mapping) else None
+        next_action = state.get("nextAction") if isinstance(state, Mapping) else None
+        return RunSummary(
+            id=self.id,
+            skill=self.skill,
+            phase=phase if isinstance(phase, str) else None,
+            status=self.status,
+            updated=self.updated,
+            next_action=next_action if isinstance(next_action, str) else None,
+            version=self.version,
+        )
+
+
+@attrs.frozen
+class RunSummary:
+    """One line of a store listing."""
+
+    id: str
+    skill: str
+    phase: str | None
+    status: str
+    updated: str
+    next_action: str | None
+    version: int
+
+
+@attrs.frozen
+class JournalEntry:
+    """One accepted write, as appended to a run's journal.
+
+    Serialised with the keys ``ts``, ``step`` (the label), ``patch`` (as sent, nulls
+    kept) first — rig-state's journal format — then ours: ``version``; ``base`` (the
+    starting state of a creation); ``set`` (values the pipeline stamped after the
+    merge, e.g. ``updatedAt``); ``action``; ``observation_sha256`` (a digest, never
+    the text); ``status`` and ``turn`` (session status and step after the write).
+    Replaying entries in order rebuilds the state: see :func:`skillstate.journal.replay`.
+    Reasoning text is never part of an entry.
+    """
+
+    ts: str
+    step: str
+    patch: Any
+    version: int
+    base: Mapping[str, Any] | None = None
+    set: Mapping[str, Any] | None = None
+    action: Any = None
+    observation_sha256: str | None = None
+    status: str | None = None
+    turn: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "ts": self.ts,
+            "step": self.step,
+            "patch": self.patch,
+            "version": self.version,
+        }
+        if self.base is not None:
+            out["base"] = self.base
+        if self.set:
+            out["set"] = self.set
+        if self.action is not None:
+            out["action"] = self.action
+        if self.observation_sha256 is not None:
+            out["observation_sha256"] = self.observation_sha256
+        if self.status is not None:
+            out["status"] = self.status
+        if self.turn is not None:
+            out["turn"] = self.turn
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JournalEntry:
+        if not isinstance(data, Mapping) or "patch" not in data or "version" not in data:
+            raise ValueError(
+                "a journal entry must be an object with at least 'patch' and 'version'"
+            )
+        return cls(
+            ts=data.get("ts", ""),
+            step=data.get("step", ""),
+            patch=data["patch"],
+            version=int(data["version"]),
+            base=data.get("base"),
+            set=data.get("set"),
+            action=data.get("action"),
+            observation_sha256=data.get("observation_sha256"),
+            status=data.get("status"),
+            turn=data.get("turn"),
+        )

@@ -1,0 +1,99 @@
+"""The store contract every storage backend implements, and run-id safety.
+
+A store keeps run records and their journals. Its guarantees (the conformance suite
+in :mod:`skillstate.testing` checks them for every store):
+
+- ``get`` returns the last committed record, never a partial one;
+- ``create`` fails with :class:`~skillstate.errors.RunExists` if the id is taken;
+- ``commit`` is compare-and-swap: it writes only if the stored version still equals
+  ``expected_version``, else raises :class:`~skillstate.errors.VersionConflict`;
+  the record and its journal entry are written together or not at all;
+- ``journal`` returns the entries in version order; replaying them rebuilds the state;
+- ``delete`` removes the record, its journal and any lock.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from abc import ABC, abstractmethod
+from typing import Any
+
+from skillstate.errors import InvalidRunId
+from skillstate.records import JournalEntry, RunRecord, RunSummary
+
+__all__ = ["RUN_ID_PATTERN", "Store", "StoreWarning", "check_run_id", "is_valid_run_id"]
+
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+
+
+class StoreWarning(UserWarning):
+    """A store skipped something it could not read (e.g. a malformed file while listing)."""
+
+
+def is_valid_run_id(run_id: Any) -> bool:
+    """True for ``^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$`` without ``..``."""
+    return (
+        isinstance(run_id, str)
+        and RUN_ID_PATTERN.fullmatch(run_id) is not None
+        and ".." not in run_id
+    )
+
+
+def check_run_id(run_id: Any) -> str:
+    """Return ``run_id`` if it is safe to use in a path or a query, else raise :class:`InvalidRunId`."""
+    if not is_valid_run_id(run_id):
+        shown = run_id if isinstance(run_id, str) else repr(run_id)
+        if isinstance(shown, str):
+            shown = shown.replace("\x00", "\\0")
+        raise InvalidRunId(f"run id '{shown}' must be alphanumeric with . _ -, under 80 chars")
+    return str(run_id)
+
+
+class Store(ABC):
+    """A storage backend. Subclasses validate every run id they turn into a path or key."""
+
+    url: str = ""
+
+    @abstractmethod
+    def get(self, run_id: str) -> RunRecord:
+        """The current record; :class:`~skillstate.errors.RunNotFound` if there is none."""
+
+    @abstractmethod
+    def create(self, record: RunRecord, entry: JournalEntry) -> None:
+        """Store a new run (``record.version == 1``) with its first journal entry."""
+
+    @abstractmethod
+    def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
+        """Replace the run's record if its stored version is ``expected_version``; append ``entry``."""
+
+    @abstractmethod
+    def list(self, skill: str | None = None) -> list[RunSummary]:
+        """Summaries of every run (of ``skill`` when given), sorted by id."""
+
+    @abstractmethod
+    def journal(self, run_id: str) -> builtins.list[JournalEntry]:
+        """The run's journal entries in version order."""
+
+    @abstractmethod
+    def delete(self, run_id: str) -> bool:
+        """Remove the run, its journal and any lock; ``False`` if there was nothing."""
+
+    def exists(self, run_id: str) -> bool:
+        """Whether a run with this id exists."""
+        from skillstate.errors import RunNotFound
+
+        try:
+            self.get(run_id)
+        except RunNotFound:
+            return False
+        return True
+
+    def close(self) -> None:  # noqa: B027 - optional for stores without resources
+        """Release connections or handles. The store is unusable afterwards."""
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,410 @@
+"""``skillstate.testing``: a pytest plugin for plugin authors (entry point ``pytest11``).
+
+Fixtures:
+
+- ``skillstate_pm`` — a fresh plugin manager with every installed plugin loaded;
+- ``skillstate_host`` — a :class:`~skillstate.host.Host` on that manager, with a
+  ``memory:`` store configured;
+- ``register_plugin`` — ``register_plugin(obj, name=None)`` registers an in-process
+  plugin on ``skillstate_pm`` for one test and unregisters it afterwards;
+- ``memory_store`` / ``file_store`` — a fresh store of each kind (``file_store``
+  needs the bundled ``file`` store plugin).
+
+Conformance suites, to subclass in your own tests:
+
+- :class:`StoreConformance` — every guarantee of the store contract. Provide a
+  ``store_url`` fixture returning the URL of a fresh, empty store::
+
+      from skillstate.testing import StoreConformance
+
+      class TestMyStore(StoreConformance):
+          @pytest.fixture
+          def store_url(self, tmp_path):
+              return f"mystore://{tmp_path}/db"
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["StoreConformance", "make_host", "sample_skill"]
+
+
+def make_host(store_url: str = "memory:", **config_overrides: Any) -> Any:
+    """A host with all installed plugins and ``store_url`` as the configured store."""
+    from skillstate.config import load_config
+    from skillstate.host import Host
+
+    config = load_config(env={}, overrides={"store": store_url, **config_overrides})
+    return Host.from_config(config)
+
+
+def sample_skill() -> Any:
+    """A small skill with a 3-level field schema, phases and immutable keys (used by the suites)."""
+    from skillstate.records import FieldSpec, SkillDefinition
+
+    return SkillDefinition(
+        name="sample",
+        fields={
+            "runId": FieldSpec("string"),
+            "phase": FieldSpec("string"),
+            "updatedAt": FieldSpec("string"),
+            "counter": FieldSpec("number"),
+            "notes": FieldSpec("string[]"),
+            "info": FieldSpec(
+                "object",
+                of={
+                    "title": FieldSpec("string"),
+                    "detail": FieldSpec(
+                        "object", of={"level": FieldSpec("number"), "tag": FieldSpec("string")}
+                    ),
+                },
+            ),
+            "items": FieldSpec(
+                "object[]", of={"id": FieldSpec("string"), "done": FieldSpec("boolean")}
+            ),
+        },
+        phases=("start", "middle", "done"),
+        terminal_phases=("done",),
+        immutable_keys=("runId",),
+        run_id_key="runId",
+        updated_key="updatedAt",
+    )
+
+
+@pytest.fixture
+def skillstate_pm() -> Any:
+    """A fresh plugin manager with every installed plugin loaded."""
+    from skillstate.manager import make_plugin_manager
+
+    return make_plugin_manager()
+
+
+@pytest.fixture
+def skillstate_host(skillstate_pm: Any) -> Iterator[Any]:
+    """A host on ``skillstate_pm`` whose configured store is a fresh ``memory:`` store."""
+    from skillstate.config import load_config
+    from skillstate.host import Host
+
+    host = Host(skillstate_pm, load_config(env={}, overrides={"store": "memory:"}))
+    yield host
+    host.close()
+
+
+@pytest.fixture
+def register_plugin(skillstate_pm: Any) -> Iterator[Callable[..., Any]]:
+    """Register an in-process plugin on ``skillstate_pm`` for the duration of one test."""
+    registered: list[Any] = []
+
+    def register(plugin: Any, name: str | None = None) -> Any:
+        skillstate_pm.register_local(plugin, name or getattr(plugin, "__name__", repr(plugin)))
+        registered.append(plugin)
+        return plugin
+
+    yield register
+    for plugin in registered:
+        if skillstate_pm.is_registered(plugin):
+            skillstate_pm.unregister(plugin)
+
+
+@pytest.fixture
+def memory_store() -> Any:
+    """A fresh ``memory:`` store."""
+    return make_host().open_store("memory:")
+
+
+@pytest.fixture
+def file_store(tmp_path: Path) -> Iterator[Any]:
+    """A fresh ``file:`` store in a temporary directory."""
+    host = make_host(f"file:{tmp_path / 'state'}")
+    yield host.open_store()
+    host.close()
+
+
+class StoreConformance:
+    """The store contract, as tests. Subclass it and provide a ``store_url`` fixture."""
+
+    @pytest.fixture
+    def store_url(self) -> str:
+        raise NotImplementedError(
+            "provide a store_url fixture returning a fresh, empty store's URL"
+        )
+
+    @pytest.fixture
+    def host(self, store_url: str) -> Iterator[Any]:
+        host = make_host(store_url)
+        yield host
+        host.close()
+
+    @pytest.fixture
+    def store(self, host: Any) -> Any:
+        return host.open_store()
+
+    @pytest.fixture
+    def skill(self) -> Any:
+        return sample_skill()
+
+    def _create(
+        self, host: Any, store: Any, skill: Any, run_id: str = "run-1", seed: Any = None
+    ) -> Any:
+        from skillstate.pipeline import create_run
+
+        outcome = create_run(host, store, skill, run_id, seed or {"counter": 0})
+        assert outcome.accepted, outcome.problems
+        assert outcome.record is not None
+        return outcome.record
+
+    def _patch(self, host: Any, store: Any, skill: Any, run_id: str, patch: Any, **kw: Any) -> Any:
+        from skillstate.pipeline import Change, transition
+
+        return transition(host, store, run_id, Change(patch=patch, **kw), skill=skill)
+
+    def test_create_then_get_round_trips_every_field(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        from skillstate.pipeline import create_run
+
+        seed = {
+            "counter": 1.5,
+            "notes": ["é", "😀", 'a"b\\c'],
+            "info": {"detail": {"level": 3, "tag": "x"}},
+        }
+        outcome = create_run(
+            host,
+            store,
+            skill,
+            "round.trip_1",
+            seed,
+            spec="Do the thing.\nCarefully.",
+            environment={"name": "mock", "options": {"a": 1}, "state": {"n": [1, 2]}},
+            observation="hello",
+            schema={"type": "object"},
+            meta={"k": "v"},
+        )
+        assert outcome.accepted and outcome.record is not None
+        got = store.get("round.trip_1")
+        assert got == outcome.record
+        assert list(got.state) == list(outcome.record.state)  # key order kept
+
+    def test_get_missing_raises_run_not_found(self, store: Any) -> None:
+        from skillstate.errors import RunNotFound
+
+        with pytest.raises(RunNotFound):
+            store.get("nope")
+        assert not store.exists("nope")
+
+    def test_create_twice_fails_and_keeps_the_first(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        from skillstate.errors import RunExists
+
+        first = self._create(host, store, skill)
+        with pytest.raises(RunExists):
+            self._create(host, store, skill, seed={"counter": 99})
+        assert store.get("run-1") == first
+        assert len(store.journal("run-1")) == 1
+
+    def test_commit_advances_version_and_journal(self, host: Any, store: Any, skill: Any) -> None:
+        self._create(host, store, skill)
+        for n in range(1, 4):
+            outcome = self._patch(host, store, skill, "run-1", {"counter": n}, label=f"s{n}")
+            assert outcome.accepted
+        record = store.get("run-1")
+        assert record.version == 4 and record.state["counter"] == 3
+        entries = store.journal("run-1")
+        assert [e.version for e in entries] == [1, 2, 3, 4]
+        assert [e.step for e in entries] == ["init", "s1", "s2", "s3"]
+
+    def test_journal_keeps_the_patch_as_sent_with_nulls(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        self._create(host, store, skill, seed={"counter": 0, "info": {"title": "t"}})
+        self._patch(host, store, skill, "run-1", {"info": {"title": None}, "notes": ["a"]})
+        last = store.journal("run-1")[-1]
+        assert last.patch == {"info": {"title": None}, "notes": ["a"]}
+        assert "title" not in store.get("run-1").state["info"]
+
+    def test_stale_commit_is_refused_and_changes_nothing(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        import attrs
+
+        from skillstate.errors import VersionConflict
+        from skillstate.records import JournalEntry
+
+        record = self._create(host, store, skill)
+        self._patch(host, store, skill, "run-1", {"counter": 1})
+        before, journal_before = store.get("run-1"), store.journal("run-1")
+        stale = attrs.evolve(record, state={**record.state, "counter": 42}, version=2)
+        with pytest.raises(VersionConflict):
+            store.commit(
+                stale,
+                JournalEntry(ts="t", step="", patch={"counter": 42}, version=2),
+                expected_version=1,
+            )
+        assert store.get("run-1") == before
+        assert store.journal("run-1") == journal_before
+
+    def test_two_writers_with_one_expected_version_exactly_one_wins(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        import attrs
+
+        from skillstate.errors import VersionConflict
+        from skillstate.records import JournalEntry
+
+        record = self._create(host, store, skill)
+        other = host.stores.get(store.url.split(":", 1)[0]).factory(store.url)
+        results: list[str] = []
+        barrier = threading.Barrier(2)
+
+        def write(target: Any, value: int) -> None:
+            new = attrs.evolve(record, state={**record.state, "counter": value}, version=2)
+            barrier.wait()
+            try:
+                target.commit(
+                    new, JournalEntry(ts="t", step="", patch={"counter": value}, version=2), 1
+                )
+                results.append("ok")
+            except VersionConflict:
+                results.append("conflict")
+
+        threads = [threading.Thread(target=write, args=(s, v)) for s, v in ((store, 1), (other, 2))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        other.close()
+        assert sorted(results) == ["conflict", "ok"]
+        assert store.get("run-1").version == 2
+        assert [e.version for e in store.journal("run-1")] == [1, 2]
+
+    def test_commit_to_missing_run_raises(self, store: Any, skill: Any) -> None:
+        from skillstate.errors import RunNotFound
+        from skillstate.records import JournalEntry, RunRecord
+
+        record = RunRecord(id="ghost", skill="sample", state={}, version=2)
+        with pytest.raises(RunNotFound):
+            store.commit(record, JournalEntry(ts="t", step="", patch={}, version=2), 1)
+
+    def test_rejected_transition_changes_nothing(self, host: Any, store: Any, skill: Any) -> None:
+        self._create(host, store, skill)
+        before, journal_before = store.get("run-1"), store.journal("run-1")
+        outcome = self._patch(host, store, skill, "run-1", {"counter": "not a number", "bogus": 1})
+        assert not outcome.accepted and outcome.rolled_back
+        assert store.get("run-1") == before
+        assert store.journal("run-1") == journal_before
+
+    def test_list_is_sorted_filtered_and_summarised(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        import attrs
+
+        from skillstate.pipeline import create_run
+
+        other_skill = attrs.evolve(skill, name="other")
+        for run_id in ("b-run", "a-run", "c-run"):
+            self._create(host, store, skill, run_id)
+        assert create_run(host, store, other_skill, "d-run", {"counter": 0}).accepted
+        assert [s.id for s in store.list()] == ["a-run", "b-run", "c-run", "d-run"]
+        assert [s.id for s in store.list(skill="other")] == ["d-run"]
+        summary = store.list(skill="sample")[0]
+        assert (summary.skill, summary.phase, summary.status, summary.version) == (
+            "sample",
+            "start",
+            "active",
+            1,
+        )
+        assert summary.updated
+
+    def test_delete_removes_record_and_journal(self, host: Any, store: Any, skill: Any) -> None:
+        from skillstate.errors import RunNotFound
+
+        self._create(host, store, skill)
+        self._patch(host, store, skill, "run-1", {"counter": 5})
+        assert store.delete("run-1") is True
+        assert store.delete("run-1") is False
+        with pytest.raises(RunNotFound):
+            store.get("run-1")
+        assert store.list() == []
+        record = self._create(host, store, skill)  # the id is free again, with a fresh journal
+        assert record.version == 1 and len(store.journal("run-1")) == 1
+
+    @pytest.mark.parametrize(
+        "bad", ["../x", "a/b", ".hidden", "a" * 81, "", "a\x00b", "a..b", "-x"]
+    )
+    def test_bad_ids_are_refused_everywhere(self, store: Any, bad: str) -> None:
+        from skillstate.errors import InvalidRunId
+        from skillstate.records import JournalEntry, RunRecord
+
+        record = RunRecord(id=bad, skill="sample", state={}, version=1)
+        entry = JournalEntry(ts="t", step="init", patch={}, version=1)
+        calls: list[Callable[[], Any]] = [
+            lambda: store.get(bad),
+            lambda: store.journal(bad),
+            lambda: store.delete(bad),
+            lambda: store.create(record, entry),
+            lambda: store.commit(record, entry, 1),
+        ]
+        for call in calls:
+            with pytest.raises(InvalidRunId, match="must be alphanumeric"):
+                call()
+
+    def test_journal_replay_equals_the_record(self, host: Any, store: Any, skill: Any) -> None:
+        from skillstate.journal import verify_record
+
+        self._create(host, store, skill)
+        patches = [
+            {"phase": "middle", "info": {"title": "t", "detail": {"level": 1}}},
+            {"info": {"detail": {"level": None, "tag": "x"}}, "notes": ["a", "b"]},
+            {"items": [{"id": "1", "done": False}], "notes": None},
+            {"info": None, "counter": 7},
+        ]
+        for patch in patches:
+            assert self._patch(host, store, skill, "run-1", patch).accepted
+        record = store.get("run-1")
+        assert verify_record(record, store.journal("run-1")) == []
+
+    def test_concurrent_increments_lose_no_update(self, host: Any, store: Any, skill: Any) -> None:
+        from skillstate.pipeline import Change, transition
+
+        self._create(host, store, skill)
+        workers, per_worker = 4, 15
+
+        def work() -> None:
+            own = host.stores.get(store.url.split(":", 1)[0]).factory(store.url)
+            from skillstate.errors import VersionConflict
+
+            for _ in range(per_worker):
+                while True:
+                    current = own.get("run-1")
+                    value = current.state["counter"] + 1
+                    try:
+                        transition(
+                            host,
+                            own,
+                            "run-1",
+                            Change(patch={"counter": value}),
+                            skill=skill,
+                            expected_version=current.version,
+                        )
+                        break
+                    except VersionConflict:
+                        continue
+            own.close()
+
+        threads = [threading.Thread(target=work) for _ in range(workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        record = store.get("run-1")
+        assert record.state["counter"] == workers * per_worker
+        assert [e.version for e in store.journal("run-1")] == list(
+            range(1, workers * per_worker + 2)
+        )
