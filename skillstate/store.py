@@ -17,12 +17,20 @@ from __future__ import annotations
 import builtins
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
-from skillstate.errors import InvalidRunId
+from skillstate.errors import InvalidInput, InvalidRunId
 from skillstate.records import JournalEntry, RunRecord, RunSummary
 
-__all__ = ["RUN_ID_PATTERN", "Store", "StoreWarning", "check_run_id", "is_valid_run_id"]
+__all__ = [
+    "RUN_ID_PATTERN",
+    "Store",
+    "StoreWarning",
+    "check_import",
+    "check_run_id",
+    "is_valid_run_id",
+]
 
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
@@ -48,6 +56,22 @@ def check_run_id(run_id: Any) -> str:
             shown = shown.replace("\x00", "\\0")
         raise InvalidRunId(f"run id '{shown}' must be alphanumeric with . _ -, under 80 chars")
     return str(run_id)
+
+
+def check_import(record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    """Refuse (:class:`InvalidInput`) a journal that is not versions 1..``record.version``."""
+    versions = [e.version for e in entries]
+    if not versions or versions != list(range(1, len(versions) + 1)):
+        shown = versions if len(versions) <= 6 else [*versions[:3], "...", *versions[-2:]]
+        raise InvalidInput(
+            f"cannot import run '{record.id}': its journal versions are {shown}, "
+            "expected 1, 2, ... without gaps"
+        )
+    if versions[-1] != record.version:
+        raise InvalidInput(
+            f"cannot import run '{record.id}': the record is at version {record.version} "
+            f"but its journal ends at version {versions[-1]}"
+        )
 
 
 class Store(ABC):
@@ -88,6 +112,55 @@ class Store(ABC):
         except RunNotFound:
             return False
         return True
+
+    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+        """Store a run copied from elsewhere: ``record`` with its whole journal ``entries``.
+
+        Raises :class:`~skillstate.errors.RunExists` if the id is taken and
+        :class:`~skillstate.errors.InvalidInput` if the journal is not versions
+        1..``record.version``. This default replays the journal through
+        :meth:`create` and :meth:`commit` (each intermediate record is the replayed
+        state) and deletes the run again if a write fails, so it works for every
+        store; a transactional store should override it with one atomic write.
+        """
+        import attrs
+
+        from skillstate.errors import RunExists
+        from skillstate.journal import replay
+
+        check_run_id(record.id)
+        check_import(record, entries)
+        if self.exists(record.id):
+            raise RunExists(record.id)
+        state: Any = {}
+        status, step = "active", 0
+        created = False
+        try:
+            for index, entry in enumerate(entries):
+                if index == len(entries) - 1:
+                    current = record
+                else:  # the run as it was after this entry
+                    base = entry.base if entry.base is not None else state
+                    state = replay([attrs.evolve(entry, base=base)]).state
+                    status = entry.status if entry.status is not None else status
+                    step = entry.turn if entry.turn is not None else step
+                    current = attrs.evolve(
+                        record,
+                        state=state,
+                        version=entry.version,
+                        status=status,
+                        step=step,
+                        updated=entry.ts or record.updated,
+                    )
+                if index == 0:
+                    self.create(current, entry)
+                    created = True
+                else:
+                    self.commit(current, entry, entry.version - 1)
+        except BaseException:
+            if created:
+                self.delete(record.id)
+            raise
 
     def close(self) -> None:  # noqa: B027 - optional for stores without resources
         """Release connections or handles. The store is unusable afterwards."""

@@ -408,3 +408,35 @@ class StoreConformance:
         assert [e.version for e in store.journal("run-1")] == list(
             range(1, workers * per_worker + 2)
         )
+
+    def test_import_run_copies_record_and_journal_exactly(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        from skillstate.errors import InvalidInput, RunExists
+        from skillstate.journal import verify_record
+        from skillstate.pipeline import Change, create_run, transition
+
+        source = host.open_store("memory:")
+        seed = {"counter": 0, "notes": ["é"], "info": {"title": "t"}}
+        assert create_run(host, source, skill, "copied", seed, spec="P", meta={"z": 1, "a": 2})
+        for patch in ({"phase": "middle"}, {"info": {"title": None}, "counter": 2}):
+            assert transition(host, source, "copied", Change(patch=patch), skill=skill).accepted
+        record, entries = source.get("copied"), source.journal("copied")
+
+        with pytest.raises(InvalidInput, match="without gaps"):
+            store.import_run(record, [entries[0], entries[2]])
+        with pytest.raises(InvalidInput, match="journal ends at version 2"):
+            store.import_run(record, entries[:2])
+        assert not store.exists("copied")
+
+        store.import_run(record, entries)
+        got = store.get("copied")
+        assert got == record and list(got.state) == list(record.state)
+        assert store.journal("copied") == entries
+        assert verify_record(got, store.journal("copied")) == []
+
+        with pytest.raises(RunExists):
+            store.import_run(record, entries)
+        assert store.get("copied") == record and store.journal("copied") == entries
+        # the imported run carries on like any other
+        assert self._patch(host, store, skill, "copied", {"counter": 3}).record.version == 4
