@@ -59,7 +59,10 @@ class Change:
     observation (an injected one; an action's observation takes precedence);
     ``advance_step`` — count this as a session step when accepted; ``status`` — a
     new run status (``closed``); ``require_active`` — refuse unless the run is
-    ``active``.
+    ``active``; ``meta`` — keys merged into the record's ``meta`` when accepted (a
+    ``None`` value removes the key); ``keep_state`` — leave the state exactly as it
+    is (no merge, no stamp, no validation; the patch must be empty and no action
+    may run), for writes that only record an observation, a status or metadata.
     """
 
     patch: Any = attrs.field(factory=dict)
@@ -70,6 +73,8 @@ class Change:
     advance_step: bool = False
     status: str | None = None
     require_active: bool = False
+    meta: Mapping[str, Any] | None = None
+    keep_state: bool = False
 
 
 @attrs.frozen
@@ -209,7 +214,11 @@ def _run_action(
         raise PluginError(f"run '{record.id}' has no environment to execute an action in")
     spec = host.environment(env_info["name"])
     env = spec.factory(env_info.get("options") or {}, env_info.get("state"))
-    result = env.execute(action, candidate)
+    try:
+        result = env.execute(action, candidate)
+    except Exception as exc:  # an environment that raises fails closed, like a guard
+        message = f"Action execution error: {exc}"
+        return ActionResult("rejected", message, {"rejection": "execution_error"}), None
     if not isinstance(result, ActionResult):
         raise PluginError(
             f"environment '{spec.name}' returned a {type(result).__name__} from execute, expected an ActionResult"
@@ -269,17 +278,23 @@ def _attempt(
         )
         return Outcome(False, record, (problem,), attempts=attempts)
     state = record.state
-    problems = _prechecks(skill, state, change.patch, change.force, "patch")
-    if problems:
-        return Outcome(False, record, tuple(problems), attempts=attempts)
-    candidate = host.merge(state, change.patch)
     stamped = None
-    if skill.updated_key:
-        stamped = {skill.updated_key: stamp}
-        candidate = host.merge(candidate, stamped)
-    problems = _check_candidate(host, skill, state, candidate, record.schema)
-    if problems:
-        return Outcome(False, record, tuple(problems), attempts=attempts)
+    if change.keep_state:
+        if change.patch != {} or change.action is not NO_ACTION:
+            problem = Problem("patch", "keep_state: expected an empty patch and no action", "")
+            return Outcome(False, record, (problem,), attempts=attempts)
+        candidate = dict(state)
+    else:
+        problems = _prechecks(skill, state, change.patch, change.force, "patch")
+        if problems:
+            return Outcome(False, record, tuple(problems), attempts=attempts)
+        candidate = host.merge(state, change.patch)
+        if skill.updated_key:
+            stamped = {skill.updated_key: stamp}
+            candidate = host.merge(candidate, stamped)
+        problems = _check_candidate(host, skill, state, candidate, record.schema)
+        if problems:
+            return Outcome(False, record, tuple(problems), attempts=attempts)
 
     result: ActionResult | None = None
     environment = record.environment
@@ -296,6 +311,12 @@ def _attempt(
             status = "completed"
 
     step = record.step + 1 if change.advance_step else record.step
+    meta = record.meta
+    if change.meta:
+        meta = {**record.meta, **change.meta}
+        for key, value in change.meta.items():
+            if value is None:
+                del meta[key]
     new = attrs.evolve(
         record,
         state=candidate,
@@ -305,6 +326,7 @@ def _attempt(
         updated=stamp,
         environment=environment,
         observation=observation if observation is not None else record.observation,
+        meta=meta,
     )
     entry = JournalEntry(
         ts=stamp,
