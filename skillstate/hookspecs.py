@@ -65,7 +65,7 @@ def skillstate_merge(state: Mapping[str, Any], patch: Mapping[str, Any]) -> dict
 
     **When:** in every transition, after the patch passed the pre-checks (it is a
     JSON object, touches no immutable key, does not leave a terminal phase without
-    ``force``), and again when a journal is replayed by the core.
+    ``force``); and when ``skillstate verify`` replays a journal.
 
     **Semantics:** first result. The bundled ``merge`` plugin implements RFC 7396
     (:func:`skillstate.merge_patch`) with ``trylast=True``, so any plugin returning a

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -24,8 +24,14 @@ class Replay:
     turn: int | None
 
 
-def replay(entries: Iterable[JournalEntry]) -> Replay:
-    """Fold the entries in order: ``base`` restarts, ``patch`` merges, ``set`` stamps."""
+Merge = Callable[[Any, Any], Any]
+
+
+def replay(entries: Iterable[JournalEntry], merge: Merge = merge_patch) -> Replay:
+    """Fold the entries in order: ``base`` restarts, ``patch`` merges, ``set`` stamps.
+
+    ``merge`` defaults to RFC 7396; pass ``host.merge`` to replay with the merge plugin in use.
+    """
     state: Any = {}
     version = 0
     status: str | None = None
@@ -33,9 +39,9 @@ def replay(entries: Iterable[JournalEntry]) -> Replay:
     for entry in entries:
         if entry.base is not None:
             state = entry.base
-        state = merge_patch(state, entry.patch)
+        state = merge(state, entry.patch)
         if entry.set:
-            state = merge_patch(state, entry.set)
+            state = merge(state, entry.set)
         version = entry.version
         if entry.status is not None:
             status = entry.status
@@ -44,7 +50,9 @@ def replay(entries: Iterable[JournalEntry]) -> Replay:
     return Replay(state=state, version=version, status=status, turn=turn)
 
 
-def verify_record(record: RunRecord, entries: list[JournalEntry]) -> list[str]:
+def verify_record(
+    record: RunRecord, entries: list[JournalEntry], merge: Merge = merge_patch
+) -> list[str]:
     """Differences between ``record`` and the replay of ``entries`` (empty when they agree)."""
     problems: list[str] = []
     versions = [e.version for e in entries]
@@ -53,7 +61,7 @@ def verify_record(record: RunRecord, entries: list[JournalEntry]) -> list[str]:
         problems.append(
             f"journal versions are {_span(versions)}, expected 1..{len(entries)} without gaps"
         )
-    result = replay(entries)
+    result = replay(entries, merge)
     if result.version != record.version:
         problems.append(
             f"record is at version {record.version}, journal replays to version {result.version}"

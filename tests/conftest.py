@@ -1,0 +1,1 @@
+"""pytest configuration shared by every test module (helpers live in support.py)."""
