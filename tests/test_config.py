@@ -102,7 +102,7 @@ def test_set_keeps_other_keys_and_round_trips(tmp_path: Path) -> None:
     }
     with pytest.raises(ConfigError, match="unknown configuration key 'nope'"):
         set_config_value(tmp_path, "nope", "1")
-    with pytest.raises(ConfigError, match="budget.array_items must be a positive integer"):
+    with pytest.raises(ConfigError, match=r"budget\.array_items must be a positive integer"):
         set_config_value(tmp_path, "budget.array_items", "zero")
     assert tomllib.loads((tmp_path / "skillstate.toml").read_text(encoding="utf-8"))["budget"] == {
         "array_items": 20

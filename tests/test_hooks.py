@@ -221,7 +221,7 @@ def test_hook_register_environments(host: Any) -> None:
         and record.environment["state"] == {"count": 6}
         and record.step == 1
     )
-    with pytest.raises(Exception, match="unknown environment 'nope'. Available: counter"):
+    with pytest.raises(Exception, match=r"unknown environment 'nope'\. Available: counter"):
         host.environment("nope")
 
 

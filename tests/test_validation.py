@@ -16,6 +16,7 @@ from skillstate.schema import (
     json_schema_errors,
 )
 
+DEFAULT = Budget()
 FIELDS = {
     "phase": FieldSpec("string"),
     "count": FieldSpec("number"),
@@ -35,7 +36,7 @@ FIELDS = {
 }
 
 
-def messages(state: dict[str, Any], budget: Budget = Budget()) -> list[str]:
+def messages(state: dict[str, Any], budget: Budget = DEFAULT) -> list[str]:
     return [p.message for p in check_fields(FIELDS, state, budget)]
 
 
