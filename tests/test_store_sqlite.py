@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from skillstate_plugins.sqlite_store import parse_sqlite_url
 
 from skillstate.errors import StoreError
 from skillstate.testing import StoreConformance, make_host
-from skillstate_plugins.sqlite_store import parse_sqlite_url
 
 
 class TestSQLiteStore(StoreConformance):
