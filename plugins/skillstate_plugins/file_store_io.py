@@ -1,0 +1,243 @@
+"""Low-level, durable file operations for the ``file`` store.
+
+Everything here works on raw file descriptors so that the order of system calls is
+exactly the one documented in ``docs/storage-format.md``: write a whole buffer,
+``fsync`` it, ``rename`` it, ``fsync`` the directory, append with ``O_APPEND``.
+Every ``OSError`` is turned into a :class:`~skillstate.errors.StoreError` naming the
+operation, the path and the operating system's reason.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from skillstate.errors import StoreError
+
+__all__ = [
+    "RunLock",
+    "Tail",
+    "append_line",
+    "fsync_dir",
+    "read_file",
+    "read_tail",
+    "store_error",
+    "truncate",
+    "write_new_file",
+]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_TAIL_CHUNK = 4096
+
+
+def store_error(exc: OSError, doing: str, path: str) -> StoreError:
+    """A :class:`StoreError` saying what failed, on which path, and why (the OS reason)."""
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.ELOOP:
+        reason = "it is a symbolic link, which the file store refuses to follow"
+    return StoreError(f"cannot {doing} {path}: {reason}")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def read_file(path: str) -> bytes | None:
+    """The whole file, or ``None`` if it does not exist; symbolic links are refused."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise store_error(exc, "read", path) from None
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise store_error(exc, "read", path) from None
+    finally:
+        os.close(fd)
+
+
+def write_new_file(path: str, data: bytes) -> None:
+    """Create or truncate ``path``, write ``data`` and ``fsync`` it; remove it on failure."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | _CLOEXEC, 0o644)
+    except OSError as exc:
+        raise store_error(exc, "create", path) from None
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    except OSError as exc:
+        os.close(fd)
+        _unlink_quietly(path)
+        raise store_error(exc, "write", path) from None
+    os.close(fd)
+
+
+def fsync_dir(path: str) -> None:
+    """``fsync`` a directory, making the renames and unlinks in it durable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise store_error(exc, "sync the directory", path) from None
+
+
+def append_line(path: str, data: bytes, size_before: int) -> None:
+    """Append ``data`` with ``O_APPEND`` and ``fsync``.
+
+    On failure the file is truncated back to ``size_before`` (a full disk can leave a
+    partial write behind) before the error is raised.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
+    except OSError as exc:
+        raise store_error(exc, "open the journal", path) from None
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    except OSError as exc:
+        try:
+            os.ftruncate(fd, size_before)
+            os.fsync(fd)
+        except OSError:
+            pass  # the torn line is repaired when the run is next opened
+        raise store_error(exc, "append to the journal", path) from None
+    finally:
+        os.close(fd)
+
+
+def truncate(path: str, size: int) -> None:
+    """Cut ``path`` to ``size`` bytes, durably."""
+    try:
+        fd = os.open(path, os.O_WRONLY | _NOFOLLOW | _CLOEXEC)
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise store_error(exc, "repair the journal", path) from None
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+class Tail:
+    """The end of a journal file, read with a seek: its size and its last lines.
+
+    ``last`` is the last newline-terminated line (without the newline) or ``None``;
+    ``last_start`` is where it starts; ``torn`` is the bytes after the last newline
+    (a line whose writer was killed mid-write), ``b""`` when the file ends cleanly.
+    """
+
+    __slots__ = ("last", "last_start", "size", "torn")
+
+    def __init__(self, size: int, last: bytes | None, last_start: int, torn: bytes) -> None:
+        self.size = size
+        self.last = last
+        self.last_start = last_start
+        self.torn = torn
+
+    @property
+    def clean_size(self) -> int:
+        """The size of the file without its torn tail."""
+        return self.size - len(self.torn)
+
+
+def read_tail(path: str) -> Tail | None:
+    """Read the end of ``path`` (reading more only for a very long last line); ``None`` if absent.
+
+    The cost does not depend on the length of the file, only on its last line.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise store_error(exc, "read", path) from None
+    try:
+        size = os.fstat(fd).st_size
+        chunk = _TAIL_CHUNK
+        while True:
+            start = max(0, size - chunk)
+            data = os.pread(fd, size - start, start)
+            end = data.rfind(b"\n")
+            if end < 0 and start > 0:
+                chunk *= 4
+                continue
+            torn = data[end + 1 :]
+            if end < 0:
+                return Tail(size, None, 0, torn)
+            begin = data.rfind(b"\n", 0, end)
+            if begin < 0 and start > 0:
+                chunk *= 4
+                continue
+            return Tail(size, data[begin + 1 : end], start + begin + 1, torn)
+    except OSError as exc:
+        raise store_error(exc, "read", path) from None
+    finally:
+        os.close(fd)
+
+
+class RunLock:
+    """An exclusive ``flock`` on a run's lock file, robust against the file being deleted.
+
+    ``delete`` removes the lock file while holding the lock; a process that was
+    waiting on the old file notices (the path no longer names the inode it locked)
+    and locks the new one instead, so two writers never hold "the" lock at once.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        fd = self._acquire()
+        try:
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the flock
+
+    def _acquire(self) -> int:
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
+            except OSError as exc:
+                raise store_error(exc, "open the lock file", self.path) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                held = os.fstat(fd)
+                try:
+                    current = os.stat(self.path, follow_symlinks=False)
+                except FileNotFoundError:
+                    current = None
+            except OSError as exc:
+                os.close(fd)
+                raise store_error(exc, "lock", self.path) from None
+            if current is not None and (current.st_ino, current.st_dev) == (
+                held.st_ino,
+                held.st_dev,
+            ):
+                return fd
+            os.close(fd)  # deleted (or replaced) while we waited: lock the current file
