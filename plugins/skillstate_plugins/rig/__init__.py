@@ -1,0 +1,48 @@
+"""The rig workflow plugin: rig-task, rig-epic and rig-review, their guards and doctor checks.
+
+Registered through the ``rig`` entry point, so it can be blocked like any plugin
+(``SKILLSTATE_DISABLE_PLUGINS=rig``). The ``rig-state`` command (:mod:`.cli`) is a
+drop-in replacement for rig's ``scripts/rig-state.ts``; see ``docs/rig.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillstate.markers import hookimpl
+
+if TYPE_CHECKING:
+    from skillstate.records import DoctorFinding, Problem, SkillDefinition
+    from skillstate.store import Store
+
+__all__ = ["skillstate_doctor", "skillstate_guards", "skillstate_register_skills"]
+
+RIG_SKILL_NAMES = ("rig-task", "rig-epic", "rig-review")
+
+
+@hookimpl
+def skillstate_register_skills(register: Callable[[SkillDefinition], None]) -> None:
+    from .skills import rig_skills
+
+    for skill in rig_skills():
+        register(skill)
+
+
+@hookimpl
+def skillstate_guards(
+    skill: SkillDefinition, before: Mapping[str, Any] | None, after: Mapping[str, Any]
+) -> list[Problem] | None:
+    if skill.name not in RIG_SKILL_NAMES:
+        return None
+    from .guards import check_guards
+
+    return check_guards(skill.name, after)
+
+
+@hookimpl
+def skillstate_doctor(root: Path, store: Store | None) -> Iterable[DoctorFinding] | None:
+    from .doctor import rig_findings
+
+    return rig_findings(root, store)

@@ -1,0 +1,238 @@
+"""``rig-state``: a drop-in replacement for rig's ``scripts/rig-state.ts``.
+
+Same commands, flags, messages, output formats and exit codes as the reference
+(see ``docs/rig.md``), on skillstate's pipeline, with runs stored under
+``<root>/.rig/state/`` by the ``file`` store::
+
+    rig-state init <skill> <runId> [--json '{...}'|-]
+    rig-state patch <runId> [--json '{...}'|-] [--step <label>] [--force]
+    rig-state get <runId> [--field <dotted.path>]
+    rig-state show <runId>
+    rig-state list [--skill <name>]
+    rig-state journal <runId>
+    rig-state rm <runId>
+    rig-state doctor [--fix] [--stale-days N]
+
+``--root DIR`` (anywhere) sets the project directory; default: the current one.
+Unlike the reference, flags are parsed properly: a flag missing its value, an
+unknown flag or a stray argument is a usage error (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from skillstate.config import Config
+    from skillstate.host import Host
+    from skillstate.store import Store
+
+__all__ = ["PROG", "RigContext", "main", "parse_args", "state_dir"]
+
+PROG = "rig-state"
+RIG_SKILLS = ("rig-task", "rig-epic", "rig-review")
+GENERAL_USAGE = "usage: rig-state <init|patch|get|show|list|journal|rm> [args]"
+
+# command -> (usage, positional names, value flags, boolean flags)
+COMMANDS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "init": (
+        "usage: rig-state init <skill> <runId> [--json '{...}']",
+        ("skill", "runId"),
+        ("--json",),
+        (),
+    ),
+    "patch": (
+        "usage: rig-state patch <runId> --json '{...}' [--step <label>]",
+        ("runId",),
+        ("--json", "--step"),
+        (),
+    ),
+    "get": ("usage: rig-state get <runId> [--field <dotted.path>]", ("runId",), ("--field",), ()),
+    "show": ("usage: rig-state show <runId>", ("runId",), (), ()),
+    "list": ("usage: rig-state list [--skill <name>]", (), ("--skill",), ()),
+    "journal": ("usage: rig-state journal <runId>", ("runId",), (), ()),
+    "rm": ("usage: rig-state rm <runId>", ("runId",), (), ()),
+    "doctor": (
+        "usage: rig-state doctor [--fix] [--stale-days N]",
+        (),
+        ("--stale-days",),
+        ("--fix",),
+    ),
+}
+GLOBAL_VALUE = ("--root",)
+GLOBAL_BOOL = ("--force",)  # the reference counts --force wherever it appears
+
+
+class UsageError(Exception):
+    """A command line rig-state cannot run; the message is printed after ``rig-state: ``."""
+
+
+class Parsed:
+    """A parsed command line: the command, its positionals and flags."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.positionals: list[str] = []
+        self.values: dict[str, str] = {}
+        self.flags: set[str] = set()
+
+
+def parse_args(argv: Sequence[str]) -> Parsed:
+    """Split ``argv`` into command, positionals and flags; raise :class:`UsageError`."""
+    tokens = list(argv)
+    command = next((t for i, t in enumerate(tokens) if not _is_flag_value(tokens, i)), None)
+    if command is None or command not in COMMANDS:
+        raise UsageError(GENERAL_USAGE)
+    usage, positional_names, value_flags, bool_flags = COMMANDS[command]
+    parsed = Parsed(command)
+    index = 0
+    seen_command = False
+    while index < len(tokens):
+        token = tokens[index]
+        if token.startswith("--"):
+            if token in value_flags or token in GLOBAL_VALUE:
+                if index + 1 >= len(tokens) or tokens[index + 1].startswith("--"):
+                    raise UsageError(f"{token} needs a value. {usage}")
+                parsed.values.setdefault(token, tokens[index + 1])
+                index += 2
+                continue
+            if token in bool_flags or token in GLOBAL_BOOL:
+                parsed.flags.add(token)
+                index += 1
+                continue
+            raise UsageError(f"unknown flag '{token}' for {command}. {usage}")
+        if not seen_command and token == command:
+            seen_command = True
+        else:
+            parsed.positionals.append(token)
+        index += 1
+    if len(parsed.positionals) < len(positional_names):
+        raise UsageError(usage)
+    if len(parsed.positionals) > len(positional_names):
+        extra = parsed.positionals[len(positional_names)]
+        raise UsageError(f"unexpected argument '{extra}'. {usage}")
+    return parsed
+
+
+def _is_flag_value(tokens: list[str], index: int) -> bool:
+    """Whether ``tokens[index]`` is a flag or the value of a (global) flag before the command."""
+    token = tokens[index]
+    if token.startswith("--"):
+        return True
+    return index > 0 and tokens[index - 1] in GLOBAL_VALUE
+
+
+def state_dir(root: str) -> str:
+    """The directory rig-state keeps runs in: ``<root>/.rig/state``."""
+    return os.path.join(os.path.abspath(root), ".rig", "state")
+
+
+class RigContext:
+    """Configuration, host and the ``.rig/state`` file store, built on first use."""
+
+    prog = PROG
+
+    def __init__(self, root: str, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.root = root
+        self.out: TextIO = out or sys.stdout
+        self.err: TextIO = err or sys.stderr
+
+    @cached_property
+    def config(self) -> Config:
+        from skillstate.config import load_config
+
+        return load_config(self.root, overrides={"store": f"file:{state_dir(self.root)}"})
+
+    @cached_property
+    def host(self) -> Host:
+        from skillstate.host import Host
+
+        return Host.from_config(self.config)
+
+    @cached_property
+    def store(self) -> Store:
+        return self.host.open_store()
+
+    def error(self, message: str) -> None:
+        print(f"{self.prog}: {message}", file=self.err)
+
+
+def run(parsed: Parsed, ctx: RigContext) -> int:
+    """Run one parsed command; the exit code."""
+    from skillstate.cli import runs
+
+    command, args, values = parsed.command, parsed.positionals, parsed.values
+    if command == "init":
+        return runs.do_init(ctx, args[0], args[1], values.get("--json"), allowed=RIG_SKILLS)
+    if command == "patch":
+        return runs.do_patch(
+            ctx,
+            args[0],
+            values.get("--json"),
+            values.get("--step"),
+            "--force" in parsed.flags,
+            allowed=RIG_SKILLS,
+        )
+    if command == "get":
+        return runs.do_get(ctx, args[0], values.get("--field"))
+    if command == "show":
+        return runs.do_show(ctx, args[0])
+    if command == "list":
+        return runs.do_list(ctx, values.get("--skill"))
+    if command == "journal":
+        return runs.do_journal(ctx, args[0])
+    if command == "rm":
+        return runs.do_rm(ctx, args[0])
+    return _doctor(parsed, ctx)
+
+
+def _doctor(parsed: Parsed, ctx: RigContext) -> int:
+    from pathlib import Path
+
+    from skillstate.cli.doctor_cmd import report
+
+    days = parsed.values.get("--stale-days")
+    if days is not None:
+        try:
+            if float(days) <= 0:
+                raise ValueError(days)
+        except ValueError:
+            ctx.error(f"--stale-days must be a positive number of days, got '{days}'")
+            return 2
+        os.environ["SKILLSTATE_RIG_STALE_DAYS"] = days
+    store = ctx.store
+    return report(ctx, Path(ctx.root).resolve(), store, fix="--fix" in parsed.flags)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``rig-state`` console script."""
+    from skillstate.errors import SkillstateError
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        parsed = parse_args(args)
+    except UsageError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    ctx = RigContext(parsed.values.get("--root", "."))
+    try:
+        return run(parsed, ctx)
+    except SkillstateError as exc:
+        ctx.error(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        out = ctx.out
+        try:
+            out.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,305 @@
+"""The run commands shared by ``skillstate`` and ``rig-state``: init, patch, get, show, list, journal, rm.
+
+Both command lines are thin adapters over these functions, which are thin adapters
+over :mod:`skillstate.pipeline` and the store. Output rules (rig-state's):
+
+- every error goes to stderr as ``{prog}: {message}``;
+- exit 0 accepted/success, 1 rejected (also invalid JSON and a missing ``--field``),
+  2 usage error, missing run, unknown skill, bad id, run already exists, no journal;
+- a rejected ``init`` prints nothing on stdout; a rejected ``patch`` prints the
+  **unchanged** state (compact rendering) on stdout and the reasons on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from skillstate.host import Host
+    from skillstate.records import Problem, RunRecord, SkillDefinition
+    from skillstate.store import Store
+
+__all__ = [
+    "RunContext",
+    "do_get",
+    "do_init",
+    "do_journal",
+    "do_list",
+    "do_patch",
+    "do_rm",
+    "do_show",
+    "read_document",
+]
+
+OK, REJECTED, USAGE = 0, 1, 2
+
+
+class RunContext(Protocol):
+    """What the run commands need from a command line (``CliContext`` provides it)."""
+
+    prog: str
+    out: TextIO
+    err: TextIO
+
+    @property
+    def host(self) -> Host: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    def error(self, message: str) -> None: ...
+
+
+def read_document(text: str | None, stdin: TextIO | None = None) -> Any:
+    """Parse a patch or seed: ``text``, or standard input when ``text`` is ``None`` or ``-``.
+
+    Raises :class:`~skillstate.errors.InvalidInput` (``patch is not valid JSON: …``).
+    """
+    from skillstate.jsondoc import parse_json
+
+    if text is None or text == "-":
+        text = (stdin or sys.stdin).read()
+    return parse_json(text, "patch")
+
+
+def _reasons(ctx: RunContext, title: str, problems: Sequence[Problem]) -> None:
+    lines = "".join(f"\n  - {p.message}" for p in problems)
+    ctx.error(f"{title}:{lines}")
+
+
+def _render(record: RunRecord) -> str:
+    from skillstate.render import render_compact
+
+    return render_compact(record.state, record.id, record.skill)
+
+
+def _valid_id(ctx: RunContext, run_id: str) -> bool:
+    from skillstate.store import is_valid_run_id
+
+    if is_valid_run_id(run_id):
+        return True
+    ctx.error(f"run id '{run_id}' is not a valid id")
+    return False
+
+
+def _load(ctx: RunContext, run_id: str) -> RunRecord | None:
+    from skillstate.errors import RunNotFound
+
+    try:
+        return ctx.store.get(run_id)
+    except RunNotFound:
+        ctx.error(f"no run '{run_id}' — run '{ctx.prog} init <skill> {run_id}' first")
+        return None
+
+
+def _skill(ctx: RunContext, name: str, allowed: Sequence[str] | None) -> SkillDefinition | None:
+    """The registered skill ``name`` (restricted to ``allowed`` when given), or ``None``."""
+    from skillstate.errors import SkillNotFound
+
+    host = ctx.host
+    if allowed is not None:
+        found = host.skills.get(name) if name in allowed else None
+        if found is None:
+            known = ", ".join(n for n in allowed if host.skills.get(n) is not None)
+            ctx.error(
+                f"unknown skill '{name}'. Known: "
+                + (known or "(none: is the plugin that provides them blocked?)")
+            )
+        return found
+    try:
+        return host.skill(name)
+    except SkillNotFound as exc:
+        ctx.error(str(exc))
+        return None
+
+
+def do_init(
+    ctx: RunContext,
+    skill_name: str,
+    run_id: str,
+    seed_text: str | None,
+    allowed: Sequence[str] | None = None,
+) -> int:
+    """Create a run: ``{runId, skill, phase, createdAt, updatedAt} ⊕ seed``, checked like a patch."""
+    from skillstate.errors import InvalidInput, RunExists
+    from skillstate.pipeline import create_run
+    from skillstate.store import is_valid_run_id
+
+    skill = _skill(ctx, skill_name, allowed)
+    if skill is None:
+        return USAGE
+    if not is_valid_run_id(run_id):
+        ctx.error(f"run id '{run_id}' must be alphanumeric with . _ -, under 80 chars")
+        return USAGE
+    store = ctx.store
+    if store.exists(run_id):
+        ctx.error(f"run '{run_id}' already exists — patch it instead")
+        return USAGE
+    try:
+        seed = {} if seed_text is None else read_document(seed_text)
+    except InvalidInput as exc:
+        ctx.error(str(exc))
+        return REJECTED
+    try:
+        outcome = create_run(ctx.host, store, skill, run_id, seed)
+    except RunExists:
+        ctx.error(f"run '{run_id}' already exists — patch it instead")
+        return USAGE
+    if not outcome.accepted or outcome.record is None:
+        _reasons(ctx, "rejected", outcome.problems)
+        return REJECTED
+    print(_render(outcome.record), file=ctx.out)
+    return OK
+
+
+def do_patch(
+    ctx: RunContext,
+    run_id: str,
+    patch_text: str | None,
+    step: str | None = None,
+    force: bool = False,
+    allowed: Sequence[str] | None = None,
+) -> int:
+    """Apply a patch (inline, or from stdin when ``patch_text`` is ``None`` or ``-``)."""
+    from skillstate.errors import InvalidInput, RunNotFound, SkillNotFound
+    from skillstate.pipeline import Change, transition
+
+    if not _valid_id(ctx, run_id):
+        return USAGE
+    record = _load(ctx, run_id)
+    if record is None:
+        return USAGE
+    host = ctx.host
+    skill = host.skills.get(record.skill)
+    if skill is None or (allowed is not None and record.skill not in allowed):
+        ctx.error(f"run '{run_id}' names unknown skill '{record.skill}'")
+        return USAGE
+    try:
+        patch = read_document(patch_text)
+    except InvalidInput as exc:
+        ctx.error(str(exc))
+        return REJECTED
+    try:
+        outcome = transition(
+            host, ctx.store, run_id, Change(patch=patch, label=step or "", force=force), skill=skill
+        )
+    except RunNotFound:
+        _load(ctx, run_id)
+        return USAGE
+    except SkillNotFound:
+        ctx.error(f"run '{run_id}' names unknown skill '{record.skill}'")
+        return USAGE
+    if outcome.record is not None:
+        print(_render(outcome.record), file=ctx.out)
+    if not outcome.accepted:
+        _reasons(ctx, "patch rejected", outcome.problems)
+        return REJECTED
+    return OK
+
+
+def do_get(ctx: RunContext, run_id: str, field: str | None = None) -> int:
+    """The state as pretty JSON, or one dotted field (a missing field: silent exit 1)."""
+    from skillstate.jsondoc import pretty
+    from skillstate.render import dig_field, field_text
+
+    if not _valid_id(ctx, run_id):
+        return USAGE
+    record = _load(ctx, run_id)
+    if record is None:
+        return USAGE
+    if field is None:
+        print(pretty(record.state), file=ctx.out)
+        return OK
+    found, value = dig_field(record.state, field)
+    if not found:
+        return REJECTED
+    print(field_text(value), file=ctx.out)
+    return OK
+
+
+def do_show(ctx: RunContext, run_id: str) -> int:
+    """The compact rendering a skill reads at the start of each step."""
+    if not _valid_id(ctx, run_id):
+        return USAGE
+    record = _load(ctx, run_id)
+    if record is None:
+        return USAGE
+    print(_render(record), file=ctx.out)
+    return OK
+
+
+def do_list(ctx: RunContext, skill: str | None = None) -> int:
+    """One line per run, by id: ``id<TAB>skill<TAB>phase<TAB>updated<TAB>nextAction``.
+
+    A record the store cannot read is skipped with a warning on stderr.
+    """
+    import warnings
+
+    from skillstate.store import StoreWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", StoreWarning)
+        summaries = ctx.store.list(skill)
+    for warning in caught:
+        if issubclass(warning.category, StoreWarning):
+            ctx.error(str(warning.message))
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    for s in summaries:
+        print(
+            f"{s.id}\t{s.skill}\t{s.phase or ''}\t{s.updated or ''}\t{s.next_action or ''}",
+            file=ctx.out,
+        )
+    return OK
+
+
+def _journal_file(store: Store, run_id: str) -> str | None:
+    """The journal exactly as stored, for stores that keep ``<root>/<id>.jsonl`` (the file store)."""
+    import os
+
+    root = getattr(store, "root", None)
+    if not isinstance(root, str):
+        return None
+    try:
+        with open(os.path.join(root, f"{run_id}.jsonl"), "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
+
+
+def do_journal(ctx: RunContext, run_id: str) -> int:
+    """The run's journal, one compact JSON object per line (``ts``, ``step``, ``patch`` first).
+
+    A file-backed store's journal is printed byte for byte (complete lines only).
+    """
+    from skillstate.errors import RunNotFound
+    from skillstate.jsondoc import compact
+
+    if not _valid_id(ctx, run_id):
+        return USAGE
+    store = ctx.store
+    try:
+        entries = store.journal(run_id)
+    except RunNotFound:
+        ctx.error(f"no journal for '{run_id}'")
+        return USAGE
+    raw = _journal_file(store, run_id)
+    if raw is not None:
+        ctx.out.write(raw)
+        return OK
+    for entry in entries:
+        print(compact(entry.to_dict()), file=ctx.out)
+    return OK
+
+
+def do_rm(ctx: RunContext, run_id: str) -> int:
+    """Delete the run and its journal; silent, and exit 0 even when there was nothing."""
+    if not _valid_id(ctx, run_id):
+        return USAGE
+    ctx.store.delete(run_id)
+    return OK
