@@ -1,0 +1,186 @@
+"""SKILL.md frontmatter: read leniently, write strictly.
+
+Read path (:func:`parse_frontmatter`), the Hermes rules:
+
+1. one leading BOM (``\\ufeff``) is dropped;
+2. no opening ``---`` → ``({}, text)``, the whole (BOM-stripped) text is the body;
+3. the closing fence is the first ``\\n---\\s*\\n`` after the opening three dashes;
+   none → ``({}, text)`` ("unclosed"); blank lines right after the fence are consumed;
+4. the frontmatter source is parsed with PyYAML's safe loader when PyYAML happens
+   to be importable (a parse *exception* falls back to step 5; a result that is not
+   a mapping gives ``{}``), otherwise with
+5. the flat parser: lines without ``:`` are skipped, each other line is split at its
+   first ``:``, both halves stripped, a later key wins, every value stays a string
+   (quotes are kept, ``[a, b]`` stays text, a ``: x`` line gives the key ``""``).
+
+Write path (:func:`check_content`): the same fence rules, then every non-blank line
+must be an unindented ``key: value`` pair with a plain key, keys must be unique,
+``name`` and ``description`` must be present. Nested YAML is not supported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "BOM",
+    "CLOSING_FENCE",
+    "ENVIRONMENT_KEY",
+    "SKILL_KEY",
+    "HeaderProblem",
+    "check_content",
+    "parse_flat",
+    "parse_frontmatter",
+    "parse_source",
+    "split_frontmatter",
+    "yaml_available",
+]
+
+BOM = "\ufeff"
+CLOSING_FENCE = re.compile(r"\n---\s*\n")
+"""The closing fence, searched in ``text[3:]``: a newline, three dashes, optional blanks, a newline."""
+
+SKILL_KEY = "skillstate-skill"
+"""Frontmatter key naming the skillstate skill definition (schema, guards) a session uses."""
+
+ENVIRONMENT_KEY = "skillstate-environment"
+"""Frontmatter key naming the skillstate environment a session uses."""
+
+_KEY_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+_yaml: Any
+try:  # PyYAML is optional: used on the read path only when it is installed.
+    _yaml = importlib.import_module("yaml")
+    _YAML_LOADER: Any = getattr(_yaml, "CSafeLoader", None) or _yaml.SafeLoader
+except ImportError:  # pragma: no cover - depends on the environment
+    _yaml = None
+    _YAML_LOADER = None
+
+
+class HeaderProblem(ValueError):
+    """A write-path frontmatter error; ``str(exc)`` is the user-facing message."""
+
+
+def yaml_available() -> bool:
+    """Whether PyYAML is importable (the read path then tries it first)."""
+    return _yaml is not None
+
+
+def split_frontmatter(text: str) -> tuple[str, str, int] | None:
+    """``(source, body, header_end)`` of a BOM-stripped text, or ``None`` when unfenced or unclosed.
+
+    ``source`` is the text between the fences, ``body`` everything after the closing
+    fence (and the blank lines it consumes), ``header_end`` the index where the body starts.
+    """
+    if not text.startswith("---"):
+        return None
+    match = CLOSING_FENCE.search(text, 3)
+    if match is None:
+        return None
+    return text[3 : match.start()], text[match.end() :], match.end()
+
+
+def parse_flat(source: str) -> dict[str, str]:
+    """The flat ``key: value`` parser (Hermes' scalar fallback), exactly."""
+    result: dict[str, str] = {}
+    for line in source.strip().split("\n"):
+        if ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        result[key.strip()] = value.strip()
+    return result
+
+
+def _jsonable(value: Any) -> Any:
+    """A YAML value made JSON-compatible (dates and other scalars become strings)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def parse_source(source: str, *, use_yaml: bool | None = None) -> dict[str, Any]:
+    """Parse the text between the fences: PyYAML first when installed (and not ``use_yaml=False``)."""
+    if use_yaml is not False and _yaml is not None:
+        try:
+            loaded = _yaml.load(
+                source, Loader=_YAML_LOADER
+            )  # a safe loader (CSafeLoader or SafeLoader)
+        except Exception:
+            return parse_flat(source)
+        if isinstance(loaded, Mapping):
+            return {str(k): _jsonable(v) for k, v in loaded.items()}
+        return {}
+    return parse_flat(source)
+
+
+def parse_frontmatter(text: str, *, use_yaml: bool | None = None) -> tuple[dict[str, Any], str]:
+    """``(frontmatter, body)`` by the lenient read rules (module docstring).
+
+    ``use_yaml=None`` tries PyYAML when it is installed; ``False`` forces the flat
+    parser (whose results are always strings); ``True`` without PyYAML is the flat parser too.
+    """
+    if text.startswith(BOM):
+        text = text[1:]
+    parts = split_frontmatter(text)
+    if parts is None:
+        return {}, text
+    source, body, _ = parts
+    return parse_source(source, use_yaml=use_yaml), body
+
+
+def check_content(content: str) -> tuple[dict[str, str], str]:
+    """Validate a SKILL.md text for writing; ``(frontmatter, body)`` or :class:`HeaderProblem`.
+
+    Messages, in order: empty content, no opening fence, unclosed, a line that is not a
+    ``key: value`` pair (line numbers count the opening fence as line 1), a repeated key,
+    missing ``name`` / ``description``, a description over 1,024 characters, an empty body.
+    The name/directory and size checks belong to the store.
+    """
+    if not content.strip():
+        raise HeaderProblem("Content cannot be empty.")
+    text = content[1:] if content.startswith(BOM) else content
+    if not text.startswith("---"):
+        raise HeaderProblem(
+            "SKILL.md must start with YAML frontmatter (---). See existing skills for format."
+        )
+    parts = split_frontmatter(text)
+    if parts is None:
+        raise HeaderProblem(
+            "SKILL.md frontmatter is not closed. Ensure you have a closing '---' line."
+        )
+    source, body, _ = parts
+    fields: dict[str, str] = {}
+    lines = source.split("\n")
+    if lines[0].strip():
+        raise HeaderProblem("The opening '---' line of SKILL.md must contain nothing else.")
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        key, colon, value = line.partition(":")
+        if not colon or line[0].isspace() or not _KEY_RE.match(key.rstrip()):
+            raise HeaderProblem(f"Frontmatter line {number} is not a 'key: value' pair.")
+        key = key.rstrip()
+        if key in fields:
+            raise HeaderProblem(f"Frontmatter key '{key}' appears more than once.")
+        fields[key] = value.strip()
+    for required in ("name", "description"):
+        if required not in fields:
+            raise HeaderProblem(f"Frontmatter must include '{required}' field.")
+    if not fields["description"]:
+        raise HeaderProblem(
+            "Frontmatter 'description' must not be empty: say what the skill does and when to use it."
+        )
+    if len(fields["description"]) > 1024:
+        raise HeaderProblem("Description exceeds 1024 characters.")
+    if not body.strip():
+        raise HeaderProblem(
+            "SKILL.md must have content after the frontmatter (instructions, procedures, etc.)."
+        )
+    return fields, body

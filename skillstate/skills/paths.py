@@ -1,0 +1,98 @@
+"""Skill names and support-file paths: the rules that keep every write inside its skill.
+
+Both checkers return the error message (a ``str``) or ``None``; they never raise.
+The support-path rules are checked on the raw string, in this order (messages from
+the reference, ``docs/skills.md`` lists them):
+
+1. empty; 2. a backslash; 3. absolute (``/x`` or a drive such as ``C:``);
+4. a ``..`` segment; 5. a ``.`` or empty segment; 6. the first segment is not one of
+``assets``, ``references``, ``scripts``, ``templates``; 7. fewer than two segments;
+8. (:func:`confine`) the resolved real path leaves the skill directory (symlinks).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_NAME_LENGTH",
+    "MAX_SKILL_CHARS",
+    "NAME_PATTERN",
+    "SUPPORT_DIRS",
+    "check_name",
+    "check_support_path",
+    "confine",
+    "is_valid_name",
+]
+
+MAX_NAME_LENGTH = 64
+MAX_SKILL_CHARS = 100_000
+"""SKILL.md limit on create, edit and the result of a patch, in characters."""
+MAX_FILE_BYTES = 1_048_576
+"""Support-file limit (UTF-8 bytes) on write_file, the result of a patch, and read."""
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+SUPPORT_DIRS = ("assets", "references", "scripts", "templates")
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def check_name(name: object) -> str | None:
+    """The reference's message for a bad skill name, or ``None`` when ``name`` is acceptable."""
+    if not isinstance(name, str) or not name:
+        return "Skill name is required."
+    if len(name) > MAX_NAME_LENGTH:
+        return f"Skill name exceeds {MAX_NAME_LENGTH} characters."
+    if NAME_PATTERN.fullmatch(name) is None:
+        return (
+            f"Invalid skill name '{name}'. Use lowercase letters, numbers, hyphens, dots, "
+            "and underscores. Must start with a letter or digit."
+        )
+    return None
+
+
+def is_valid_name(name: object) -> bool:
+    """``check_name(name) is None``."""
+    return check_name(name) is None
+
+
+def check_support_path(file_path: object) -> str | None:
+    """Rules 1-7 of the module docstring: the message for a bad support path, or ``None``."""
+    if not isinstance(file_path, str) or not file_path:
+        return "file_path is required."
+    if "\\" in file_path:
+        return "Backslashes are not allowed in file_path; use '/'."
+    if file_path.startswith("/") or _DRIVE.match(file_path):
+        return f"file_path must be relative to the skill directory. Got: '{file_path}'"
+    segments = file_path.split("/")
+    if ".." in segments:
+        return "Path traversal ('..') is not allowed."
+    if any(segment in ("", ".") for segment in segments):
+        return f"file_path must not contain '.' or empty segments. Got: '{file_path}'"
+    if segments[0] not in SUPPORT_DIRS:
+        return f"File must be under one of: {', '.join(SUPPORT_DIRS)}. Got: '{file_path}'"
+    if len(segments) < 2:
+        return f"Provide a file path, not just a directory. Example: '{segments[0]}/myfile.md'"
+    if "\x00" in file_path:
+        return f"file_path must not contain NUL characters. Got: {file_path!r}"
+    return None
+
+
+def confine(skill_dir: Path, file_path: str) -> tuple[Path, str | None]:
+    """Rule 8: ``(real target, None)``, or ``(target, message)`` when it escapes ``skill_dir``.
+
+    Both sides are resolved with :func:`os.path.realpath`, so a symlinked support
+    directory or file pointing elsewhere is refused; a target that does not exist
+    yet resolves through its existing parents.
+    """
+    base = Path(os.path.realpath(skill_dir))
+    target = Path(os.path.realpath(base / file_path))
+    if target == base or base not in target.parents:
+        return target, f"Path escapes allowed directory: '{file_path}' resolves to {target}"
+    # Support files live below their support directory, never directly at the skill root.
+    relative = target.relative_to(base).parts
+    if relative[0] not in SUPPORT_DIRS or len(relative) < 2:
+        return target, f"Path escapes allowed directory: '{file_path}' resolves to {target}"
+    return target, None
