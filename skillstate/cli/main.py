@@ -16,6 +16,7 @@ COMMANDS: list[tuple[str, str, str]] = [
         "list every plugin: name, distribution, version, status, hooks",
     ),
     ("config", "skillstate.cli.config_cmd", "show or change the configuration (list, get, set)"),
+    ("skills", "skillstate.cli.skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
 ]
 
 
