@@ -1,0 +1,157 @@
+"""Checking the arguments of runtime calls: types, JSON shape and size limits.
+
+Every check raises :class:`~skillstate.runtime.errors.SessionInputError` (or
+:class:`~skillstate.runtime.errors.InvalidSessionId`) before anything is read or
+written, with a message naming the argument and what would be accepted. Messages
+never quote a reasoning trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from skillstate.jsondoc import check_document
+from skillstate.runtime.errors import InvalidSessionId, SessionInputError
+from skillstate.runtime.payloads import json_size
+from skillstate.schema import json_schema_errors
+from skillstate.store import is_valid_run_id
+
+__all__ = [
+    "SessionLimits",
+    "check_action",
+    "check_object",
+    "check_options",
+    "check_schema",
+    "check_session_id",
+    "check_spec",
+    "check_text",
+]
+
+
+@attrs.frozen
+class SessionLimits:
+    """Hard limits on what a runtime call may carry (UTF-8 bytes of compact JSON).
+
+    The state itself is limited by the skill's budget (8 KB by default); a
+    ``state_update`` larger than that budget is a rollback-retry, not an error.
+    """
+
+    spec_bytes: int = 65536
+    observation_bytes: int = 16384
+    action_bytes: int = 16384
+    schema_bytes: int = 65536
+    options_bytes: int = 65536
+
+    def __attrs_post_init__(self) -> None:
+        for field in attrs.fields(type(self)):
+            value = getattr(self, field.name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"limit {field.name} must be a positive integer, got {value!r}")
+
+
+def check_session_id(session_id: Any) -> str:
+    if not is_valid_run_id(session_id):
+        raise InvalidSessionId(session_id)
+    return str(session_id)
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return f"a {type(value).__name__}"
+
+
+def _check_json(value: Any, name: str) -> None:
+    problems = check_document(value, name)
+    if problems:
+        raise SessionInputError(f"{name}: {problems[0].message}")
+
+
+def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, Any]:
+    """``value`` must be a JSON object (a ``dict`` with string keys), within ``limit`` bytes."""
+    if type(value) is not dict:
+        raise SessionInputError(f"{name} must be a JSON object, got {_type_name(value)}")
+    _check_json(value, name)
+    if limit is not None:
+        size = json_size(value)
+        if size > limit:
+            raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit")
+    return value
+
+
+def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> str:
+    """``value`` must be a string (non-blank unless ``allow_empty``) of at most ``limit`` bytes."""
+    if not isinstance(value, str):
+        raise SessionInputError(f"{name} must be a string, got {_type_name(value)}")
+    if not allow_empty and not value.strip():
+        raise SessionInputError(f"{name} must be a non-empty string")
+    _check_json(value, name)
+    size = len(value) if value.isascii() else len(value.encode("utf-8"))
+    if size > limit:
+        raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit")
+    if "\x00" in value:
+        raise SessionInputError(f"{name} may not contain NUL (\\u0000); no store can keep it")
+    return value
+
+
+def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
+    """P: a non-empty string or a JSON object. Returns (value, stored text, format)."""
+    from skillstate.jsondoc import compact
+
+    if isinstance(value, str):
+        check_text(value, "skill_specification", limits.spec_bytes)
+        return value, value, "text"
+    if type(value) is dict:
+        check_object(value, "skill_specification", limits.spec_bytes)
+        text = compact(value)
+        if "\\u0000" in text:
+            raise SessionInputError(
+                "skill_specification may not contain NUL (\\u0000); no store can keep it"
+            )
+        return value, text, "json"
+    raise SessionInputError(
+        f"skill_specification must be a non-empty string or a JSON object, got {_type_name(value)}"
+    )
+
+
+def check_schema(value: Any, limits: SessionLimits) -> dict[str, Any] | None:
+    """A session's ``state_schema``: ``None`` or a valid JSON Schema (draft 2020-12) object."""
+    if value is None:
+        return None
+    schema = check_object(value, "state_schema", limits.schema_bytes)
+    errors = json_schema_errors(schema)
+    if errors:
+        raise SessionInputError(errors[0])
+    return schema
+
+
+def check_action(value: Any, limits: SessionLimits) -> Any:
+    """An action: a non-empty string or a JSON object."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise SessionInputError(
+                "action must be a non-empty string (the exact command) or a JSON object, got an empty string"
+            )
+        return check_text(value, "action", limits.action_bytes)
+    if type(value) is dict:
+        return check_object(value, "action", limits.action_bytes)
+    raise SessionInputError(
+        f"action must be a non-empty string (the exact command) or a JSON object, got {_type_name(value)}"
+    )
+
+
+def check_options(value: Any, limits: SessionLimits) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    return check_object(value, "environment_options", limits.options_bytes)

@@ -1,0 +1,177 @@
+"""Prompt renderers: the A.4 SKILL.state prompt, the tool-calling prompt, and the A.1–A.3 baselines.
+
+All lines are joined with ``"\\n"`` and there is no trailing newline. ``spec`` (the
+``{skill.instructions}`` of the paper) is rendered verbatim when it is a string and
+as pretty JSON when it is an object. JSON in prompts is written as JavaScript
+writes it (``1.0`` → ``1``, non-ASCII kept) unless ``ensure_ascii`` is asked for;
+``literal=True`` gives the paper's printed A.4 listing exactly: Python's
+``json.dumps(state, separators=(',', ':'))`` (ASCII-escaped) and no closing fence.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skillstate.jsondoc import compact as js_compact
+from skillstate.jsondoc import pretty as js_pretty
+
+__all__ = [
+    "A4_RESPONSE_FORMAT",
+    "render_memory_prompt",
+    "render_react_prompt",
+    "render_skill_state_prompt",
+    "render_spec",
+    "render_stateful_prompt",
+    "render_tool_prompt",
+]
+
+A4_RESPONSE_FORMAT = (
+    "Provide your response with:\n"
+    "\n"
+    "1. Step-by-step reasoning (will be discarded after execution)\n"
+    "2. A JSON block fenced with json ... containing both your State Patch and your Action. "
+    'The JSON block MUST have exactly these two keys: { "state_patch": { <dict: your state '
+    'updates, set keys to null to delete> }, "action": "<string: the exact command you want to '
+    'execute>" }'
+)
+"""The closing instructions of the A.4 prompt (item 2 on one line, as ports render it)."""
+
+BASELINE_FOOTER = "Generate your next reasoning and action (format 'Action: <cmd>'):"
+
+History = Sequence[tuple[str, str]]
+"""Past turns, oldest first: ``(observation, response)`` pairs."""
+
+
+def render_spec(spec: Any) -> str:
+    """P verbatim when it is a string, else its pretty JSON (2-space indent)."""
+    return spec if isinstance(spec, str) else js_pretty(spec)
+
+
+def _dump(value: Any, *, indent: bool, ensure_ascii: bool) -> str:
+    if ensure_ascii:
+        if indent:
+            return json.dumps(value, indent=2)
+        return json.dumps(value, separators=(",", ":"))
+    return js_pretty(value) if indent else js_compact(value)
+
+
+def render_skill_state_prompt(
+    spec: Any,
+    state: Mapping[str, Any],
+    observation: str,
+    *,
+    compact: bool = True,
+    literal: bool = False,
+    ensure_ascii: bool = False,
+) -> str:
+    """The Appendix A.4 prompt for (P, Σ_t, O_t).
+
+    ``compact`` — Σ on one line (the paper) or pretty JSON; ``literal`` — the
+    paper's printed form: ASCII-escaped compact JSON and no closing fence.
+    """
+    lines = [
+        "Instructions:",
+        render_spec(spec),
+        "",
+        "Skill Execution State:",
+        "```json",
+        _dump(
+            dict(state), indent=not compact and not literal, ensure_ascii=ensure_ascii or literal
+        ),
+    ]
+    if not literal:
+        lines.append("```")
+    lines.append(f"Latest Observation: {observation}")
+    lines.append("")
+    lines.append(A4_RESPONSE_FORMAT)
+    return "\n".join(lines)
+
+
+def render_tool_prompt(
+    session_id: str,
+    spec: Any,
+    state: Mapping[str, Any],
+    step: int,
+    status: str,
+    observation: str | None,
+) -> str:
+    """The tool-calling variant used by MCP clients (``execute_step`` carries the answer)."""
+    shown = "(no observation yet)" if observation is None else observation
+    lines = [
+        f'You are executing skill session "{session_id}" under the SKILL.state protocol (arXiv:2608.26263).',
+        "There is no conversation history. Your ENTIRE working context is the tuple below.",
+        "",
+        "## P — Skill Specification (immutable)",
+        render_spec(spec),
+        "",
+        f"## Σ_{step} — Current Execution State (step {step}, status: {status})",
+        js_pretty(dict(state)),
+        "",
+        "## O — Latest Environment Observation",
+        shown,
+        "",
+        "## Required response format",
+        "1. R_t — reason as much as you need inside reasoning_trace (it will be DISCARDED by the runtime).",
+        '2. ΔΣ_t — a sparse JSON patch in state_update. Use null to DELETE a key, e.g. {"draft": null}.',
+        "3. a_t — the next action in the action field (string or JSON object).",
+        f'Call the execute_step tool with exactly these three fields plus session_id="{session_id}"',
+        "and environment_observation set to the observation above.",
+    ]
+    return "\n".join(lines)
+
+
+def _turns(history: History, response_label: str) -> list[str]:
+    lines: list[str] = []
+    for observation, response in history:
+        lines.append(f"Observation: {observation}")
+        lines.append(f"{response_label}: {response}")
+    return lines
+
+
+def render_react_prompt(spec: Any, history: History, observation: str) -> str:
+    """Appendix A.1, the Prompt (ReAct-style) baseline: every past turn, verbatim."""
+    lines = ["Instructions:", render_spec(spec), "", "History:"]
+    lines += _turns(history, "Reasoning & Action")
+    lines += ["", f"Latest Observation: {observation}", BASELINE_FOOTER]
+    return "\n".join(lines)
+
+
+def render_memory_prompt(
+    spec: Any, summary: str, history: History, observation: str, recent: int = 3
+) -> str:
+    """Appendix A.2, the Memory-augmented baseline: a summary plus the ``recent`` last turns."""
+    lines = ["Instructions:", render_spec(spec), "", "Summarized History:", summary, ""]
+    lines.append("Recent History:")
+    lines += _turns(list(history)[-recent:] if recent > 0 else [], "Response")
+    lines += ["", f"Latest Observation: {observation}", BASELINE_FOOTER]
+    return "\n".join(lines)
+
+
+def render_stateful_prompt(
+    spec: Any,
+    state: Mapping[str, Any],
+    history: History,
+    observation: str,
+    *,
+    ensure_ascii: bool = False,
+) -> str:
+    """Appendix A.3, the Stateful (LangGraph-style) baseline: state plus the full history."""
+    lines = [
+        "Instructions:",
+        render_spec(spec),
+        "",
+        "Current State:",
+        _dump(dict(state), indent=True, ensure_ascii=ensure_ascii),
+        "",
+        "History:",
+    ]
+    lines += _turns(history, "Response")
+    lines += [
+        "",
+        f"Latest Observation: {observation}",
+        "Update the state if necessary, provide reasoning, and output 'Action: <cmd>'.",
+        'To update state, use the format: StateUpdate: {"key": "value"}',
+    ]
+    return "\n".join(lines)
