@@ -16,7 +16,20 @@ COMMANDS: list[tuple[str, str, str]] = [
         "list every plugin: name, distribution, version, status, hooks",
     ),
     ("config", "skillstate.cli.config_cmd", "show or change the configuration (list, get, set)"),
+    ("init", "skillstate.cli.init_cmd", "create a run of a skill, seeded with --json"),
+    ("patch", "skillstate.cli.patch_cmd", "apply a patch to a run (checked; rejected = no change)"),
+    ("get", "skillstate.cli.get_cmd", "print a run's state as JSON, or one --field"),
+    ("show", "skillstate.cli.show_cmd", "print a run's state compactly (what a step reads)"),
+    ("list", "skillstate.cli.list_cmd", "list runs: id, skill, phase, updated, next action"),
+    ("journal", "skillstate.cli.journal_cmd", "print a run's journal of accepted writes"),
+    ("rm", "skillstate.cli.rm_cmd", "delete a run and its journal"),
+    ("doctor", "skillstate.cli.doctor_cmd", "check the project (plugins add checks); --fix"),
     ("skills", "skillstate.cli.skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
+    (
+        "migrate-rig-epics",
+        "skillstate_plugins.rig.epics",
+        "convert rig's old .rig/epics/*.json files into rig-epic runs (dry run unless --apply)",
+    ),
 ]
 
 

@@ -1,0 +1,19 @@
+"""``skillstate journal RUN_ID``: the run's journal, one JSON object per line."""
+
+from __future__ import annotations
+
+import argparse
+
+from skillstate.cli.context import CliContext
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", metavar="RUN_ID")
+
+
+def run(ctx: CliContext) -> int:
+    from skillstate.cli.runs import do_journal
+
+    return do_journal(ctx, ctx.args.run_id)
