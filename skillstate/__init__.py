@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         SkillDefinition,
         StoreSpec,
     )
+    from skillstate.runtime.sessions import Runtime
     from skillstate.store import Store
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "RunExists",
     "RunNotFound",
     "RunRecord",
+    "Runtime",
     "SkillDefinition",
     "SkillstateError",
     "Store",
@@ -105,6 +107,7 @@ _LAZY = {
     "SkillDefinition": "skillstate.records",
     "StoreSpec": "skillstate.records",
     "Store": "skillstate.store",
+    "Runtime": "skillstate.runtime.sessions",
     "Change": "skillstate.pipeline",
     "Outcome": "skillstate.pipeline",
     "create_run": "skillstate.pipeline",
