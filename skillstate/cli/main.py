@@ -16,6 +16,7 @@ COMMANDS: list[tuple[str, str, str]] = [
         "list every plugin: name, distribution, version, status, hooks",
     ),
     ("config", "skillstate.cli.config_cmd", "show or change the configuration (list, get, set)"),
+    ("migrate", "skillstate.cli.migrate_cmd", "copy every run with its journal to another store"),
     ("init", "skillstate.cli.init_cmd", "create a run of a skill, seeded with --json"),
     ("patch", "skillstate.cli.patch_cmd", "apply a patch to a run (checked; rejected = no change)"),
     ("get", "skillstate.cli.get_cmd", "print a run's state as JSON, or one --field"),

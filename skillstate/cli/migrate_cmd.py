@@ -1,0 +1,124 @@
+"""``skillstate migrate --from URL --to URL``: copy every run with its journal between stores.
+
+Each run is verified before and after the copy: its record must equal the replay of
+its journal in the source, and the target must then hold the same record and the
+same journal. Runs already in the target and identical are left alone, so running
+the command again copies nothing new. A run that exists in the target with
+different content is never overwritten: it is reported, and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from skillstate.cli.context import CliContext
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from", dest="source", metavar="URL", required=True, help="source store")
+    parser.add_argument("--to", dest="target", metavar="URL", required=True, help="target store")
+    parser.add_argument(
+        "--run",
+        dest="runs",
+        metavar="ID",
+        action="append",
+        help="copy only this run (repeatable); default: every run",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="report what would be copied")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
+
+
+def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool) -> tuple[str, str]:
+    """``(outcome, detail)``; outcome is copied, present, differs, invalid or failed."""
+    from skillstate.errors import RunExists, SkillstateError
+    from skillstate.journal import verify_record
+
+    record, entries = source.get(run_id), source.journal(run_id)
+    problems = verify_record(record, entries)
+    if problems:
+        return "invalid", "source does not replay: " + "; ".join(problems)
+    size = f"version {record.version}, {len(entries)} journal entries"
+    if target.exists(run_id):
+        if target.get(run_id) == record and target.journal(run_id) == entries:
+            return "present", f"already in the target ({size})"
+        return "differs", (
+            f"the target has a different run '{run_id}' (version {target.get(run_id).version}); "
+            "not overwritten — delete it there to copy this one"
+        )
+    if dry_run:
+        return "copied", f"would copy ({size})"
+    try:
+        target.import_run(record, entries)
+    except RunExists:
+        return "differs", f"run '{run_id}' appeared in the target meanwhile; not overwritten"
+    except SkillstateError as exc:
+        return "failed", f"cannot write it: {exc}"
+    copied, copied_entries = target.get(run_id), target.journal(run_id)
+    if copied != record or copied_entries != entries:
+        return "failed", "the copy read back differs from the source"
+    problems = verify_record(copied, copied_entries)
+    if problems:
+        return "failed", "the copy does not replay: " + "; ".join(problems)
+    return "copied", f"copied ({size})"
+
+
+def run(ctx: CliContext) -> int:
+    from skillstate.store import check_run_id
+
+    args = ctx.args
+    if args.source == args.target:
+        ctx.error("--from and --to name the same store; nothing to do")
+        return 2
+    for run_id in args.runs or ():
+        check_run_id(run_id)
+    source = ctx.host.open_store(args.source)
+    target = ctx.host.open_store(args.target)
+    if args.runs:
+        missing = [r for r in args.runs if not source.exists(r)]
+        if missing:
+            ctx.error(f"no run {', '.join(repr(r) for r in missing)} in {_redact(args.source)}")
+            return 2
+        run_ids = list(dict.fromkeys(args.runs))
+    else:
+        run_ids = [summary.id for summary in source.list()]
+
+    report: dict[str, list[dict[str, str]]] = {
+        k: [] for k in ("copied", "present", "differs", "invalid", "failed")
+    }
+    for run_id in run_ids:
+        outcome, detail = _copy_one(source, target, run_id, args.dry_run)
+        report[outcome].append({"id": run_id, "detail": detail})
+        if not args.json:
+            print(f"{outcome:8} {run_id}: {detail}", file=ctx.out)
+
+    bad = len(report["differs"]) + len(report["invalid"]) + len(report["failed"])
+    verb = "would copy" if args.dry_run else "copied"
+    summary = (
+        f"{verb} {len(report['copied'])} run(s), {len(report['present'])} already present, "
+        f"{bad} not copied; from {_redact(args.source)} to {_redact(args.target)}"
+    )
+    if not report["copied"] and not bad:
+        summary = f"nothing to copy: {summary}"
+    if args.json:
+        payload = {
+            "from": _redact(args.source),
+            "to": _redact(args.target),
+            "dry_run": args.dry_run,
+            **report,
+        }
+        print(json.dumps(payload, indent=2, ensure_ascii=False), file=ctx.out)
+    else:
+        print(summary, file=ctx.out)
+    return 1 if bad else 0
