@@ -155,7 +155,8 @@ class FileStore(Store):
         if parsed is None:
             raise RunNotFound(run_id)
         data = read_file(paths.journal) or b""
-        return decode_entries(data, paths.journal, parsed.data if parsed.legacy else None)
+        state = parsed.data if parsed.legacy else parsed.data["state"]
+        return decode_entries(data, paths.journal, state)
 
     def list(self, skill: str | None = None) -> builtins.list[RunSummary]:
         try:

@@ -147,7 +147,7 @@ def count_legacy_lines(journal: bytes | None) -> int:
 
 
 def decode_entries(
-    journal: bytes, path: str, legacy_state: Mapping[str, Any] | None
+    journal: bytes, path: str, state: Mapping[str, Any] | None
 ) -> list[JournalEntry]:
     """Every complete line of a journal (a torn last line is ignored).
 
@@ -155,8 +155,9 @@ def decode_entries(
     rig-state's implicit writes are made explicit so the journal replays to its
     state: the first ``init`` line gets the state rig-state started from as ``base``
     (``runId, skill, phase, createdAt, updatedAt``) and each later line the
-    ``updatedAt`` stamp as ``set``. ``legacy_state`` is the run's current state (its
-    ``phase`` stands in for the unrecorded first phase; see the storage docs).
+    ``updatedAt`` stamp as ``set``. ``state`` is the run's current state: its
+    ``runId`` and ``skill`` never change, and its ``phase`` stands in for the
+    unrecorded first phase (exact when no line sets a phase, irrelevant otherwise).
     """
     entries: list[JournalEntry] = []
     lines = journal.split(b"\n")[:-1]
@@ -171,19 +172,19 @@ def decode_entries(
                 raise ValueError("a journal line must be an object with a 'patch'")
         except ValueError as exc:
             raise StoreError(f"journal {path} line {number} is damaged: {exc}") from None
-        entries.append(_legacy_entry(data, number, legacy_state))
+        entries.append(_legacy_entry(data, number, state))
     return entries
 
 
 def _legacy_entry(
-    data: Mapping[str, Any], number: int, legacy_state: Mapping[str, Any] | None
+    data: Mapping[str, Any], number: int, state: Mapping[str, Any] | None
 ) -> JournalEntry:
     ts = _str(data.get("ts"))
     step = _str(data.get("step"))
     base = None
     stamp: dict[str, Any] | None = {"updatedAt": ts}
-    if number == 1 and step == "init" and legacy_state is not None:
-        base = {k: legacy_state[k] for k in ("runId", "skill", "phase") if k in legacy_state}
+    if number == 1 and step == "init" and state is not None:
+        base = {k: state[k] for k in ("runId", "skill", "phase") if k in state}
         base.update({"createdAt": ts, "updatedAt": ts})
         stamp = None
     return JournalEntry(ts=ts, step=step, patch=data["patch"], version=number, base=base, set=stamp)
