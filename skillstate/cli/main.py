@@ -24,6 +24,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("list", "skillstate.cli.list_cmd", "list runs: id, skill, phase, updated, next action"),
     ("journal", "skillstate.cli.journal_cmd", "print a run's journal of accepted writes"),
     ("rm", "skillstate.cli.rm_cmd", "delete a run and its journal"),
+    ("verify", "skillstate.cli.verify_cmd", "replay journals; report runs whose record differs"),
     ("doctor", "skillstate.cli.doctor_cmd", "check the project (plugins add checks); --fix"),
     ("skills", "skillstate.cli.skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
     (
