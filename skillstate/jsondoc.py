@@ -19,6 +19,7 @@ __all__ = [
     "MAX_STRING_CHARS",
     "check_document",
     "compact",
+    "js_numbers",
     "parse_json",
     "pretty",
 ]
@@ -31,14 +32,22 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _parse_float(text: str) -> float | int:
+    value = float(text)
+    if value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
 def parse_json(text: str | bytes, what: str = "patch") -> Any:
     """Parse ``text`` as strict JSON; raise :class:`InvalidInput` with a clear message.
 
     ``NaN``/``Infinity`` are refused (as JavaScript's ``JSON.parse`` does), so is a
-    document nested deeper than :data:`MAX_DEPTH`.
+    document nested deeper than :data:`MAX_DEPTH`. Integral numbers written with a
+    fraction or exponent (``1.0``, ``1e3``) become integers: JSON has one number type.
     """
     try:
-        value = json.loads(text, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_parse_float)
     except RecursionError:
         raise InvalidInput(f"{what} is nested too deeply (more than {MAX_DEPTH} levels)") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -105,38 +114,47 @@ def _default(value: Any) -> Any:
     raise TypeError(f"a {type(value).__name__} is not a JSON value")
 
 
+def js_numbers(value: Any) -> Any:
+    """``value`` with integral floats (``2.0``) turned into ints, as JavaScript sees them.
+
+    Returns ``value`` itself when there is nothing to change, so checked documents
+    cost one walk and no copy. The pipeline applies it to every patch, so stored
+    states never hold integral floats and :func:`compact` can stay a plain dump.
+    """
+    kind = type(value)
+    if kind is float:
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if kind is dict:
+        changed = None
+        for key, item in value.items():
+            new = js_numbers(item)
+            if new is not item or type(new) is not type(item):
+                if changed is None:
+                    changed = dict(value)
+                changed[key] = new
+        return value if changed is None else changed
+    if kind is list:
+        items = [js_numbers(item) for item in value]
+        if any(a is not b or type(a) is not type(b) for a, b in zip(items, value, strict=True)):
+            return items
+        return value
+    return value
+
+
 def compact(value: Any) -> str:
     """Compact JSON as JavaScript's ``JSON.stringify`` writes it (no spaces, UTF-8 text).
 
-    Integral floats are written as integers (``1.0`` → ``1``), as JavaScript does.
+    This is the hot path (sizes, stores), so it is a plain dump: pass values that went
+    through :func:`js_numbers` (every state and patch in the pipeline does) to get
+    JavaScript's number formatting (``1`` rather than ``1.0``).
     """
     return json.dumps(
-        _js_numbers(value),
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-        default=_default,
+        value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_default
     )
 
 
 def pretty(value: Any) -> str:
     """Pretty JSON, 2-space indent, as ``JSON.stringify(v, null, 2)`` (no trailing newline)."""
     return json.dumps(
-        _js_numbers(value), indent=2, ensure_ascii=False, allow_nan=False, default=_default
+        js_numbers(value), indent=2, ensure_ascii=False, allow_nan=False, default=_default
     )
-
-
-def _js_numbers(value: Any) -> Any:
-    """Rewrite integral floats as ints, only where there are floats (cheap otherwise)."""
-    kind = type(value)
-    if kind is float:
-        return int(value) if value.is_integer() and abs(value) < 2**53 else value
-    if kind is dict:
-        if any(type(v) in (float, dict, list) for v in value.values()):
-            return {k: _js_numbers(v) for k, v in value.items()}
-        return value
-    if kind is list:
-        if any(type(v) in (float, dict, list) for v in value):
-            return [_js_numbers(v) for v in value]
-        return value
-    return value

@@ -26,7 +26,7 @@ import attrs
 
 from skillstate.errors import PluginError, VersionConflict
 from skillstate.host import Host
-from skillstate.jsondoc import check_document
+from skillstate.jsondoc import check_document, js_numbers
 from skillstate.records import ActionResult, JournalEntry, Problem, RunRecord, SkillDefinition
 from skillstate.store import Store, check_run_id
 
@@ -103,27 +103,24 @@ class Outcome:
 
 def _prechecks(
     skill: SkillDefinition, current: Mapping[str, Any] | None, patch: Any, force: bool, what: str
-) -> list[Problem]:
+) -> tuple[list[Problem], Any]:
+    """Problems of the patch itself, and the patch with JavaScript's numbers (see js_numbers)."""
     problems = check_document(patch, what)
     if problems:
-        return problems
+        return problems, patch
     if type(patch) is not dict:
-        return [Problem("patch", "patch: expected a JSON object", "")]
+        return [Problem("patch", "patch: expected a JSON object", "")], patch
     for key in skill.immutable_keys:
         if key in patch:
-            return [Problem("immutable", f"{key} is set at init and never patched", key)]
+            return [Problem("immutable", f"{key} is set at init and never patched", key)], patch
+    patch = js_numbers(patch)
     if current is not None and not force and skill.phases:
         key = skill.phase_key
         phase = current.get(key)
         if phase in skill.terminal_phases and key in patch and patch[key] != phase:
-            return [
-                Problem(
-                    "terminal",
-                    f"run is at terminal {key} '{phase}'; start a new run rather than reopening it (--force overrides)",
-                    key,
-                )
-            ]
-    return []
+            message = f"run is at terminal {key} '{phase}'; start a new run rather than reopening it (--force overrides)"
+            return [Problem("terminal", message, key)], patch
+    return [], patch
 
 
 def _check_candidate(
@@ -167,7 +164,7 @@ def create_run(
     """
     check_run_id(run_id)
     seed = {} if seed is None else seed
-    problems = _prechecks(skill, None, seed, False, "seed")
+    problems, seed = _prechecks(skill, None, seed, False, "seed")
     if problems:
         return Outcome(False, None, tuple(problems))
     stamp = now or now_iso()
@@ -284,11 +281,12 @@ def _attempt(
             problem = Problem("patch", "keep_state: expected an empty patch and no action", "")
             return Outcome(False, record, (problem,), attempts=attempts)
         candidate = dict(state)
+        patch = change.patch
     else:
-        problems = _prechecks(skill, state, change.patch, change.force, "patch")
+        problems, patch = _prechecks(skill, state, change.patch, change.force, "patch")
         if problems:
             return Outcome(False, record, tuple(problems), attempts=attempts)
-        candidate = host.merge(state, change.patch)
+        candidate = host.merge(state, patch)
         if skill.updated_key:
             stamped = {skill.updated_key: stamp}
             candidate = host.merge(candidate, stamped)
@@ -331,7 +329,7 @@ def _attempt(
     entry = JournalEntry(
         ts=stamp,
         step=change.label,
-        patch=change.patch,
+        patch=patch,
         version=new.version,
         set=stamped,
         action=None if change.action is NO_ACTION else change.action,

@@ -9,7 +9,7 @@ rig-state's order. Messages are rig-state's texts.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -60,122 +60,144 @@ def check_fields(
 ) -> list[Problem]:
     """Every shape problem of ``state`` against ``fields``, in state order."""
     problems: list[Problem] = []
-    _walk(fields, state, "", budget, problems, source)
+    _compiled(fields, budget, source)(state, "", problems)
     return problems
 
 
-def _walk(
-    fields: Mapping[str, FieldSpec],
-    obj: Mapping[str, Any],
-    prefix: str,
-    budget: Budget,
-    out: list[Problem],
-    source: str,
-) -> None:
-    known: str | None = None
-    for key, value in obj.items():
-        path = f"{prefix}.{key}" if prefix else key
-        spec = fields.get(key)
-        if spec is None:
-            if known is None:
-                known = ", ".join(sorted(fields))
-            out.append(
-                Problem("unknown-key", f"{path}: unknown key. Known keys: {known}", path, source)
-            )
-            continue
-        _check_value(spec, value, path, budget, out, source)
+Walker = Callable[[Mapping[str, Any], str, list[Problem]], None]
+Checker = Callable[[Any, str, str, list[Problem]], None]
+
+_CACHE: dict[tuple[int, Budget, str], tuple[Mapping[str, FieldSpec], Walker]] = {}
 
 
-def _check_value(
-    spec: FieldSpec, value: Any, path: str, budget: Budget, out: list[Problem], source: str
-) -> None:
-    kind = spec.type
-    if kind == "string":
-        if type(value) is not str:
-            out.append(
-                Problem("type", f"{path}: expected a string, got {_got(value)}", path, source)
-            )
-            return
-        if len(value) > budget.string_chars:
-            out.append(
-                Problem(
-                    "budget",
-                    f"{path}: {len(value)} chars exceeds the {budget.string_chars}-char limit — summarize it",
-                    path,
-                    source,
-                )
-            )
-        if spec.enum is not None and value not in spec.enum:
-            out.append(
-                Problem(
-                    "enum", f'{path}: "{value}" is not one of {" | ".join(spec.enum)}', path, source
-                )
-            )
-    elif kind == "number":
-        if type(value) not in (int, float) or value != value:
-            out.append(
-                Problem("type", f"{path}: expected a number, got {_got(value)}", path, source)
-            )
-    elif kind == "boolean":
-        if type(value) is not bool:
-            out.append(
-                Problem("type", f"{path}: expected a boolean, got {_got(value)}", path, source)
-            )
-    elif kind == "string[]":
-        if type(value) is not list or any(type(v) is not str for v in value):
-            out.append(
-                Problem(
-                    "type", f"{path}: expected an array of strings, got {_got(value)}", path, source
-                )
-            )
-            return
-        if len(value) > budget.array_items:
-            out.append(
-                Problem(
-                    "budget",
-                    f"{path}: {len(value)} items exceeds the {budget.array_items}-item limit — keep what the next step needs",
-                    path,
-                    source,
-                )
-            )
-        limit = budget.string_chars
-        for index, item in enumerate(value):
-            if len(item) > limit:
+def _compiled(fields: Mapping[str, FieldSpec], budget: Budget, source: str) -> Walker:
+    """The walker for ``fields``, built once: checks are closures, paths built only on failure."""
+    key = (id(fields), budget, source)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is fields:
+        return hit[1]
+    walker = _object_walker(fields, budget, source)
+    if len(_CACHE) > 512:
+        _CACHE.clear()
+    _CACHE[key] = (fields, walker)
+    return walker
+
+
+def _join(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
+def _object_walker(fields: Mapping[str, FieldSpec], budget: Budget, source: str) -> Walker:
+    checkers = {name: _checker(spec, budget, source) for name, spec in fields.items()}
+    known = ", ".join(sorted(fields))
+
+    def walk(obj: Mapping[str, Any], prefix: str, out: list[Problem]) -> None:
+        for key, value in obj.items():
+            check = checkers.get(key)
+            if check is None:
+                path = _join(prefix, key)
                 out.append(
                     Problem(
-                        "budget",
-                        f"{path}[{index}]: {len(item)} chars exceeds the {limit}-char limit — summarize it",
-                        f"{path}[{index}]",
-                        source,
+                        "unknown-key", f"{path}: unknown key. Known keys: {known}", path, source
                     )
                 )
-    elif kind == "object":
-        if type(value) is not dict:
-            out.append(
-                Problem("type", f"{path}: expected an object, got {_got(value)}", path, source)
-            )
-            return
-        _walk(spec.of or {}, value, path, budget, out, source)
-    else:  # object[]
-        if type(value) is not list:
-            out.append(
-                Problem(
-                    "type", f"{path}: expected an array of objects, got {_got(value)}", path, source
+            else:
+                check(value, prefix, key, out)
+
+    return walk
+
+
+def _type_problem(prefix: str, key: str, want: str, value: Any, source: str) -> Problem:
+    path = _join(prefix, key)
+    return Problem("type", f"{path}: expected {want}, got {_got(value)}", path, source)
+
+
+def _checker(spec: FieldSpec, budget: Budget, source: str) -> Checker:
+    kind, chars, items = spec.type, budget.string_chars, budget.array_items
+    if kind == "string":
+        enum = spec.enum
+
+        def check_string(value: Any, prefix: str, key: str, out: list[Problem]) -> None:
+            if type(value) is not str:
+                out.append(_type_problem(prefix, key, "a string", value, source))
+                return
+            if len(value) > chars:
+                path = _join(prefix, key)
+                message = (
+                    f"{path}: {len(value)} chars exceeds the {chars}-char limit — summarize it"
                 )
-            )
+                out.append(Problem("budget", message, path, source))
+            if enum is not None and value not in enum:
+                path = _join(prefix, key)
+                out.append(
+                    Problem(
+                        "enum", f'{path}: "{value}" is not one of {" | ".join(enum)}', path, source
+                    )
+                )
+
+        return check_string
+    if kind == "number":
+
+        def check_number(value: Any, prefix: str, key: str, out: list[Problem]) -> None:
+            kind_of = type(value)
+            if (kind_of is not int and kind_of is not float) or value != value:
+                out.append(_type_problem(prefix, key, "a number", value, source))
+
+        return check_number
+    if kind == "boolean":
+
+        def check_boolean(value: Any, prefix: str, key: str, out: list[Problem]) -> None:
+            if type(value) is not bool:
+                out.append(_type_problem(prefix, key, "a boolean", value, source))
+
+        return check_boolean
+    if kind == "string[]":
+
+        def check_strings(value: Any, prefix: str, key: str, out: list[Problem]) -> None:
+            if type(value) is not list or any(type(v) is not str for v in value):
+                out.append(_type_problem(prefix, key, "an array of strings", value, source))
+                return
+            if len(value) > items:
+                path = _join(prefix, key)
+                message = f"{path}: {len(value)} items exceeds the {items}-item limit — keep what the next step needs"
+                out.append(Problem("budget", message, path, source))
+            for index, item in enumerate(value):
+                if len(item) > chars:
+                    path = f"{_join(prefix, key)}[{index}]"
+                    message = (
+                        f"{path}: {len(item)} chars exceeds the {chars}-char limit — summarize it"
+                    )
+                    out.append(Problem("budget", message, path, source))
+
+        return check_strings
+    inner = _object_walker(spec.of or {}, budget, source)
+    if kind == "object":
+
+        def check_object(value: Any, prefix: str, key: str, out: list[Problem]) -> None:
+            if type(value) is not dict:
+                out.append(_type_problem(prefix, key, "an object", value, source))
+                return
+            inner(value, _join(prefix, key), out)
+
+        return check_object
+
+    def check_objects(value: Any, prefix: str, key: str, out: list[Problem]) -> None:
+        if type(value) is not list:
+            out.append(_type_problem(prefix, key, "an array of objects", value, source))
             return
-        if len(value) > budget.array_items:
+        path = _join(prefix, key)
+        if len(value) > items:
             out.append(
                 Problem(
                     "budget",
-                    f"{path}: {len(value)} items exceeds the {budget.array_items}-item limit",
+                    f"{path}: {len(value)} items exceeds the {items}-item limit",
                     path,
                     source,
                 )
             )
         for index, item in enumerate(value):
-            item_path = f"{path}[{index}]"
             if type(item) is not dict:
+                item_path = f"{path}[{index}]"
                 out.append(
                     Problem(
                         "type",
@@ -185,7 +207,9 @@ def _check_value(
                     )
                 )
                 continue
-            _walk(spec.of or {}, item, item_path, budget, out, source)
+            inner(item, f"{path}[{index}]", out)
+
+    return check_objects
 
 
 def check_phase(

@@ -273,3 +273,11 @@ def test_arbitrary_patches_never_raise_and_rejections_change_nothing(
     else:
         assert outcome.problems
         assert snapshot(store, "r") == before
+
+
+def test_integral_floats_are_stored_as_javascript_numbers(host: Any, store: Any, skill: Any, run: str) -> None:
+    outcome = patch(host, store, skill, {"counter": 2.0, "info": {"detail": {"level": 1.5}}})
+    state = store.get("r").state
+    assert type(state["counter"]) is int and state["info"]["detail"]["level"] == 1.5
+    assert outcome.entry is not None and compact(outcome.entry.patch) == '{"counter":2,"info":{"detail":{"level":1.5}}}'
+    assert parse_json("[1.0, 1e2, 2.5]") == [1, 100, 2.5] and type(parse_json("1.0")) is int

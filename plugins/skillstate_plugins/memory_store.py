@@ -1,19 +1,19 @@
 """The ``memory:`` store: runs kept in this process only (tests, benchmarks, throwaway sessions).
 
 ``memory:`` opens a fresh, private store; ``memory:NAME`` opens the store named
-NAME, shared by every opener in this process. Records are kept as JSON text, so a
-caller can never change a stored state by mutating an object it was given.
+NAME, shared by every opener in this process. Records are kept as the (frozen)
+objects committed, without copying: like every state in skillstate they must be
+treated as immutable — the pipeline never changes one in place. That keeps the
+store cheap enough to measure the pipeline itself (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import warnings
 from collections.abc import Callable
 
 from skillstate.errors import RunExists, RunNotFound, VersionConflict
-from skillstate.jsondoc import compact
 from skillstate.markers import hookimpl
 from skillstate.records import JournalEntry, RunRecord, RunSummary, StoreSpec
 from skillstate.store import Store, StoreWarning, check_run_id
@@ -24,8 +24,8 @@ __all__ = ["MemoryStore", "skillstate_register_stores"]
 class _Space:
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.records: dict[str, str] = {}
-        self.journals: dict[str, list[str]] = {}
+        self.records: dict[str, RunRecord] = {}
+        self.journals: dict[str, list[JournalEntry]] = {}
 
 
 _named: dict[str, _Space] = {}
@@ -46,40 +46,37 @@ class MemoryStore(Store):
 
     def get(self, run_id: str) -> RunRecord:
         check_run_id(run_id)
-        text = self._space.records.get(run_id)
-        if text is None:
+        record = self._space.records.get(run_id)
+        if record is None:
             raise RunNotFound(run_id)
-        return RunRecord.from_dict(json.loads(text))
+        return record
 
     def create(self, record: RunRecord, entry: JournalEntry) -> None:
         check_run_id(record.id)
-        text, line = compact(record.to_dict()), compact(entry.to_dict())
         with self._space.lock:
             if record.id in self._space.records:
                 raise RunExists(record.id)
-            self._space.records[record.id] = text
-            self._space.journals[record.id] = [line]
+            self._space.records[record.id] = record
+            self._space.journals[record.id] = [entry]
 
     def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
         check_run_id(record.id)
-        text, line = compact(record.to_dict()), compact(entry.to_dict())
         space = self._space
         with space.lock:
             current = space.records.get(record.id)
             if current is None:
                 raise RunNotFound(record.id)
-            version = json.loads(current)["version"]
-            if version != expected_version:
-                raise VersionConflict(record.id, expected_version, version)
-            space.records[record.id] = text
-            space.journals[record.id].append(line)
+            if current.version != expected_version:
+                raise VersionConflict(record.id, expected_version, current.version)
+            space.records[record.id] = record
+            space.journals[record.id].append(entry)
 
     def list(self, skill: str | None = None) -> list[RunSummary]:
         out = []
         for run_id in sorted(self._space.records):
             try:
                 record = self.get(run_id)
-            except (RunNotFound, ValueError) as exc:  # deleted meanwhile, or damaged
+            except RunNotFound as exc:  # deleted meanwhile
                 warnings.warn(f"skipping run {run_id}: {exc}", StoreWarning, stacklevel=2)
                 continue
             if skill is None or record.skill == skill:
@@ -88,10 +85,10 @@ class MemoryStore(Store):
 
     def journal(self, run_id: str) -> list[JournalEntry]:
         check_run_id(run_id)
-        lines = self._space.journals.get(run_id)
-        if lines is None:
+        entries = self._space.journals.get(run_id)
+        if entries is None:
             raise RunNotFound(run_id)
-        return [JournalEntry.from_dict(json.loads(line)) for line in list(lines)]
+        return list(entries)
 
     def delete(self, run_id: str) -> bool:
         check_run_id(run_id)
