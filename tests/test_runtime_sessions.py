@@ -246,7 +246,7 @@ def test_tampered_spec_is_detected(rt: Runtime) -> None:
 
 
 def test_initial_state_must_satisfy_the_schema(rt: Runtime) -> None:
-    with pytest.raises(StateRejected, match="^Initial state violates state_schema: "):
+    with pytest.raises(StateRejected, match=r"^Initial state violates state_schema: "):
         rt.initialize_skill("s1", "P", {"attempts": 1}, SCHEMA)
     with pytest.raises(SessionNotFound):
         rt.get_session("s1")  # nothing was created

@@ -107,14 +107,14 @@ def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> 
 
 def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
     """P: a non-empty string or a JSON object. Returns (value, stored text, format)."""
-    from skillstate.jsondoc import compact
+    from skillstate.jsondoc import compact, js_numbers
 
     if isinstance(value, str):
         check_text(value, "skill_specification", limits.spec_bytes)
         return value, value, "text"
     if type(value) is dict:
         check_object(value, "skill_specification", limits.spec_bytes)
-        text = compact(value)
+        text = compact(js_numbers(value))
         if "\\u0000" in text:
             raise SessionInputError(
                 "skill_specification may not contain NUL (\\u0000); no store can keep it"

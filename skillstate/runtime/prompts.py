@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skillstate.jsondoc import compact as js_compact
+from skillstate.jsondoc import compact, js_numbers
 from skillstate.jsondoc import pretty as js_pretty
 
 __all__ = [
@@ -54,7 +54,7 @@ def _dump(value: Any, *, indent: bool, ensure_ascii: bool) -> str:
         if indent:
             return json.dumps(value, indent=2)
         return json.dumps(value, separators=(",", ":"))
-    return js_pretty(value) if indent else js_compact(value)
+    return js_pretty(value) if indent else compact(js_numbers(value))
 
 
 def render_skill_state_prompt(

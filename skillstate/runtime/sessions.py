@@ -170,7 +170,7 @@ class Runtime:
     ) -> dict[str, Any]:
         """Create a session: store P (immutable), Σ_0 = initial_state, a fresh environment."""
         session_id = inputs.check_session_id(session_id)
-        spec, spec_text, spec_format = inputs.check_spec(skill_specification, self.limits)
+        _, spec_text, spec_format = inputs.check_spec(skill_specification, self.limits)
         seed = {} if initial_state is None else inputs.check_object(initial_state, "initial_state")
         schema = inputs.check_schema(state_schema, self.limits)
         options = inputs.check_options(environment_options, self.limits)
@@ -218,7 +218,7 @@ class Runtime:
             )
             raise StateRejected(f"{prefix}: {pl.reasons(problems)}", problems)
         log.debug("session %s initialized (environment %s)", session_id, env_spec.name)
-        return pl.init_payload(outcome.record, spec)
+        return pl.init_payload(outcome.record)
 
     def _status_of(self, session_id: str) -> str:
         try:

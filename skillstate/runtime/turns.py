@@ -162,19 +162,20 @@ def _original_offset(offset: int, removed: list[int]) -> int:
     return offset
 
 
-def _member_offsets(body: str) -> dict[str, int]:
-    """Where each top-level member's value starts in ``body`` (a valid JSON object)."""
+def _member_offsets(body: str) -> dict[str, tuple[int, int]]:
+    """Where each top-level member's key and value start in ``body`` (a valid JSON object)."""
     ws = re.compile(r"[ \t\r\n]*")
-    offsets: dict[str, int] = {}
+    offsets: dict[str, tuple[int, int]] = {}
     index = ws.match(body, 0).end() + 1  # type: ignore[union-attr]
     while True:
         index = ws.match(body, index).end()  # type: ignore[union-attr]
         if body[index] == "}":
             return offsets
+        start = index
         key, index = _DECODER.raw_decode(body, index)
         index = ws.match(body, index).end() + 1  # type: ignore[union-attr]
         index = ws.match(body, index).end()  # type: ignore[union-attr]
-        offsets[key] = index
+        offsets[key] = (start, index)
         _, index = _DECODER.raw_decode(body, index)
         index = ws.match(body, index).end()  # type: ignore[union-attr]
         if body[index] == ",":
@@ -215,11 +216,11 @@ def parse_turn_response(text: str) -> ParsedTurn:
         repairs.extend(more)
     done = tuple(repairs)
 
-    def at(key: str | None) -> int:
-        if key is None:
+    def at(key: str | None, value: bool = True) -> int:
+        found = None if key is None else _member_offsets(body).get(key)
+        if found is None:
             return block.start
-        found = _member_offsets(body).get(key)
-        return block.start if found is None else block.body + _original_offset(found, removed)
+        return block.body + _original_offset(found[1] if value else found[0], removed)
 
     if type(value) is not dict:
         kind = "an array" if isinstance(value, list) else f"a {type(value).__name__}"
@@ -243,7 +244,7 @@ def parse_turn_response(text: str) -> ParsedTurn:
             f'the JSON block must have exactly the two keys "state_patch" and "action"; '
             f"got {json.dumps(list(value), ensure_ascii=False)} ({'; '.join(parts)})",
             text,
-            at(extra[0] if extra else None),
+            at(extra[0] if extra else None, value=False),
             done,
         )
     patch, action = value["state_patch"], value["action"]
@@ -302,7 +303,7 @@ def _repaired(
             return _decode(fixed), fixed, removed, made
         except ValueError:
             pass
-    position = error.pos if isinstance(error, json.JSONDecodeError) else 0
+    position = block.body + error.pos if isinstance(error, json.JSONDecodeError) else block.start
     detail = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
     if made:
         detail += f" (repairs tried without success: {'; '.join(made)})"
@@ -310,6 +311,6 @@ def _repaired(
         "json_parse_error",
         f"the JSON block is not valid JSON: {detail}",
         text,
-        block.body + position,
+        position,
         repairs,
     )
