@@ -1,0 +1,96 @@
+"""``skillstate verify``: replays journals of a real file store, in process and as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillstate.cli.main import main
+from skillstate.pipeline import Change, create_run, transition
+from skillstate.testing import make_host, sample_skill
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    url = f"file:{tmp_path / 'state'}"
+    host = make_host(url)
+    store, skill = host.open_store(), sample_skill()
+    for run_id in ("alpha", "beta"):
+        assert create_run(host, store, skill, run_id, {"counter": 0}).accepted
+        assert transition(host, store, run_id, Change(patch={"counter": 1}), skill=skill).accepted
+    host.close()
+    return url
+
+
+def _tamper(url: str, run_id: str) -> None:
+    path = Path(url[5:]) / f"{run_id}.json"
+    data = json.loads(path.read_text())
+    data["state"]["counter"] = 41
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _run(url: str, *args: str, capsys: Any) -> tuple[int, str, str]:
+    code = main(["--store", url, "verify", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_clean_store_exits_0(url: str, capsys: Any) -> None:
+    assert _run(url, capsys=capsys) == (0, "2 runs checked, 0 differ from their journal\n", "")
+
+
+def test_a_tampered_record_is_reported_with_exit_1(url: str, capsys: Any) -> None:
+    _tamper(url, "beta")
+    code, out, _ = _run(url, capsys=capsys)
+    assert code == 1
+    assert out == (
+        "beta: differs from its journal\n"
+        "  - record state differs from the replay of its journal\n"
+        "2 runs checked, 1 differs from its journal\n"
+    )
+    assert _run(url, "alpha", capsys=capsys)[0] == 0  # only the named run is checked
+    code, out, _ = _run(url, "--json", "beta", capsys=capsys)
+    assert code == 1
+    assert json.loads(out) == [
+        {
+            "id": "beta",
+            "ok": False,
+            "problems": ["record state differs from the replay of its journal"],
+        }
+    ]
+
+
+def test_a_damaged_journal_is_reported(url: str, capsys: Any) -> None:
+    journal = Path(url[5:]) / "alpha.jsonl"
+    journal.write_bytes(b"{not json\n" + journal.read_bytes().split(b"\n", 1)[1])
+    code, out, _ = _run(url, capsys=capsys)
+    assert code == 1
+    assert "alpha: differs from its journal" in out and "alpha.jsonl line 1 is damaged" in out
+
+
+@pytest.mark.parametrize(
+    ("run_id", "message"),
+    [("../x", "run id '../x' must be alphanumeric"), ("nope", "no run 'nope'")],
+)
+def test_bad_or_unknown_ids_are_usage_errors(
+    url: str, capsys: Any, run_id: str, message: str
+) -> None:
+    code, out, err = _run(url, run_id, capsys=capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"skillstate: {message}")
+
+
+def test_as_a_real_command(url: str) -> None:
+    _tamper(url, "alpha")
+    result = subprocess.run(
+        [sys.executable, "-m", "skillstate.cli.main", "--store", url, "verify"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("alpha: differs from its journal\n")
