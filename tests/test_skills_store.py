@@ -544,3 +544,32 @@ def test_session_spec_freezes_body_and_hash(store: SkillStore) -> None:
     again = session_spec("task", store)
     assert not isinstance(again, SkillError) and again.sha256 != spec.sha256
     assert err(session_spec("missing", store)).code == "not-found"
+
+
+def test_writes_are_read_back_with_the_read_path_in_use(tmp_path: Path) -> None:
+    text = "---\nname: y\ndescription: null\n---\nbody\n"
+    flat = SkillStore(tmp_path / "flat", use_yaml=False)
+    ok(flat.create("y", text))  # the flat parser reads the text "null"
+    assert view(flat, "y").description == "null"
+    pytest.importorskip("yaml", reason="PyYAML is optional and not installed here")
+    yaml_store = SkillStore(tmp_path / "yaml")
+    error = err(yaml_store.create("y", text))
+    assert error.message == "SKILL.md of skill 'y' has no 'description' in its frontmatter."
+    assert not (tmp_path / "yaml" / "y").exists()
+
+
+def test_yaml_read_path_in_the_store(tmp_path: Path) -> None:
+    pytest.importorskip("yaml", reason="PyYAML is optional and not installed here")
+    store = SkillStore(tmp_path / "p")
+    text = (
+        '---\nname: "n"\ndescription: >\n  Folded\n  text\nmetadata:\n  tags: [a, b]\n---\nbody\n'
+    )
+    put_skill(store.project, "n", text)
+    (meta,) = store.list().skills
+    assert meta.description == "Folded text\n"
+    result = view(store, "n")
+    assert result.frontmatter["metadata"] == {"tags": ["a", "b"]}
+    # The same skill under the flat parser: the quoted name no longer equals the directory.
+    flat = SkillStore(tmp_path / "p", use_yaml=False)
+    assert flat.list().skills == ()
+    assert "declares name '\"n\"'" in err(flat.view("n")).message

@@ -35,7 +35,7 @@ from skillstate.skills.paths import (
     check_support_path,
     confine,
 )
-from skillstate.skills.reading import describe_header, os_message, support_files
+from skillstate.skills.reading import check_stored, describe_header, os_message, support_files
 from skillstate.skills.results import SkillError, WriteResult
 
 if TYPE_CHECKING:
@@ -54,8 +54,15 @@ class _Abort(Exception):
         self.error = error
 
 
-def check_skill_text(name: str, content: str, prefix: str = "") -> SkillError | None:
-    """Every write-side rule for a whole SKILL.md text, or ``None`` when it may be written."""
+def check_skill_text(
+    name: str, content: str, prefix: str = "", use_yaml: bool | None = None
+) -> SkillError | None:
+    """Every write-side rule for a whole SKILL.md text, or ``None`` when it may be written.
+
+    Last, the text is read back with the read path in use (``use_yaml``), so whatever
+    is written is listable: e.g. ``description: null`` passes the flat rules but is
+    empty to PyYAML.
+    """
     try:
         fields, _ = check_content(content)
     except HeaderProblem as exc:
@@ -82,6 +89,9 @@ def check_skill_text(name: str, content: str, prefix: str = "") -> SkillError | 
     if header is None or header.status != "ok":
         message = describe_header(name, header) if header is not None else None
         return SkillError("invalid-content", f"{prefix}{message or 'SKILL.md is empty.'}")
+    readback = check_stored(name, header.source, use_yaml)
+    if isinstance(readback, str):
+        return SkillError("invalid-content", f"{prefix}{readback}")
     return None
 
 
@@ -145,7 +155,7 @@ def create(store: SkillStore, name: str, content: str) -> WriteResult | SkillErr
     problem = check_name(name)
     if problem is not None:
         return SkillError("invalid-name", problem)
-    error = check_skill_text(name, content)
+    error = check_skill_text(name, content, use_yaml=store.use_yaml)
     if error is not None:
         return error
     if content.startswith(BOM):
@@ -222,7 +232,7 @@ def edit(store: SkillStore, name: str, body_text: str) -> WriteResult | SkillErr
                     )
                 )
             new = old[: parts[2]] + body_text
-            error = check_skill_text(name, new)
+            error = check_skill_text(name, new, use_yaml=store.use_yaml)
             if error is not None:
                 raise _Abort(error)
             data = new.encode("utf-8")
@@ -325,7 +335,9 @@ def patch(
             new = text.replace(find, replace, -1 if replace_all else 1)
             data = new.encode("utf-8")
             if path is None:
-                error = check_skill_text(name, new, "Patch would break SKILL.md structure: ")
+                error = check_skill_text(
+                    name, new, "Patch would break SKILL.md structure: ", store.use_yaml
+                )
                 if error is not None:
                     raise _Abort(error)
             else:
