@@ -468,3 +468,22 @@ def test_runtime_can_be_imported_lazily_from_the_package() -> None:
 
     assert "Runtime" in skillstate.__all__
     assert skillstate.Runtime is Runtime
+
+
+def test_rig_task_session_gets_rig_guards_and_immutable_keys(rt: Runtime) -> None:
+    import os
+
+    if rt.host.skills.get("rig-task") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the bundled rig plugin is not installed")
+        pytest.skip("the rig plugin is not installed")
+    boot = rt.initialize_skill("rig-1", "Ship the feature.", skill="rig-task")
+    state = boot["prompt_payload"]["current_state"]
+    assert (state["runId"], state["skill"], state["phase"]) == ("rig-1", "rig-task", "spec")
+    guarded = rt.execute_step("rig-1", "", {"phase": "pr-open"}, "push")
+    assert guarded["meta"]["rolled_back"] and guarded["meta"]["rejection"] == "schema"
+    assert "requires tests.status = green" in guarded["prompt_payload"]["latest_observation"]
+    immutable = rt.execute_step("rig-1", "", {"runId": "other"}, "rename")
+    assert immutable["meta"]["problems"][0]["code"] == "immutable"
+    assert rt.get_session("rig-1")["execution_state"]["runId"] == "rig-1"
+    assert rt.get_session("rig-1")["metadata"]["stepCount"] == 0

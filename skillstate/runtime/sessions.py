@@ -33,8 +33,8 @@ from typing import Any
 from skillstate.errors import PluginError, RunExists, RunNotFound, SkillstateError, VersionConflict
 from skillstate.host import Host
 from skillstate.jsondoc import check_document
-from skillstate.pipeline import Change, Outcome, create_run, transition
-from skillstate.records import Problem, RunRecord, SkillDefinition
+from skillstate.pipeline import Change, create_run, transition
+from skillstate.records import RunRecord, SkillDefinition
 from skillstate.runtime import inputs
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import (
@@ -47,6 +47,7 @@ from skillstate.runtime.errors import (
     StateRejected,
 )
 from skillstate.runtime.inputs import SessionLimits
+from skillstate.runtime.steps import raise_if_inactive, run_step
 from skillstate.store import Store
 
 __all__ = ["ADHOC_SKILL", "Runtime"]
@@ -253,120 +254,15 @@ class Runtime:
             raise SessionInputError(
                 "environment_observation must be a string (the observation you consumed) or omitted"
             )
-        return self._retry(
-            session_id, lambda: self._step_once(session_id, patch, action, environment_observation)
-        )
 
-    def _step_once(
-        self, session_id: str, patch: dict[str, Any], action: Any, echoed: str | None
-    ) -> dict[str, Any] | None:
-        record = self._active(session_id, "steps")
-        skill = self._skill(record)
-        drift = pl.DRIFT_WARNING if echoed is not None and echoed != record.observation else None
-        budget = self.host.budget(skill)
-        size = pl.json_size(patch)
-        if size > budget.document_bytes:
-            problem = Problem(
-                "budget",
-                f"state_update is {size} bytes, over the {budget.document_bytes}-byte state budget "
-                "— send only the keys that change",
+        def attempt() -> dict[str, Any]:
+            record = self._active(session_id, "steps")
+            skill = self._skill(record)
+            return run_step(
+                self.host, self.store, record, skill, patch, action, environment_observation
             )
-            return self._schema_rollback(record, skill, (problem,), drift)
-        change = Change(
-            patch=patch,
-            label="execute_step",
-            action=action,
-            advance_step=True,
-            require_active=True,
-            meta={"last_action": action},
-        )
-        outcome = transition(
-            self.host, self.store, session_id, change, skill=skill, expected_version=record.version
-        )
-        if outcome.accepted and outcome.record is not None:
-            return self._accepted(outcome, outcome.record, drift)
-        _raise_if_inactive(session_id, outcome)
-        if outcome.action is not None:
-            return self._env_rollback(record, skill, outcome, action, drift)
-        return self._schema_rollback(record, skill, outcome.problems, drift)
 
-    def _accepted(self, outcome: Outcome, new: RunRecord, drift: str | None) -> dict[str, Any]:
-        result = outcome.action
-        if result is None:
-            status = "ok"
-        elif result.status == "completed":
-            status = "completed"
-        else:
-            status = str(result.details.get("action_status", "ok"))
-        log.debug("session %s step %d accepted (%s)", new.id, new.step, status)
-        return pl.step_payload(
-            new,
-            action_status=status,
-            rolled_back=False,
-            rejection=None,
-            problems=(),
-            warning=drift,
-        )
-
-    def _record_rollback(
-        self, record: RunRecord, skill: SkillDefinition, label: str, observation: str, meta: Any
-    ) -> RunRecord:
-        change = Change(
-            keep_state=True, label=label, observation=observation, meta=meta, require_active=True
-        )
-        outcome = transition(
-            self.host, self.store, record.id, change, skill=skill, expected_version=record.version
-        )
-        _raise_if_inactive(record.id, outcome)
-        if not outcome.accepted or outcome.record is None:
-            raise SessionCorrupt(
-                f'session "{record.id}": could not record the rollback observation: '
-                f"{pl.reasons(outcome.problems)}"
-            )
-        return outcome.record
-
-    def _schema_rollback(
-        self,
-        record: RunRecord,
-        skill: SkillDefinition,
-        problems: tuple[Problem, ...],
-        drift: str | None,
-    ) -> dict[str, Any]:
-        observation = pl.schema_violation_observation(problems, record.step)
-        new = self._record_rollback(record, skill, "rollback:schema", observation, None)
-        log.debug("session %s step rolled back (schema, %d problems)", record.id, len(problems))
-        return pl.step_payload(
-            new,
-            action_status="failed",
-            rolled_back=True,
-            rejection="schema",
-            problems=problems,
-            warning=pl.join_warnings(drift, pl.schema_violation_warning(problems)),
-        )
-
-    def _env_rollback(
-        self,
-        record: RunRecord,
-        skill: SkillDefinition,
-        outcome: Outcome,
-        action: Any,
-        drift: str | None,
-    ) -> dict[str, Any]:
-        assert outcome.action is not None
-        result = outcome.action
-        kind = str(result.details.get("rejection", "environment"))
-        new = self._record_rollback(
-            record, skill, f"rollback:{kind}", result.observation, {"last_action": action}
-        )
-        log.debug("session %s step rolled back (%s)", record.id, kind)
-        return pl.step_payload(
-            new,
-            action_status="failed",
-            rolled_back=True,
-            rejection=kind,
-            problems=outcome.problems,
-            warning=pl.join_warnings(drift, pl.ENV_REJECTED_WARNING),
-        )
+        return self._retry(session_id, attempt)
 
     def inject_observation(
         self, session_id: str, observation: str, state_patch: dict[str, Any] | None = None
@@ -397,7 +293,7 @@ class Runtime:
                 skill=self._skill(record),
                 expected_version=record.version,
             )
-            _raise_if_inactive(session_id, outcome)
+            raise_if_inactive(session_id, outcome)
             if not outcome.accepted or outcome.record is None:
                 raise StateRejected(
                     f"state_patch rejected (state and observation unchanged): "
@@ -462,12 +358,6 @@ class Runtime:
             record.status,
             record.observation,
         )
-
-
-def _raise_if_inactive(session_id: str, outcome: Outcome) -> None:
-    if not outcome.accepted and any(p.code == "status" for p in outcome.problems):
-        status = outcome.record.status if outcome.record is not None else "closed"
-        raise SessionNotActive(session_id, status)
 
 
 def _build_env(name: str, make: Callable[[], Any]) -> Any:

@@ -1,0 +1,162 @@
+"""One ``execute_step`` attempt: validate Σ ⊕ ΔΣ, execute the action, commit or roll back.
+
+See :mod:`skillstate.runtime.sessions` for the semantics. A rollback still records
+its observation (and, for an environment rejection, the last action) with a
+``keep_state`` write, compare-and-swapped on the same version as the attempt.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from skillstate.host import Host
+from skillstate.pipeline import Change, Outcome, transition
+from skillstate.records import Problem, RunRecord, SkillDefinition
+from skillstate.runtime import payloads as pl
+from skillstate.runtime.errors import SessionCorrupt, SessionNotActive
+from skillstate.store import Store
+
+__all__ = ["raise_if_inactive", "run_step"]
+
+log = logging.getLogger("skillstate.runtime")
+
+
+def run_step(
+    host: Host,
+    store: Store,
+    record: RunRecord,
+    skill: SkillDefinition,
+    patch: dict[str, Any],
+    action: Any,
+    echoed: str | None,
+) -> dict[str, Any]:
+    """One attempt of ``execute_step`` on ``record`` (the version just read).
+
+    Raises :class:`~skillstate.errors.VersionConflict` when another writer got there
+    first (the caller re-reads and tries again).
+    """
+    session_id = record.id
+    drift = pl.DRIFT_WARNING if echoed is not None and echoed != record.observation else None
+    budget = host.budget(skill)
+    size = pl.json_size(patch)
+    if size > budget.document_bytes:
+        problem = Problem(
+            "budget",
+            f"state_update is {size} bytes, over the {budget.document_bytes}-byte state budget "
+            "— send only the keys that change",
+        )
+        return _schema_rollback(host, store, record, skill, (problem,), drift)
+    change = Change(
+        patch=patch,
+        label="execute_step",
+        action=action,
+        advance_step=True,
+        require_active=True,
+        meta={"last_action": action},
+    )
+    outcome = transition(
+        host, store, session_id, change, skill=skill, expected_version=record.version
+    )
+    if outcome.accepted and outcome.record is not None:
+        return _accepted(outcome, outcome.record, drift)
+    raise_if_inactive(session_id, outcome)
+    if outcome.action is not None:
+        return _env_rollback(host, store, record, skill, outcome, action, drift)
+    return _schema_rollback(host, store, record, skill, outcome.problems, drift)
+
+
+def _accepted(outcome: Outcome, new: RunRecord, drift: str | None) -> dict[str, Any]:
+    result = outcome.action
+    if result is None:
+        status = "ok"
+    elif result.status == "completed":
+        status = "completed"
+    else:
+        status = str(result.details.get("action_status", "ok"))
+    log.debug("session %s step %d accepted (%s)", new.id, new.step, status)
+    return pl.step_payload(
+        new,
+        action_status=status,
+        rolled_back=False,
+        rejection=None,
+        problems=(),
+        warning=drift,
+    )
+
+
+def _record_rollback(
+    host: Host,
+    store: Store,
+    record: RunRecord,
+    skill: SkillDefinition,
+    label: str,
+    observation: str,
+    meta: Any,
+) -> RunRecord:
+    change = Change(
+        keep_state=True, label=label, observation=observation, meta=meta, require_active=True
+    )
+    outcome = transition(
+        host, store, record.id, change, skill=skill, expected_version=record.version
+    )
+    raise_if_inactive(record.id, outcome)
+    if not outcome.accepted or outcome.record is None:
+        raise SessionCorrupt(
+            f'session "{record.id}": could not record the rollback observation: '
+            f"{pl.reasons(outcome.problems)}"
+        )
+    return outcome.record
+
+
+def _schema_rollback(
+    host: Host,
+    store: Store,
+    record: RunRecord,
+    skill: SkillDefinition,
+    problems: tuple[Problem, ...],
+    drift: str | None,
+) -> dict[str, Any]:
+    observation = pl.schema_violation_observation(problems, record.step)
+    new = _record_rollback(host, store, record, skill, "rollback:schema", observation, None)
+    log.debug("session %s step rolled back (schema, %d problems)", record.id, len(problems))
+    return pl.step_payload(
+        new,
+        action_status="failed",
+        rolled_back=True,
+        rejection="schema",
+        problems=problems,
+        warning=pl.join_warnings(drift, pl.schema_violation_warning(problems)),
+    )
+
+
+def _env_rollback(
+    host: Host,
+    store: Store,
+    record: RunRecord,
+    skill: SkillDefinition,
+    outcome: Outcome,
+    action: Any,
+    drift: str | None,
+) -> dict[str, Any]:
+    assert outcome.action is not None
+    result = outcome.action
+    kind = str(result.details.get("rejection", "environment"))
+    new = _record_rollback(
+        host, store, record, skill, f"rollback:{kind}", result.observation, {"last_action": action}
+    )
+    log.debug("session %s step rolled back (%s)", record.id, kind)
+    return pl.step_payload(
+        new,
+        action_status="failed",
+        rolled_back=True,
+        rejection=kind,
+        problems=outcome.problems,
+        warning=pl.join_warnings(drift, pl.ENV_REJECTED_WARNING),
+    )
+
+
+def raise_if_inactive(session_id: str, outcome: Outcome) -> None:
+    if not outcome.accepted and any(p.code == "status" for p in outcome.problems):
+        status = outcome.record.status if outcome.record is not None else "closed"
+        raise SessionNotActive(session_id, status)
