@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import PluginError, RunExists, RunNotFound, SkillstateError, VersionConflict
 from skillstate.host import Host
@@ -49,6 +49,9 @@ from skillstate.runtime.errors import (
 from skillstate.runtime.inputs import SessionLimits
 from skillstate.runtime.steps import raise_if_inactive, run_step
 from skillstate.store import Store
+
+if TYPE_CHECKING:
+    from skillstate.skills import SkillStore
 
 __all__ = ["ADHOC_SKILL", "Runtime"]
 
@@ -168,8 +171,14 @@ class Runtime:
         environment: str = "mock",
         skill: str | None = None,
         environment_options: dict[str, Any] | None = None,
+        *,
+        provenance: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Create a session: store P (immutable), Σ_0 = initial_state, a fresh environment."""
+        """Create a session: store P (immutable), Σ_0 = initial_state, a fresh environment.
+
+        ``provenance`` (optional) is kept as ``meta["skill_store"]``: where P came from
+        (see :meth:`initialize_from_skill_store`).
+        """
         session_id = inputs.check_session_id(session_id)
         _, spec_text, spec_format = inputs.check_spec(skill_specification, self.limits)
         seed = {} if initial_state is None else inputs.check_object(initial_state, "initial_state")
@@ -193,6 +202,8 @@ class Runtime:
             "spec_format": spec_format,
             "spec_sha256": pl.spec_digest(spec_text),
         }
+        if provenance is not None:
+            meta["skill_store"] = dict(provenance)
         try:
             outcome = create_run(
                 self.host,
@@ -220,6 +231,42 @@ class Runtime:
             raise StateRejected(f"{prefix}: {pl.reasons(problems)}", problems)
         log.debug("session %s initialized (environment %s)", session_id, env_spec.name)
         return pl.init_payload(outcome.record)
+
+    def initialize_from_skill_store(
+        self,
+        session_id: str,
+        name: str,
+        initial_state: dict[str, Any] | None = None,
+        state_schema: dict[str, Any] | None = None,
+        environment: str | None = None,
+        skill: str | None = None,
+        environment_options: dict[str, Any] | None = None,
+        *,
+        skill_store: SkillStore | None = None,
+    ) -> dict[str, Any]:
+        """Create a session whose P is the body of the stored skill ``name``, frozen now.
+
+        ``skill`` defaults to the skill's ``skillstate-skill`` frontmatter key,
+        ``environment`` to ``skillstate-environment`` (else ``mock``). The session's
+        ``meta["skill_store"]`` records the skill's name, the sha256 of its SKILL.md,
+        its source and path. ``skill_store`` defaults to the configured one.
+        """
+        from skillstate.skills import SkillError, SkillStore, session_spec
+
+        store = skill_store if skill_store is not None else SkillStore.from_config(self.host.config)
+        spec = session_spec(name, store)
+        if isinstance(spec, SkillError):
+            raise SessionInputError(spec.message)
+        return self.initialize_skill(
+            session_id,
+            spec.body,
+            initial_state,
+            state_schema,
+            environment or spec.environment or "mock",
+            skill if skill is not None else spec.skill_definition,
+            environment_options,
+            provenance=spec.meta()["skill_store"],
+        )
 
     def _status_of(self, session_id: str) -> str:
         try:
