@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         StoreSpec,
     )
     from skillstate.runtime.sessions import Runtime
+    from skillstate.skills import SkillStore
     from skillstate.store import Store
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "RunRecord",
     "Runtime",
     "SkillDefinition",
+    "SkillStore",
     "SkillstateError",
     "Store",
     "StoreSpec",
@@ -108,6 +110,7 @@ _LAZY = {
     "StoreSpec": "skillstate.records",
     "Store": "skillstate.store",
     "Runtime": "skillstate.runtime.sessions",
+    "SkillStore": "skillstate.skills",
     "Change": "skillstate.pipeline",
     "Outcome": "skillstate.pipeline",
     "create_run": "skillstate.pipeline",
