@@ -142,7 +142,7 @@ def _unknown_hooks(pm: SkillstatePluginManager, plugin: Any) -> str | None:
 
 
 def _entry_points() -> list[Any]:
-    from importlib.metadata import entry_points
+    from skillstate.entrypoints import entry_points
 
     eps = list(entry_points(group=PROJECT))
 
