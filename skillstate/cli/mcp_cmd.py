@@ -1,0 +1,164 @@
+"""``skillstate mcp``: the SKILL.state MCP server on stdio (default) or Streamable HTTP.
+
+The store is the configured one (``--store``, ``SKILLSTATE_STORE``, the config file).
+Only this command imports the MCP SDK, and only when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skillstate.cli.context import CliContext
+
+__all__ = ["configure", "run"]
+
+DEFAULT_PORT = 3211
+DEFAULT_MAX_BODY = 1024 * 1024
+
+
+def _port_default() -> int:
+    text = os.environ.get("SKILL_STATE_PORT", "")
+    return int(text) if text.isdigit() and 0 < int(text) < 65536 else DEFAULT_PORT
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of bytes, got {text!r}"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of bytes, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value < 65536:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535 (0 = any free port), got {value}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--http", action="store_true", help="serve Streamable HTTP at /mcp instead of stdio"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1, loopback only)"
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=None,
+        help=f"HTTP port (default $SKILL_STATE_PORT or {DEFAULT_PORT}; 0 = any free port)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept this Host name (and its Origins); repeatable",
+    )
+    parser.add_argument(
+        "--token",
+        default=None,
+        help="require 'Authorization: Bearer TOKEN' on every HTTP request "
+        "(default $SKILLSTATE_MCP_TOKEN)",
+    )
+    parser.add_argument(
+        "--max-body",
+        type=_positive,
+        default=DEFAULT_MAX_BODY,
+        metavar="BYTES",
+        help=f"largest HTTP request body (default {DEFAULT_MAX_BODY})",
+    )
+    parser.add_argument(
+        "--allow-skill-writes",
+        action="store_true",
+        help="offer the skill_manage tool (create/edit/patch/delete skills); off by default",
+    )
+    parser.add_argument(
+        "--transport",
+        choices=("fast", "sdk"),
+        default="fast",
+        help="stdio: 'fast' (asyncio pipes into the SDK's transport, default) or 'sdk' "
+        "(the SDK's own threaded reader/writer)",
+    )
+
+
+def run(ctx: CliContext) -> int:
+    args = ctx.args
+    token = args.token if args.token is not None else os.environ.get("SKILLSTATE_MCP_TOKEN") or None
+    if not args.http and (token or args.allowed_host or args.port is not None):
+        ctx.error("--token, --allowed-host and --port apply to --http only")
+        return 2
+
+    from skillstate.mcp.server import build_server
+    from skillstate.runtime import Runtime
+    from skillstate.skills import SkillStore
+
+    runtime = Runtime(host=ctx.host)
+    skills = SkillStore.from_config(ctx.config)
+    server = build_server(
+        runtime, skills=skills, allow_skill_writes=args.allow_skill_writes, offload=args.http
+    )
+    try:
+        if args.http:
+            _serve_http(ctx, runtime, server, token)
+        else:
+            from skillstate.mcp.stdio import serve_stdio
+
+            serve_stdio(server, args.transport)
+    finally:
+        runtime.close()
+    return 0
+
+
+def _serve_http(ctx: CliContext, runtime: Any, server: Any, token: str | None) -> None:
+    import anyio.to_thread
+
+    from skillstate._version import __version__
+    from skillstate.mcp.http import http_app, mask_url, run_http
+
+    args = ctx.args
+    store_url = mask_url(str(ctx.config.store))
+
+    async def health() -> dict[str, Any]:
+        index = await anyio.to_thread.run_sync(runtime.list_sessions)
+        return {
+            "status": "ok",
+            "server": {"name": server.name, "version": __version__},
+            "version": __version__,
+            "store": store_url,
+            "active_skill_sessions": index["active_sessions"],
+            "active_mcp_sessions": 0,
+        }
+
+    app = http_app(
+        server,
+        host=args.host,
+        allowed_hosts=args.allowed_host,
+        token=token,
+        max_body=args.max_body,
+        health=health,
+    )
+    port = args.port if args.port is not None else _port_default()
+
+    def banner(bound: int) -> str:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        return (
+            f"[skillstate] v{__version__} listening on http://{host}:{bound}/mcp "
+            f"(store {store_url}{', token required' if token else ''})"
+        )
+
+    try:
+        run_http(app, args.host, port, banner)
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,55 @@
+"""The skillstate MCP server: the SKILL.state protocol for any MCP client (stdio, Streamable HTTP).
+
+- :func:`build_server` — an SDK ``MCPServer`` with the session tools, the skill-store
+  tools, the ``skill-state://`` resources and the turn prompts;
+- :func:`skillstate_tools` / :func:`add_tools` — the same surface on a server of your own;
+- :func:`serve_stdio` (``skillstate.mcp.stdio``) and :func:`http_app` (``skillstate.mcp.http``).
+
+Everything here imports the ``mcp`` SDK, so this package is imported lazily. See ``docs/mcp.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skillstate.mcp.http import http_app
+    from skillstate.mcp.server import (
+        add_prompts,
+        add_resources,
+        add_tools,
+        build_server,
+        skillstate_tools,
+    )
+    from skillstate.mcp.stdio import serve_stdio
+
+__all__ = [
+    "add_prompts",
+    "add_resources",
+    "add_tools",
+    "build_server",
+    "http_app",
+    "serve_stdio",
+    "skillstate_tools",
+]
+
+_LAZY = {
+    "add_prompts": "skillstate.mcp.server",
+    "add_resources": "skillstate.mcp.server",
+    "add_tools": "skillstate.mcp.server",
+    "build_server": "skillstate.mcp.server",
+    "skillstate_tools": "skillstate.mcp.server",
+    "http_app": "skillstate.mcp.http",
+    "serve_stdio": "skillstate.mcp.stdio",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skillstate.mcp' has no attribute '{name}'")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

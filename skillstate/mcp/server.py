@@ -1,0 +1,239 @@
+"""Building the MCP server: the SDK's ``MCPServer`` with the skillstate tools, resources, prompts.
+
+>>> from skillstate.mcp import build_server
+>>> server = build_server()            # doctest: +SKIP  (the configured store)
+>>> server.run()                        # doctest: +SKIP  (stdio)
+
+To add the skillstate surface to a server of your own::
+
+    from mcp.server import MCPServer
+    from skillstate.mcp import add_tools, skillstate_tools
+    from skillstate.runtime import Runtime
+
+    runtime = Runtime()                                   # or Runtime("sqlite:/srv/s.db")
+    server = MCPServer("my-agent", tools=skillstate_tools(runtime))   # at construction
+    # or, on an existing server (tools, resources and prompts):
+    add_tools(server, runtime)
+
+See ``docs/mcp.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import anyio.to_thread
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.mcpserver.tools import Tool
+from pydantic import Field
+
+from skillstate.errors import SkillstateError
+from skillstate.jsondoc import pretty
+from skillstate.mcp.skill_tools import skill_tools
+from skillstate.mcp.tools import INSTRUCTIONS, session_tools
+
+if TYPE_CHECKING:
+    from skillstate.runtime import Runtime
+    from skillstate.skills import SkillStore
+
+__all__ = [
+    "INDEX_URI",
+    "SERVER_NAME",
+    "SESSION_URI",
+    "add_prompts",
+    "add_resources",
+    "add_tools",
+    "build_server",
+    "skillstate_tools",
+]
+
+SERVER_NAME = "skillstate"
+INDEX_URI = "skill-state://sessions"
+SESSION_URI = "skill-state://{session_id}"
+
+T = TypeVar("T")
+
+
+def skillstate_tools(
+    runtime: Runtime,
+    *,
+    skills: SkillStore | None = None,
+    allow_skill_writes: bool = False,
+    offload: bool = True,
+) -> list[Tool]:
+    """The session tools, plus the skill-store tools when ``skills`` is given.
+
+    Pass them to ``MCPServer(..., tools=...)``. ``offload`` runs each call on a worker
+    thread (right for HTTP, where requests overlap); ``False`` runs it on the event loop.
+    """
+    tools: list[Tool] = [*session_tools(runtime, offload=offload)]
+    if skills is not None:
+        tools.extend(skill_tools(skills, allow_writes=allow_skill_writes, offload=offload))
+    return tools
+
+
+async def _call(offload: bool, fn: Callable[[], T]) -> T:
+    if offload:
+        return await anyio.to_thread.run_sync(fn)
+    return fn()
+
+
+def _resource_call(fn: Callable[[], str]) -> str:
+    from skillstate.runtime.errors import InvalidSessionId, SessionNotFound
+
+    try:
+        return fn()
+    except (SessionNotFound, InvalidSessionId) as exc:
+        raise ResourceNotFoundError(str(exc)) from None
+    except SkillstateError as exc:
+        raise ResourceError(str(exc)) from None
+
+
+def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = True) -> None:
+    """``skill-state://sessions`` (the index) and ``skill-state://{session_id}`` (one session)."""
+
+    @server.resource(
+        INDEX_URI,
+        name="sessions-index",
+        title="SKILL.state session index",
+        description="Index of all active skill sessions with step counts, statuses and state "
+        "keys. Developer-facing inspection only; never fed to the LLM.",
+        mime_type="application/json",
+    )
+    async def sessions_index() -> str:
+        return await _call(offload, lambda: _resource_call(lambda: pretty(runtime.list_sessions())))
+
+    @server.resource(
+        SESSION_URI,
+        name="skill-session",
+        title="SKILL.state session inspector",
+        description="Read-only inspection of one skill session: the immutable spec P, the live "
+        "execution state Σ, and server-side metadata (never any reasoning). Reading this "
+        "resource consumes ZERO LLM context tokens — it exists so developers can debug without "
+        "polluting the agent's context window.",
+        mime_type="application/json",
+    )
+    async def skill_session(session_id: str) -> str:
+        return await _call(
+            offload, lambda: _resource_call(lambda: pretty(runtime.get_session(session_id)))
+        )
+
+
+def _prompt_call(fn: Callable[[], str]) -> str:
+    try:
+        return fn()
+    except SkillstateError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = True) -> None:
+    """``skill_state_turn`` (tool-calling agents) and ``skill_state_paper_turn`` (the A.4 format)."""
+
+    @server.prompt(
+        name="skill_state_turn",
+        title="SKILL.state turn prompt",
+        description="The session's (P, Σ, O) tuple and how to answer with execute_step.",
+    )
+    async def skill_state_turn(
+        session_id: Annotated[
+            str, Field(description="Session whose (P, Σ, O) tuple should be rendered.")
+        ],
+    ) -> str:
+        return await _call(offload, lambda: _prompt_call(lambda: runtime.turn_prompt(session_id)))
+
+    @server.prompt(
+        name="skill_state_paper_turn",
+        title="SKILL.state canonical paper turn prompt",
+        description="The paper's Appendix A.4 prompt for the session: Instructions, Skill "
+        "Execution State, Latest Observation, and the response format (reasoning, then a "
+        "```json block with state_patch and action).",
+    )
+    async def skill_state_paper_turn(
+        session_id: Annotated[
+            str, Field(description="Session whose (P, Σ, O) tuple should be rendered.")
+        ],
+        compact: Annotated[
+            str,
+            Field(
+                description="Whether to serialize Σ using single-line compact JSON matching the "
+                "paper ('true' or 'false', default 'true')."
+            ),
+        ] = "true",
+    ) -> str:
+        flag = compact != "false"
+        return await _call(
+            offload,
+            lambda: _prompt_call(lambda: runtime.paper_prompt(session_id, compact=flag)),
+        )
+
+
+def _insert_tool(server: MCPServer[Any], tool: Tool) -> None:
+    manager = getattr(server, "_tool_manager", None)
+    table = getattr(manager, "_tools", None)
+    if not isinstance(table, dict):
+        raise RuntimeError(
+            "this version of the MCP SDK keeps its tools differently; build the server with "
+            "MCPServer(..., tools=skillstate_tools(runtime)) and call add_resources/add_prompts"
+        )
+    if tool.name in table:
+        raise ValueError(f"the server already has a tool named {tool.name!r}")
+    table[tool.name] = tool
+
+
+def add_tools(
+    server: MCPServer[Any],
+    runtime: Runtime,
+    *,
+    skills: SkillStore | None = None,
+    allow_skill_writes: bool = False,
+    offload: bool = True,
+    resources: bool = True,
+    prompts: bool = True,
+) -> None:
+    """Add the skillstate tools (and, by default, resources and prompts) to ``server``.
+
+    The SDK has no public call that adds a ready-made tool object to a constructed
+    server, so this inserts into its tool table (checked; a clear error if the SDK
+    changes). ``MCPServer(..., tools=skillstate_tools(runtime))`` is the fully public
+    alternative.
+    """
+    for tool in skillstate_tools(
+        runtime, skills=skills, allow_skill_writes=allow_skill_writes, offload=offload
+    ):
+        _insert_tool(server, tool)
+    if resources:
+        add_resources(server, runtime, offload=offload)
+    if prompts:
+        add_prompts(server, runtime, offload=offload)
+
+
+def build_server(
+    runtime: Runtime | None = None,
+    *,
+    skills: SkillStore | None = None,
+    allow_skill_writes: bool = False,
+    offload: bool = True,
+    name: str = SERVER_NAME,
+) -> MCPServer[Any]:
+    """The skillstate MCP server over ``runtime`` (default: the configured store)."""
+    from skillstate._version import __version__
+
+    if runtime is None:
+        from skillstate.runtime import Runtime
+
+        runtime = Runtime()
+    server: MCPServer[Any] = MCPServer(
+        name,
+        title="SKILL.state runtime (skillstate)",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        tools=skillstate_tools(
+            runtime, skills=skills, allow_skill_writes=allow_skill_writes, offload=offload
+        ),
+        log_level="WARNING",
+    )
+    add_resources(server, runtime, offload=offload)
+    add_prompts(server, runtime, offload=offload)
+    return server

@@ -1,0 +1,150 @@
+"""Serving over stdio: the SDK's transport, or the same transport fed by asyncio pipes.
+
+Two transports, one protocol. Both hand the SDK's ``stdio_server`` the streams it
+reads lines from and writes lines to; message parsing, dispatch and serialisation
+stay the SDK's.
+
+- ``sdk`` — ``stdio_server()`` as shipped: it reads and writes the standard streams
+  through ``anyio.wrap_file``, i.e. a worker-thread hand-off per line read and two
+  per response written (write, flush).
+- ``fast`` (default) — ``stdio_server(stdin=..., stdout=...)`` given non-blocking
+  asyncio pipe readers and writers on private duplicates of fd 0 and 1: no
+  thread hand-offs. Like the SDK, it points fd 0 at the null device and fd 1 at
+  stderr while serving, so a stray ``print`` cannot corrupt the wire. When stdin or
+  stdout is not a pipe, socket or terminal (a regular file), it falls back to ``sdk``.
+
+A line longer than ``max_line`` bytes is dropped (logged), the rest of the stream
+is served; the SDK answers nothing for it, as for any unparsable line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import stat
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.stdio import stdio_server
+
+__all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "serve_stdio"]
+
+log = logging.getLogger("skillstate.mcp")
+
+TRANSPORTS = ("fast", "sdk")
+DEFAULT_MAX_LINE = 64 * 1024 * 1024
+
+
+class _PipeLines:
+    """An async iterator of the lines of a pipe (bytes; the SDK's parser takes bytes or str)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> _PipeLines:
+        return self
+
+    async def __anext__(self) -> bytes:
+        while True:
+            try:
+                line = await self._reader.readline()
+            except ValueError:  # longer than the reader's limit
+                log.warning("dropped an input line longer than the stdio line limit")
+                await self._skip_rest()
+                continue
+            if not line:
+                raise StopAsyncIteration
+            if line.strip():
+                return line
+
+    async def _skip_rest(self) -> None:
+        while True:
+            try:
+                await self._reader.readuntil(b"\n")
+                return
+            except asyncio.LimitOverrunError as exc:
+                await self._reader.readexactly(exc.consumed)
+            except asyncio.IncompleteReadError:
+                return
+
+
+class _PipeWriter:
+    """``write``/``flush`` over an asyncio pipe transport (the SDK awaits both)."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    async def write(self, text: str) -> None:
+        self._writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self._writer.drain()
+
+
+def _is_streamable(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+@asynccontextmanager
+async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_PipeLines, _PipeWriter]]:
+    loop = asyncio.get_running_loop()
+    wire_in = os.dup(0)
+    wire_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    read_transport: Any = None
+    write_transport: Any = None
+    try:
+        reader = asyncio.StreamReader(limit=max_line)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
+        )
+        write_transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
+        )
+        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        yield _PipeLines(reader), _PipeWriter(writer)
+    finally:
+        for transport in (read_transport, write_transport):
+            if transport is not None:
+                with suppress(Exception):
+                    transport.close()
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        os.close(saved_in)
+        os.close(saved_out)
+
+
+async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
+    lowlevel = getattr(server, "_lowlevel_server", None)
+    if lowlevel is None:  # pragma: no cover - an SDK that moved its internals
+        raise RuntimeError(
+            "this MCP SDK version has no MCPServer._lowlevel_server; use --transport sdk"
+        )
+    if transport == "fast" and not (_is_streamable(0) and _is_streamable(1)):
+        log.info("stdin/stdout are not pipes; using the SDK's stdio transport")
+        transport = "sdk"
+    if transport == "sdk":
+        await server.run_stdio_async()
+        return
+    async with (
+        _pipe_streams(max_line) as (lines, out),
+        stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream),  # type: ignore[arg-type]
+    ):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+def serve_stdio(
+    server: MCPServer[Any], transport: str = "fast", *, max_line: int = DEFAULT_MAX_LINE
+) -> None:
+    """Serve ``server`` on this process's stdin/stdout until stdin closes."""
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
+    asyncio.run(_serve(server, transport, max_line))
