@@ -27,6 +27,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("verify", "skillstate.cli.verify_cmd", "replay journals; report runs whose record differs"),
     ("doctor", "skillstate.cli.doctor_cmd", "check the project (plugins add checks); --fix"),
     ("skills", "skillstate.cli.skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
+    ("mcp", "skillstate.cli.mcp_cmd", "the MCP server (stdio, or --http): SKILL.state for any MCP client"),
     (
         "migrate-rig-epics",
         "skillstate_plugins.rig.epics",
