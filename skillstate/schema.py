@@ -9,6 +9,7 @@ rig-state's order. Messages are rig-state's texts.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -274,10 +275,7 @@ def check_json_schema(schema: Mapping[str, Any], state: Any, source: str = "core
     """
     validator = _validator(compact(schema))
     problems: list[Problem] = []
-    errors = sorted(
-        validator.iter_errors(state), key=lambda e: (list(map(str, e.absolute_path)), e.message)
-    )
-    for error in errors:
+    for error in validator.iter_errors(state):
         path = _dotted(error.absolute_path)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             props = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
@@ -285,8 +283,6 @@ def check_json_schema(schema: Mapping[str, Any], state: Any, source: str = "core
                 error.schema.get("patternProperties", {}) if isinstance(error.schema, dict) else {}
             )
             known = ", ".join(sorted(props))
-            import re
-
             for key in error.instance:
                 if key in props or any(re.search(p, key) for p in patterns):
                     continue
@@ -302,7 +298,26 @@ def check_json_schema(schema: Mapping[str, Any], state: Any, source: str = "core
             continue
         where = path or "state"
         problems.append(Problem("schema", f"{where}: {error.message}", path, source))
+    if len(problems) > 1:
+        order = _state_order(state)
+        problems.sort(key=lambda p: (order.get(p.path, -1), p.message))
     return problems
+
+
+def _state_order(state: Any) -> dict[str, int]:
+    """Dotted path → position in a depth-first walk of ``state`` (problems follow state order)."""
+    order: dict[str, int] = {}
+    stack: list[tuple[Any, str]] = [(state, "")]
+    while stack:
+        value, path = stack.pop()
+        order[path] = len(order)
+        if isinstance(value, dict):
+            for key in reversed(list(value)):
+                stack.append((value[key], f"{path}.{key}" if path else key))
+        elif isinstance(value, list):
+            for index in range(len(value) - 1, -1, -1):
+                stack.append((value[index], f"{path}[{index}]"))
+    return order
 
 
 def validate_state(

@@ -275,9 +275,44 @@ def test_arbitrary_patches_never_raise_and_rejections_change_nothing(
         assert snapshot(store, "r") == before
 
 
-def test_integral_floats_are_stored_as_javascript_numbers(host: Any, store: Any, skill: Any, run: str) -> None:
+def test_integral_floats_are_stored_as_javascript_numbers(
+    host: Any, store: Any, skill: Any, run: str
+) -> None:
     outcome = patch(host, store, skill, {"counter": 2.0, "info": {"detail": {"level": 1.5}}})
     state = store.get("r").state
     assert type(state["counter"]) is int and state["info"]["detail"]["level"] == 1.5
-    assert outcome.entry is not None and compact(outcome.entry.patch) == '{"counter":2,"info":{"detail":{"level":1.5}}}'
+    assert (
+        outcome.entry is not None
+        and compact(outcome.entry.patch) == '{"counter":2,"info":{"detail":{"level":1.5}}}'
+    )
     assert parse_json("[1.0, 1e2, 2.5]") == [1, 100, 2.5] and type(parse_json("1.0")) is int
+
+
+def test_a_skill_defined_by_json_schema(host: Any, store: Any) -> None:
+    from skillstate import SkillDefinition
+
+    skill = SkillDefinition(
+        name="inventory",
+        json_schema={
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer", "minimum": 0},
+                }
+            },
+            "additionalProperties": False,
+        },
+    )
+    assert create_run(host, store, skill, "inv", {"items": {"apple": 2}}).accepted
+    bad = transition(
+        host, store, "inv", Change(patch={"items": {"pear": -1}, "note": "x"}), skill=skill
+    )
+    assert [p.message for p in bad.problems] == [
+        "items.pear: -1 is less than the minimum of 0",
+        "note: unknown key. Known keys: items",
+    ]
+    ok = transition(
+        host, store, "inv", Change(patch={"items": {"apple": None, "pear": 3}}), skill=skill
+    )
+    assert ok.accepted and store.get("inv").state == {"items": {"pear": 3}}
