@@ -14,6 +14,8 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from skillstate_plugins.file_store import FileStore, root_from_url
 from skillstate_plugins.file_store_format import encode_entry, encode_record
 
@@ -455,3 +457,43 @@ def test_an_interrupted_upgrade_rolls_forward(store: FileStore, root: Path) -> N
     record = store.get("abc-18")
     assert (record.version, record.state["counter"]) == (4, 1)
     assert not (root / "abc-18.json.new").exists()
+
+
+# -- the record encoder --------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**60), max_value=2**60)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(state=st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=6), skill=st.text())
+def test_record_files_are_exactly_jsondoc_pretty(state: dict[str, Any], skill: str) -> None:
+    from skillstate_plugins.file_store_format import decode_record, head_version
+
+    from skillstate.jsondoc import pretty
+
+    record = RunRecord(id="r.1", skill=skill, state=state, version=7, meta={"m": [1.0, state]})
+    data = encode_record(record)
+    text = pretty(record.to_dict()) + "\n"
+    assert data == text.encode("utf-8")  # hypothesis' text() has no lone surrogates
+    assert head_version(data, "r.1") == 7
+    assert head_version(data, "r.2") is None
+    assert decode_record(data, "r.1", "p").to_record("r.1", 0).state == state
+
+
+def test_lone_surrogates_are_stored_escaped() -> None:
+    from skillstate_plugins.file_store_format import decode_record
+
+    record = RunRecord(id="r", skill="s", state={"k": "a\ud800b"}, version=1)
+    data = encode_record(record)
+    assert b"\\ud800" in data
+    assert decode_record(data, "r", "p").to_record("r", 0).state == {"k": "a\ud800b"}

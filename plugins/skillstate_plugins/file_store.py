@@ -23,8 +23,9 @@ import builtins
 import os
 import urllib.parse
 import warnings
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -41,6 +42,7 @@ from skillstate_plugins.file_store_format import (
     encode_entry,
     encode_record,
     entry_version,
+    head_version,
     import_entry,
     parse_line,
 )
@@ -81,8 +83,7 @@ def root_from_url(url: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
-@attrs.frozen
-class _Paths:
+class _Paths(NamedTuple):
     record: str
     journal: str
     pending: str
@@ -98,7 +99,7 @@ class FileStore(Store):
 
     # -- paths ----------------------------------------------------------------
     def _paths(self, run_id: str) -> _Paths:
-        base = os.path.join(self.root, check_run_id(run_id))
+        base = f"{self.root}{os.sep}{check_run_id(run_id)}"
         return _Paths(base + ".json", base + ".jsonl", base + ".json.new", base + ".lock")
 
     def _ensure_root(self) -> None:
@@ -175,11 +176,10 @@ class FileStore(Store):
                     raise StoreError(f"'{name}' is not named after a valid run id")
                 if entries[name].is_symlink():
                     raise StoreError(f"{entries[name].path} is a symbolic link")
-                paths = self._paths(run_id)
-                if name + ".new" in entries:
+                if name + ".new" in entries:  # a commit in flight, or interrupted
                     record = self.get(run_id)
                 else:
-                    record = self._read(run_id, paths)
+                    record = self._read(run_id, self._paths(run_id))
             except RunNotFound:
                 continue  # deleted while we listed
             except StoreError as exc:
@@ -204,27 +204,44 @@ class FileStore(Store):
     def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
         paths = self._paths(record.id)
         data, line = encode_record(record), encode_entry(entry)
-        if not os.path.isdir(self.root):
-            raise RunNotFound(record.id)
-        with RunLock(paths.lock).hold():
+        with self._existing_run_lock(paths, record.id):
             self._recover(record.id, paths)
-            parsed = self._parsed(record.id, paths)
-            if parsed is None:
+            stored = read_file(paths.record)
+            if stored is None:
                 raise RunNotFound(record.id)
-            current = self._record(record.id, parsed, paths)
-            if current.version != expected_version:
-                raise VersionConflict(record.id, expected_version, current.version)
+            version = head_version(stored, record.id)  # the fast path: no full parse
+            legacy = None
+            if version is None:
+                parsed = decode_record(stored, record.id, paths.record)
+                current = self._record(record.id, parsed, paths)
+                version, legacy = current.version, (current if parsed.legacy else None)
+            if version != expected_version:
+                raise VersionConflict(record.id, expected_version, version)
             tail = self._clean_tail(paths)
             size = tail.size if tail is not None else 0
-            if parsed.legacy:
+            if legacy is not None:
                 if size == 0:  # a rig-state run without a journal: record its state first
-                    line = encode_entry(import_entry(current.state, current.updated)) + line
-            elif self._tail_version(tail, paths) != current.version:
+                    line = encode_entry(import_entry(legacy.state, legacy.updated)) + line
+            elif self._tail_version(tail, paths) != version:
                 raise StoreError(
-                    f"run '{record.id}': its journal does not end at version {current.version} "
+                    f"run '{record.id}': its journal does not end at version {version} "
                     f"like its record; nothing was written (run 'skillstate verify {record.id}')"
                 )
             self._write(paths, data, line, journal_size=size, fresh_journal=False)
+
+    @contextmanager
+    def _existing_run_lock(self, paths: _Paths, run_id: str) -> Iterator[None]:
+        """The run's lock; :class:`RunNotFound` (not a path error) when the root is missing."""
+        try:
+            fd = RunLock(paths.lock).acquire()
+        except StoreError:
+            if not os.path.isdir(self.root):
+                raise RunNotFound(run_id) from None
+            raise
+        try:
+            yield
+        finally:
+            os.close(fd)
 
     def _write(
         self, paths: _Paths, data: bytes, line: bytes, journal_size: int, fresh_journal: bool

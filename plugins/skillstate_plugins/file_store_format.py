@@ -14,12 +14,14 @@ position. See ``docs/storage-format.md``.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
+from json.encoder import encode_basestring as _encode_string  # type: ignore[attr-defined]
 from typing import Any
 
 from skillstate.errors import StoreError
-from skillstate.jsondoc import compact, pretty
+from skillstate.jsondoc import compact
 from skillstate.records import JournalEntry, RunRecord
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "encode_entry",
     "encode_record",
     "entry_version",
+    "head_version",
     "import_entry",
     "parse_line",
 ]
@@ -41,6 +44,9 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
 def _utf8(text: str) -> bytes:
     """UTF-8 bytes of JSON text; a lone surrogate (legal in a Python str) is written escaped."""
     try:
@@ -50,8 +56,56 @@ def _utf8(text: str) -> bytes:
 
 
 def encode_record(record: RunRecord) -> bytes:
-    """The record file's bytes: pretty JSON and a trailing newline."""
-    return _utf8(pretty(record.to_dict()) + "\n")
+    """The record file's bytes: pretty JSON and a trailing newline.
+
+    The text is exactly :func:`skillstate.jsondoc.pretty`'s (the tests check it on
+    generated documents); it is built here with C-level string encoding because the
+    standard library's indenting encoder is pure Python and dominated the commit.
+    """
+    return _utf8(_pretty(record.to_dict(), "\n") + "\n")
+
+
+def _pretty(value: Any, indent: str) -> str:
+    kind = type(value)
+    if kind is dict:
+        if not value:
+            return "{}"
+        inner = indent + "  "
+        sep = "," + inner
+        enc = _encode_string
+        try:  # strings, the common case, without a call per value
+            items = [
+                enc(k) + ": " + (enc(v) if type(v) is str else _pretty(v, inner))
+                for k, v in value.items()
+            ]
+        except TypeError:
+            if any(type(k) is not str for k in value):
+                bad = next(k for k in value if type(k) is not str)
+                raise TypeError(f"object keys must be strings, got {bad!r}") from None
+            raise
+        return "{" + inner + sep.join(items) + indent + "}"
+    if kind is list:
+        if not value:
+            return "[]"
+        inner = indent + "  "
+        return "[" + inner + ("," + inner).join([_pretty(v, inner) for v in value]) + indent + "]"
+    if kind is str:
+        return _encode_string(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is float:
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a JSON number")
+        if value.is_integer() and abs(value) < 2**53:
+            return int.__repr__(int(value))
+        return float.__repr__(value)
+    if isinstance(value, Mapping | list | tuple):  # e.g. a mappingproxy or a tuple
+        return _pretty(dict(value) if isinstance(value, Mapping) else list(value), indent)
+    raise TypeError(f"a {kind.__name__} is not a JSON value")
 
 
 def encode_entry(entry: JournalEntry) -> bytes:
@@ -61,7 +115,7 @@ def encode_entry(entry: JournalEntry) -> bytes:
 
 def parse_line(line: bytes) -> Any:
     """Parse one journal line (or a record file); ``ValueError`` if it is not JSON."""
-    return json.loads(line, parse_constant=_refuse_constant)
+    return _DECODER.decode(line.decode("utf-8"))  # UnicodeDecodeError is a ValueError
 
 
 def entry_version(data: Any) -> int | None:
@@ -100,6 +154,22 @@ class ParsedRecord:
 
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+_HEAD = re.compile(
+    rb'\{\n  "id": "([A-Za-z0-9._-]+)",\n  "skill": "(?:[^"\\\n]|\\.)*",\n  "version": (\d+),\n'
+)
+
+
+def head_version(data: bytes, run_id: str) -> int | None:
+    """The version of a record file as :func:`encode_record` wrote it, from its first lines.
+
+    ``None`` when the file does not start the way ours do (then parse it fully).
+    """
+    match = _HEAD.match(data)
+    if match is None or match.group(1) != run_id.encode("ascii"):
+        return None
+    return int(match.group(2))
 
 
 def decode_record(data: bytes, run_id: str, path: str) -> ParsedRecord:

@@ -32,6 +32,7 @@ __all__ = [
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _TAIL_CHUNK = 4096
+_READ_CHUNK = 1 << 16
 
 
 def store_error(exc: OSError, doing: str, path: str) -> StoreError:
@@ -58,11 +59,11 @@ def read_file(path: str) -> bytes | None:
     except OSError as exc:
         raise store_error(exc, "read", path) from None
     try:
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
+        data = os.read(fd, _READ_CHUNK)
+        if len(data) < _READ_CHUNK:  # a short read of a regular file is its end
+            return data
+        chunks = [data]
+        while chunk := os.read(fd, _READ_CHUNK):
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError as exc:
@@ -213,13 +214,15 @@ class RunLock:
 
     @contextmanager
     def hold(self) -> Iterator[None]:
-        fd = self._acquire()
+        """Hold the lock for the ``with`` block."""
+        fd = self.acquire()
         try:
             yield
         finally:
             os.close(fd)  # closing the descriptor releases the flock
 
-    def _acquire(self) -> int:
+    def acquire(self) -> int:
+        """Block until the lock is held; returns the descriptor, whose closing releases it."""
         while True:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
