@@ -9,7 +9,6 @@ where each effective value came from (``skillstate config list`` shows it).
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -191,6 +190,8 @@ def _env_value(key: ConfigKey, raw: str) -> Any:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # lazily: only when a configuration file exists (CLI start-up time)
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -294,6 +295,8 @@ def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
     else:
         data[name] = value
     text = tomli_w.dumps(data)
+    import tomllib
+
     tomllib.loads(text)  # tomli-w's README: parse the output back once
     # Check the whole file as load_config would, before replacing it.
     for where_name, table_value in data.items():

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -138,7 +137,11 @@ def _check_candidate(
 
 
 def _digest(text: str | None) -> str | None:
-    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if text is None:
+        return None
+    import hashlib  # lazily: most transitions carry no observation (CLI start-up time)
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def create_run(
