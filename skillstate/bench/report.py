@@ -49,7 +49,11 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     for row in rows:
-        lines.append("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
+        cells = [
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells))
     return "\n".join(lines)
 
 
