@@ -1,0 +1,122 @@
+"""Helpers for the MCP tests: real server processes (stdio and HTTP) and the SDK's ``Client``.
+
+Every server runs ``.venv/bin/skillstate mcp`` as a subprocess, in a temporary working
+directory, with its own store (``SKILLSTATE_STORE``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+__all__ = [
+    "SKILLSTATE",
+    "HttpServer",
+    "connect",
+    "http_client",
+    "server_env",
+    "start_http",
+    "stdio_client_for",
+]
+
+SKILLSTATE = str(Path(sys.executable).with_name("skillstate"))
+TIMEOUT = 60.0
+
+
+def server_env(store_url: str, **extra: str) -> dict[str, str]:
+    env = {
+        "SKILLSTATE_STORE": store_url,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    env.update(extra)
+    return env
+
+
+def stdio_client_for(
+    store_url: str, cwd: Path, transport: str = "fast", args: Sequence[str] = ()
+) -> Client:
+    params = StdioServerParameters(
+        command=SKILLSTATE,
+        args=["mcp", "--transport", transport, *args],
+        env=server_env(store_url),
+        cwd=str(cwd),
+    )
+    errlog = open(cwd / f"server-stderr-{transport}.log", "a")  # noqa: SIM115 - kept for the process
+    return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=TIMEOUT)
+
+
+class HttpServer:
+    """A ``skillstate mcp --http --port 0`` process; ``url`` once it listens."""
+
+    def __init__(self, store_url: str, cwd: Path, args: Sequence[str] = ()) -> None:
+        self.stderr_path = cwd / f"http-{time.monotonic_ns()}.log"
+        self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [SKILLSTATE, "mcp", "--http", "--port", "0", *args],
+            cwd=cwd,
+            env=server_env(store_url),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._stderr,
+        )
+        self.port = self._wait_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.url = f"{self.base}/mcp"
+
+    def _wait_port(self) -> int:
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            text = self.stderr_path.read_text(errors="replace")
+            found = re.search(r"listening on http://[^:]+:(\d+)/mcp", text)
+            if found:
+                return int(found.group(1))
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the HTTP server exited ({self.proc.returncode}):\n{text}")
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("the HTTP server did not start listening in time")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._stderr.close()
+
+
+def start_http(store_url: str, cwd: Path, args: Sequence[str] = ()) -> HttpServer:
+    return HttpServer(store_url, cwd, args)
+
+
+def http_client(url: str, token: str | None = None) -> Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    transport = streamable_http_client(
+        url, http_client=httpx2.AsyncClient(headers=headers, timeout=TIMEOUT)
+    )
+    return Client(transport, read_timeout_seconds=TIMEOUT)
+
+
+@asynccontextmanager
+async def connect(client: Client) -> AsyncIterator[Client]:
+    async with client as connected:
+        yield connected
+
+
+def text_of(result: Any) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
