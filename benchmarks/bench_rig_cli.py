@@ -5,7 +5,8 @@ process each time: start-up, plugin loading, read, merge, validate, guards, dura
 commit with fsync) and ``python -c pass`` are run alternately, so both see the same
 machine load. Byte-code caching is left on (``PYTHONDONTWRITEBYTECODE`` is removed
 from the children's environment, and one warm-up call of each fills the caches), as
-on any installed copy. Also reports ``rig-state show`` (no write).
+on any installed copy. Also reports ``rig-state show`` (no write), and the CPU time
+(user + system) of each child, which a loaded machine inflates less than wall time.
 
 Run: ``.venv/bin/python benchmarks/bench_rig_cli.py [--runs 41] [--target-ms 60]``.
 Prints a Markdown table; exits 1 if the median ``patch`` time is over the target.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,13 +36,17 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _time(cmd: list[str], cwd: str, env: dict[str, str]) -> float:
+def _time(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one child process, in ms."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()}")
-    return elapsed * 1000
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed * 1000, cpu * 1000
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,21 +77,28 @@ def main(argv: list[str] | None = None) -> int:
             "rig-state show": lambda i: [rig, "show", "abc-18"],
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
+        cpus: dict[str, list[float]] = {name: [] for name in commands}
         for make in commands.values():  # warm-up: byte-code caches, page cache
             _time(make(-1), root, env)
         for i in range(args.runs):
             for name, make in commands.items():
-                times[name].append(_time(make(i), root, env))
+                wall, cpu = _time(make(i), root, env)
+                times[name].append(wall)
+                cpus[name].append(cpu)
     base = statistics.median(times["python -c pass"])
     print(f"{args.runs} runs each, interleaved; Python {sys.version.split()[0]}\n")
-    print("| command | median | min | p90 | median − `python -c pass` |")
-    print("|---|---|---|---|---|")
+    cpu_base = statistics.median(cpus["python -c pass"])
+    print("| command | wall median | wall min | wall p90 | × pass | CPU median | CPU − pass |")
+    print("|---|---|---|---|---|---|---|")
     for name, values in times.items():
         values.sort()
         median = statistics.median(values)
         p90 = values[int(0.9 * (len(values) - 1))]
-        extra = "—" if name == "python -c pass" else f"{median - base:.1f} ms"
-        print(f"| `{name}` | {median:.1f} ms | {values[0]:.1f} ms | {p90:.1f} ms | {extra} |")
+        cpu = statistics.median(cpus[name])
+        print(
+            f"| `{name}` | {median:.1f} ms | {values[0]:.1f} ms | {p90:.1f} ms "
+            f"| {median / base:.2f} | {cpu:.1f} ms | {cpu - cpu_base:.1f} ms |"
+        )
     patch = statistics.median(times["rig-state patch"])
     verdict = "met" if patch <= args.target_ms else "MISSED"
     print(f"\ntarget: median `rig-state patch` ≤ {args.target_ms:g} ms: {verdict}")
