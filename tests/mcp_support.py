@@ -11,8 +11,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,11 @@ from mcp.client.streamable_http import streamable_http_client
 __all__ = [
     "SKILLSTATE",
     "HttpServer",
-    "connect",
     "http_client",
     "server_env",
     "start_http",
     "stdio_client_for",
+    "text_of",
 ]
 
 SKILLSTATE = str(Path(sys.executable).with_name("skillstate"))
@@ -54,7 +53,7 @@ def stdio_client_for(
         env=server_env(store_url),
         cwd=str(cwd),
     )
-    errlog = open(cwd / f"server-stderr-{transport}.log", "a")  # noqa: SIM115 - kept for the process
+    errlog = open(cwd / f"server-stderr-{transport}.log", "a")
     return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=TIMEOUT)
 
 
@@ -63,7 +62,7 @@ class HttpServer:
 
     def __init__(self, store_url: str, cwd: Path, args: Sequence[str] = ()) -> None:
         self.stderr_path = cwd / f"http-{time.monotonic_ns()}.log"
-        self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in stop()
+        self._stderr = open(self.stderr_path, "wb")
         self.proc = subprocess.Popen(
             [SKILLSTATE, "mcp", "--http", "--port", "0", *args],
             cwd=cwd,
@@ -110,12 +109,6 @@ def http_client(url: str, token: str | None = None) -> Client:
         url, http_client=httpx2.AsyncClient(headers=headers, timeout=TIMEOUT)
     )
     return Client(transport, read_timeout_seconds=TIMEOUT)
-
-
-@asynccontextmanager
-async def connect(client: Client) -> AsyncIterator[Client]:
-    async with client as connected:
-        yield connected
 
 
 def text_of(result: Any) -> str:
