@@ -155,7 +155,7 @@ class StaleCheck:
         number = pr.get("number") if isinstance(pr, dict) else pr
         pr_state = self.pr_state(number) if skill in ("rig-task", "rig-review") else None
         if pr_state in ("MERGED", "CLOSED"):
-            out.append(f"PR #{int(number)} is {pr_state.lower()}")
+            out.append(f"PR #{number:g} is {pr_state.lower()}")
         age = self.age_days(state.get("updatedAt") or updated)
         if age is not None and age > self.stale_days:
             out.append(f"not updated for {int(age)} days (limit {self.stale_days:g})")
