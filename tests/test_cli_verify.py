@@ -94,3 +94,31 @@ def test_as_a_real_command(url: str) -> None:
     )
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("alpha: differs from its journal\n")
+
+
+def test_a_run_being_written_verifies_clean(url: str) -> None:
+    """A commit landing between the record read and the journal read is not a difference."""
+    import threading
+
+    from skillstate.cli.verify_cmd import check_run
+
+    host = make_host(url)
+    store, skill = host.open_store(), sample_skill()
+    stop = threading.Event()
+
+    def write() -> None:
+        n = 1
+        while not stop.is_set():
+            n += 1
+            transition(host, store, "alpha", Change(patch={"counter": n}), skill=skill)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        results = [check_run(store, "alpha") for _ in range(30)]
+    finally:
+        stop.set()
+        writer.join()
+    assert results == [[]] * 30
+    assert store.get("alpha").version > 2  # the writer really was writing
+    host.close()

@@ -26,19 +26,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def check_run(store: Any, run_id: str) -> list[str]:
-    """Why run ``run_id`` differs from its journal's replay (empty when it agrees)."""
+def check_run(store: Any, run_id: str, attempts: int = 3) -> list[str]:
+    """Why run ``run_id`` differs from its journal's replay (empty when it agrees).
+
+    The record and the journal are two reads; a commit landing between them looks
+    like a difference, so a difference is confirmed by reading again (a live store
+    is fine to verify).
+    """
     from skillstate.errors import RunNotFound, StoreError
     from skillstate.journal import verify_record
 
-    try:
-        record = store.get(run_id)
-        entries = store.journal(run_id)
-    except RunNotFound:
-        return ["the run disappeared while it was being checked"]
-    except StoreError as exc:
-        return [str(exc)]
-    return verify_record(record, entries)
+    problems: list[str] = []
+    for _ in range(attempts):
+        try:
+            record = store.get(run_id)
+            entries = store.journal(run_id)
+        except RunNotFound:
+            return ["the run disappeared while it was being checked"]
+        except StoreError as exc:
+            return [str(exc)]
+        problems = verify_record(record, entries)
+        if not problems:
+            break
+    return problems
 
 
 def run(ctx: CliContext) -> int:
