@@ -135,7 +135,13 @@ def test_an_accepted_but_wrong_action_loses_the_event() -> None:
     env.execute("Store item_0 shelf_1", {})
     wrong = env.execute("Wait", {})  # maintenance needed
     assert wrong.details == {"event": 1, "correct": False}
-    assert env.execute("Skip", {}).observation.startswith("Skipped: the event was not handled.")
+    skipped = env.execute("Skip", {})  # event 2: item_1 arrived; nobody stored it
+    assert skipped.status == "completed"
+    assert skipped.observation.splitlines()[:2] == [
+        "Skipped: the event was not handled.",
+        "Floor staff stored item_1 on shelf_0.",
+    ]
+    assert env.shelves == {"shelf_1": "item_0", "shelf_0": "item_1"} and env.dock == []
     assert env.score()["failed_events"] == [1, 2]
 
 

@@ -22,6 +22,8 @@ __all__ = [
     "changes",
     "find_alerts",
     "find_event",
+    "find_put_away",
+    "inventory_of",
     "relevant_lines",
     "replay",
 ]
@@ -35,6 +37,7 @@ _AUDIT = re.compile(
     r"ALERT \(cycle count audit\): (\S+) is not on (\S+)\. Floor scanner: \S+ is on (\S+)\."
 )
 _BARCODE = re.compile(r"ALERT \(barcode correction\): the item on (\S+) is (\S+), not (\S+);.*")
+_STAFF = re.compile(r"Floor staff stored (\S+) on (\S+)\.")
 _FLOOR = re.compile(
     r"ALERT \(floor log\): a worker moved (\S+) from (\S+) to (\S+) outside the system\."
 )
@@ -93,7 +96,18 @@ def _alert(line: str) -> Alert | None:
 
 
 def find_alerts(observation: str) -> list[Alert]:
+    """The corrective ``ALERT`` lines of ``observation``."""
     return [a for a in (_alert(line) for line in relevant_lines(observation)) if a is not None]
+
+
+def find_put_away(observation: str) -> list[Alert]:
+    """Arrivals the floor staff shelved (``Floor staff stored item on shelf.``)."""
+    found = []
+    for line in relevant_lines(observation):
+        match = _STAFF.fullmatch(line)
+        if match:
+            found.append(Alert(match.group(1), match.group(2), None))
+    return found
 
 
 def apply_alert(inventory: dict[str, str], alert: Alert) -> dict[str, Any]:
@@ -114,7 +128,12 @@ def apply_alert(inventory: dict[str, str], alert: Alert) -> dict[str, Any]:
 def changes(observation: str, *, alerts: bool = True) -> Iterable[tuple[str, tuple[str, ...]]]:
     """The confirmed changes (``stored``/``shipped``/``moved``/``alert``) in ``observation``."""
     for line in relevant_lines(observation):
-        for name, pattern in (("stored", _STORED), ("shipped", _SHIPPED), ("moved", _MOVED)):
+        for name, pattern in (
+            ("stored", _STORED),
+            ("stored", _STAFF),
+            ("shipped", _SHIPPED),
+            ("moved", _MOVED),
+        ):
             match = pattern.fullmatch(line)
             if match:
                 yield name, match.groups()

@@ -115,8 +115,11 @@ class OraclePolicy:
         inventory = self._inventory(view)
         patch: dict[str, Any] = {}
         notes: list[str] = []
-        if view.state is not None and self.use_alerts:
-            for alert in belief.find_alerts(view.observation):
+        if view.state is not None:
+            for placed in belief.find_put_away(view.observation):
+                patch.update(belief.apply_alert(inventory, placed))
+                notes.append(f"the floor staff put {placed.item} on {placed.shelf}")
+            for alert in belief.find_alerts(view.observation) if self.use_alerts else []:
                 patch.update(belief.apply_alert(inventory, alert))
                 notes.append(f"an alert says {alert.item} is on {alert.shelf}")
         event = belief.find_event(view.observation)

@@ -62,7 +62,7 @@ def memory_summary(history: History, recent: int = RECENT) -> str:
         lines += [
             line
             for line in belief.relevant_lines(observation)
-            if line.startswith(("Success:", "ALERT"))
+            if line.startswith(("Success:", "ALERT", "Floor staff"))
         ]
     return "\n".join(lines) if lines else "(nothing yet)"
 

@@ -21,6 +21,7 @@ from skillstate.environment import Environment
 from skillstate.errors import InvalidInput
 from skillstate.records import ActionResult
 from skillstate_plugins.warehouse.commands import (
+    SHELF_COUNT,
     Outcome,
     apply_command,
     is_shelf,
@@ -208,14 +209,24 @@ class WarehouseEnvironment(Environment):
         correct = is_correct(event, self.target, outcome.command)
         details = {"event": self.cursor, "correct": correct}
         self.results += "1" if correct else "0"
+        text = outcome.text
+        if event.kind == "receive" and event.item in self.dock:
+            text += "\n" + self._put_away(event.item)
         self.cursor += 1
         self._deliver()
         if self.cursor >= horizon:
             summary = self.score()
             text = (
-                f"{outcome.text}\nEpisode complete: {horizon} events, {summary['successes']} "
+                f"{text}\nEpisode complete: {horizon} events, {summary['successes']} "
                 f"handled correctly (score {summary['score']:.2f})."
             )
             return ActionResult("completed", text, details)
-        text = f"{outcome.text}\n{self._pending_text()}" + self._noise(str(self.cursor))
+        text = f"{text}\n{self._pending_text()}" + self._noise(str(self.cursor))
         return ActionResult("accepted", text, details)
+
+    def _put_away(self, item: str) -> str:
+        """An arrival the agent did not store is shelved by the floor staff (lowest free shelf)."""
+        self.dock.remove(item)
+        shelf = next(f"shelf_{k}" for k in range(SHELF_COUNT) if f"shelf_{k}" not in self.shelves)
+        self.shelves[shelf] = item
+        return f"Floor staff stored {item} on {shelf}."

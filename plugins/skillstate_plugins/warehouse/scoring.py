@@ -11,8 +11,12 @@ open; ``docs/warehouse.md`` records them):
 - a rejected action changes nothing (the event stays pending); the episode runner
   decides how many rejections an event may take before it gives the event up with
   ``Skip`` (default: none — one rejected Store loses exactly one event);
-- an event the live world cannot satisfy (an ordered item the agent never stored) is
-  simply lost.
+- an arrival the agent did not store is shelved by the floor staff on the lowest free
+  shelf, and the next observation says so (``Floor staff stored item_1 on shelf_0.``):
+  a missed Receive costs that one event, not every later event about the item — as
+  long as the agent records what it is told;
+- an event the live world cannot satisfy (e.g. after a drift the agent never learnt
+  about) is simply lost.
 """
 
 from __future__ import annotations
