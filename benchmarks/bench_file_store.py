@@ -9,7 +9,8 @@ Run: ``.venv/bin/python -m benchmarks.bench_file_store [--rounds 300] [--dir DIR
   within 10%; the long journal is written directly, not through 100,000 commits);
 - ``list()`` over 10,000 runs (target: < 1 s; the runs are written directly too).
 
-Floor and store operations are interleaved so that disk noise hits both alike.
+Floor and store operations are interleaved (in a random order each round) so that
+disk noise hits all of them alike.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import tempfile
@@ -97,11 +99,15 @@ def _transition(host: Any, store: FileStore, run_id: str) -> Callable[[], None]:
 
 
 def _interleaved(rounds: int, *ops: Callable[[], None]) -> list[list[float]]:
+    """Time each op once per round, in a fresh random order each round (no position bias)."""
     times: list[list[float]] = [[] for _ in ops]
+    order = list(range(len(ops)))
+    rng = random.Random(1)
     for _ in range(rounds):
-        for i, op in enumerate(ops):
+        rng.shuffle(order)
+        for i in order:
             start = time.perf_counter()
-            op()
+            ops[i]()
             times[i].append(time.perf_counter() - start)
     return times
 
