@@ -250,7 +250,7 @@ class _Episode:
             text = reply.text
             parsed = parse_reply(self.kind, text)
         except PolicyError as exc:
-            reply, text, parsed = None, "", ParseFailure("timeout", str(exc))
+            reply, text, parsed = None, "", ParseFailure("policy_error", str(exc))
         self.history.append((given, text))
         before = self.state
         outcome, patch, action, skipped = "unparsed", None, None, False
