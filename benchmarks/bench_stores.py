@@ -175,7 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per throughput measurement")
     parser.add_argument(
-        "--repeat", type=int, default=1, help="throughput trials per cell (median kept)"
+        "--repeat",
+        type=int,
+        default=1,
+        help="throughput trials per cell, interleaved (median kept)",
     )
     parser.add_argument("--latency-n", type=int, default=300, help="transitions timed")
     parser.add_argument("--stores", default="memory,file,sqlite,postgresql")
@@ -188,26 +191,29 @@ def main(argv: list[str] | None = None) -> int:
             for name, url in _urls(args.stores.split(","), tmp, schema).items():
                 median, p95 = _latency(url, args.latency_n)
                 row = [name, f"{median:.2f}", f"{p95:.2f}"]
-                single = 0.0
-                for shared in (False, True):
-                    for clients in CLIENTS:
-                        trials = [
+                cells = [(shared, clients) for shared in (False, True) for clients in CLIENTS]
+                trials: dict[tuple[bool, int], list[tuple[float, int, int]]] = {
+                    cell: [] for cell in cells
+                }
+                for _ in range(args.repeat):  # interleaved, so a noisy minute hits every cell
+                    for shared, clients in cells:
+                        trials[shared, clients].append(
                             _throughput(url, clients, shared, args.seconds)
-                            for _ in range(args.repeat)
-                        ]
-                        rate = statistics.median(t[0] for t in trials)
-                        conflicts = sum(t[1] for t in trials)
-                        lost = sum(t[2] for t in trials)
-                        single = rate if (clients == 1 and not shared) else single
-                        cell = f"{rate:,.0f}"
-                        if not shared and clients == 16 and single:
-                            cell += f" ({rate / single:.1f}x)"
-                        if shared and clients > 1:
-                            cell += f" ({conflicts:,} conflicts)"
-                        if lost:
-                            cell += f" **{lost} LOST**"
-                            failed = True
-                        row.append(cell)
+                        )
+                single = statistics.median(t[0] for t in trials[False, 1])
+                for shared, clients in cells:
+                    rate = statistics.median(t[0] for t in trials[shared, clients])
+                    conflicts = sum(t[1] for t in trials[shared, clients])
+                    lost = sum(t[2] for t in trials[shared, clients])
+                    cell = f"{rate:,.0f}"
+                    if not shared and clients == 16 and single:
+                        cell += f" ({rate / single:.1f}x)"
+                    if shared and clients > 1:
+                        cell += f" ({conflicts:,} conflicts)"
+                    if lost:
+                        cell += f" **{lost} LOST**"
+                        failed = True
+                    row.append(cell)
                 print(" | ".join(row), file=sys.stderr, flush=True)
                 rows.append(row)
         finally:
