@@ -88,7 +88,11 @@ def _pretty(value: Any, indent: str) -> str:
         if not value:
             return "[]"
         inner = indent + "  "
-        return "[" + inner + ("," + inner).join([_pretty(v, inner) for v in value]) + indent + "]"
+        sep = "," + inner
+        try:  # a list of strings in one C-level pass
+            return "[" + inner + sep.join(map(_encode_string, value)) + indent + "]"
+        except TypeError:
+            return "[" + inner + sep.join([_pretty(v, inner) for v in value]) + indent + "]"
     if kind is str:
         return _encode_string(value)
     if kind is int:
