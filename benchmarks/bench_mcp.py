@@ -1,0 +1,173 @@
+"""MCP server benchmark: ``execute_step`` round trips through the shared bench client.
+
+Runs ``/work/shared/tools/mcp_bench.py`` (a plain ``mcp.Client``; override with
+``--bench``) against several server configurations, one after another in one run, so
+the figures compare on a noisy machine:
+
+- ``trivial-sdk`` / ``trivial-fast`` — an ``MCPServer`` with one trivial
+  ``execute_step`` tool (no skillstate work) over the SDK's stdio transport and over
+  our fast transport: the SDK's own cost per call;
+- ``skillstate-<transport>-<store>`` — ``skillstate mcp`` over stdio, on the file store
+  (durability on: three fsyncs per commit), the memory store, SQLite;
+- ``warehouse`` — Store steps on the warehouse environment (file store, fast);
+- ``http`` — the steps scenario over Streamable HTTP (file store).
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_mcp.py                 # all, --n 2000
+    .venv/bin/python benchmarks/bench_mcp.py --n 500 --only skillstate-fast-file trivial-sdk
+    .venv/bin/python benchmarks/bench_mcp.py --serve-trivial fast   # (used by the bench itself)
+
+Prints one table (calls/s, p50/p99 ms, server CPU µs per call, peak RSS MiB) and
+writes the raw figures with ``--json-out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+BENCH = Path("/work/shared/tools/mcp_bench.py")
+PY = sys.executable
+SKILLSTATE = str(BIN / "skillstate")
+
+
+def serve_trivial(transport: str) -> None:
+    """A minimal MCPServer whose ``execute_step`` does no work (the SDK's own cost)."""
+    from mcp.server import MCPServer
+
+    server: MCPServer[Any] = MCPServer("trivial")
+
+    @server.tool()
+    def initialize_skill(
+        session_id: str, skill_specification: str, initial_state: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return {"prompt_payload": {"latest_observation": "ok"}, "meta": {}}
+
+    @server.tool()
+    async def execute_step(
+        session_id: str,
+        reasoning_trace: str,
+        state_update: dict[str, Any],
+        action: str,
+        environment_observation: str,
+    ) -> dict[str, Any]:
+        return {"step": 1, "prompt_payload": {"latest_observation": "ok"}, "meta": {}}
+
+    @server.tool()
+    def close_session(session_id: str) -> dict[str, Any]:
+        return {"closed": True}
+
+    from skillstate.mcp.stdio import serve_stdio
+
+    serve_stdio(server, transport)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def configs(tmp: Path) -> dict[str, dict[str, Any]]:
+    me = str(Path(__file__).resolve())
+    port = _free_port()
+    out: dict[str, dict[str, Any]] = {
+        "trivial-sdk": {"stdio": f"{PY} {me} --serve-trivial sdk"},
+        "trivial-fast": {"stdio": f"{PY} {me} --serve-trivial fast"},
+    }
+    for transport in ("sdk", "fast"):
+        out[f"skillstate-{transport}-file"] = {
+            "stdio": f"{SKILLSTATE} mcp --transport {transport}",
+            "store": f"file:{tmp / transport / 'state'}",
+        }
+    out["skillstate-fast-memory"] = {"stdio": f"{SKILLSTATE} mcp", "store": "memory:"}
+    out["skillstate-fast-sqlite"] = {
+        "stdio": f"{SKILLSTATE} mcp",
+        "store": f"sqlite:{tmp / 'bench.db'}",
+    }
+    out["warehouse"] = {
+        "stdio": f"{SKILLSTATE} mcp",
+        "store": f"file:{tmp / 'wh' / 'state'}",
+        "scenario": "warehouse",
+    }
+    out["http"] = {
+        "spawn": f"{SKILLSTATE} mcp --http --port {port}",
+        "url": f"http://127.0.0.1:{port}/mcp",
+        "store": f"file:{tmp / 'http' / 'state'}",
+    }
+    return out
+
+
+def run_one(name: str, cfg: dict[str, Any], args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    out_json = tmp / f"{name}.json"
+    cmd = [PY, str(args.bench), "--repeat", str(args.repeat), "--json-out", str(out_json)]
+    scenario = cfg.get("scenario", "steps")
+    cmd += ["--scenario", scenario, "--n", str(args.n), "--warehouse-n", str(args.warehouse_n)]
+    if "stdio" in cfg:
+        cmd += ["--stdio", cfg["stdio"]]
+    else:
+        cmd += ["--spawn", cfg["spawn"], "--url", cfg["url"]]
+    cmd += ["--cwd", str(tmp)]
+    if "store" in cfg:
+        cmd += ["--server-env", f"SKILLSTATE_STORE={cfg['store']}"]
+    print(f"# {name}: {shlex.join(cmd)}", file=sys.stderr, flush=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not out_json.exists():
+        print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
+        return {"error": f"exit {done.returncode}"}
+    data = json.loads(out_json.read_text())
+    medians: dict[str, Any] = data["medians"][scenario]
+    return medians
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--serve-trivial", choices=("sdk", "fast"), help=argparse.SUPPRESS)
+    parser.add_argument("--bench", type=Path, default=BENCH)
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--warehouse-n", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--json-out", type=Path)
+    args = parser.parse_args(argv)
+    if args.serve_trivial:
+        serve_trivial(args.serve_trivial)
+        return 0
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmpdir:
+        tmp = Path(tmpdir)
+        os.makedirs(tmp / "sdk", exist_ok=True)
+        for name, cfg in configs(tmp).items():
+            if args.only and name not in args.only:
+                continue
+            results[name] = run_one(name, cfg, args, tmp)
+    header = f"{'config':<24} {'calls/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU µs':>10} {'RSS MiB':>8}"
+    print(header)
+    for name, med in results.items():
+        if "error" in med:
+            print(f"{name:<24} {med['error']}")
+            continue
+        rss = med.get("server_sum_vmhwm_kb") or 0
+        print(
+            f"{name:<24} {med['calls_per_s']:>8.1f} {med['median_ms']:>7.2f} {med['p99_ms']:>7.2f} "
+            f"{med['server_cpu_us_per_call']:>10.0f} {rss / 1024:>8.1f}"
+        )
+    if args.json_out:
+        args.json_out.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
