@@ -169,7 +169,8 @@ def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = Tru
         )
 
 
-def _insert_tool(server: MCPServer[Any], tool: Tool) -> None:
+def _insert_tools(server: MCPServer[Any], tools: list[Tool]) -> None:
+    """Add ``tools`` to the server's tool table, all or none (a name clash adds nothing)."""
     manager = getattr(server, "_tool_manager", None)
     table = getattr(manager, "_tools", None)
     if not isinstance(table, dict):
@@ -177,9 +178,11 @@ def _insert_tool(server: MCPServer[Any], tool: Tool) -> None:
             "this version of the MCP SDK keeps its tools differently; build the server with "
             "MCPServer(..., tools=skillstate_tools(runtime)) and call add_resources/add_prompts"
         )
-    if tool.name in table:
-        raise ValueError(f"the server already has a tool named {tool.name!r}")
-    table[tool.name] = tool
+    for tool in tools:
+        if tool.name in table:
+            raise ValueError(f"the server already has a tool named {tool.name!r}")
+    for tool in tools:
+        table[tool.name] = tool
 
 
 def add_tools(
@@ -199,10 +202,12 @@ def add_tools(
     changes). ``MCPServer(..., tools=skillstate_tools(runtime))`` is the fully public
     alternative.
     """
-    for tool in skillstate_tools(
-        runtime, skills=skills, allow_skill_writes=allow_skill_writes, offload=offload
-    ):
-        _insert_tool(server, tool)
+    _insert_tools(
+        server,
+        skillstate_tools(
+            runtime, skills=skills, allow_skill_writes=allow_skill_writes, offload=offload
+        ),
+    )
     if resources:
         add_resources(server, runtime, offload=offload)
     if prompts:

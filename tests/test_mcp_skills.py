@@ -1,0 +1,159 @@
+"""The skill-store tools over stdio, and embedding the skillstate tools in another MCPServer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server import MCPServer
+from mcp_support import stdio_client_for, text_of
+
+from skillstate.mcp import add_tools, build_server, skillstate_tools
+from skillstate.mcp.server import add_prompts, add_resources
+from skillstate.runtime import Runtime
+
+pytestmark = pytest.mark.anyio
+
+SKILL_MD = "---\nname: pdf-tools\ndescription: Work with PDF files.\n---\n# PDF tools\nUse pdftk.\n"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def ok(result: Any) -> dict[str, Any]:
+    assert not result.is_error, text_of(result)
+    data: dict[str, Any] = result.structured_content
+    assert data["success"] is True
+    return data
+
+
+def failed(result: Any) -> dict[str, Any]:
+    assert result.is_error
+    data: dict[str, Any] = json.loads(text_of(result))
+    assert data["success"] is False
+    return data
+
+
+async def test_skill_tools_read_and_write_with_the_flag(tmp_path: Path) -> None:
+    store = f"file:{tmp_path / 'state'}"
+    async with stdio_client_for(store, tmp_path, "fast", ["--allow-skill-writes"]) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {"skills_list", "skill_view", "skill_read", "skill_manage"} <= names
+        assert ok(await client.call_tool("skills_list", {}))["skills"] == []
+        created = ok(
+            await client.call_tool(
+                "skill_manage", {"action": "create", "name": "pdf-tools", "content": SKILL_MD}
+            )
+        )
+        assert "created" in created["message"]
+        assert (tmp_path / ".skillstate/skills/pdf-tools/SKILL.md").read_text() == SKILL_MD
+        listed = ok(await client.call_tool("skills_list", {}))
+        assert [s["name"] for s in listed["skills"]] == ["pdf-tools"]
+        view = ok(await client.call_tool("skill_view", {"name": "pdf-tools"}))
+        assert "Use pdftk." in json.dumps(view)
+        ok(
+            await client.call_tool(
+                "skill_manage",
+                {
+                    "action": "write_file",
+                    "name": "pdf-tools",
+                    "file_path": "references/api.md",
+                    "file_content": "merge: pdftk a b cat output c",
+                },
+            )
+        )
+        read = ok(
+            await client.call_tool(
+                "skill_read", {"name": "pdf-tools", "file_path": "references/api.md"}
+            )
+        )
+        assert read["content"] == "merge: pdftk a b cat output c"
+        ok(
+            await client.call_tool(
+                "skill_manage",
+                {
+                    "action": "patch",
+                    "name": "pdf-tools",
+                    "old_string": "Use pdftk.",
+                    "new_string": "Use qpdf.",
+                },
+            )
+        )
+        assert "Use qpdf." in (tmp_path / ".skillstate/skills/pdf-tools/SKILL.md").read_text()
+
+        missing = failed(await client.call_tool("skill_view", {"name": "nope"}))
+        assert missing["error"] == "Skill 'nope' not found."
+        assert missing["available_skills"] == ["pdf-tools"]
+        no_content = failed(
+            await client.call_tool("skill_manage", {"action": "create", "name": "x"})
+        )
+        assert no_content["error"].startswith("content is required for 'create'")
+        traversal = failed(
+            await client.call_tool(
+                "skill_read", {"name": "pdf-tools", "file_path": "../../state/x.json"}
+            )
+        )
+        assert "traversal" in traversal["error"] or "must" in traversal["error"]
+        bad_action = await client.call_tool("skill_manage", {"action": "rename", "name": "x"})
+        assert bad_action.is_error
+        assert "action must be one of create, edit, patch" in text_of(bad_action)
+
+        ok(await client.call_tool("skill_manage", {"action": "delete", "name": "pdf-tools"}))
+        assert not (tmp_path / ".skillstate/skills/pdf-tools").exists()
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Any:
+    rt = Runtime(f"file:{tmp_path / 'state'}")
+    yield rt
+    rt.close()
+
+
+async def test_embedding_in_an_existing_server(runtime: Runtime) -> None:
+    server: MCPServer[Any] = MCPServer("my-agent")
+
+    @server.tool()
+    def hello(name: str) -> str:
+        return f"hello {name}"
+
+    add_tools(server, runtime)
+    before = len(await server.list_tools())
+    with pytest.raises(ValueError, match="already has a tool named 'initialize_skill'"):
+        add_tools(server, runtime, resources=False, prompts=False)
+    assert len(await server.list_tools()) == before
+    async with Client(server) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {"hello", "initialize_skill", "execute_step", "list_sessions"} <= names
+        assert text_of(await client.call_tool("hello", {"name": "x"})) == "hello x"
+        init = await client.call_tool(
+            "initialize_skill", {"session_id": "e1", "skill_specification": "spec"}
+        )
+        assert init.structured_content["session_id"] == "e1"
+        strict = await client.call_tool("get_session", {"session_id": "e1", "verbose": True})
+        assert 'unknown argument "verbose"' in text_of(strict)
+        index = await client.read_resource("skill-state://sessions")
+        assert json.loads(index.contents[0].text)["active_sessions"] == 1
+        prompt = await client.get_prompt("skill_state_turn", {"session_id": "e1"})
+        assert 'skill session "e1"' in prompt.messages[0].content.text
+
+
+async def test_tools_at_construction_and_the_built_server(runtime: Runtime) -> None:
+    server: MCPServer[Any] = MCPServer("mine", tools=skillstate_tools(runtime, offload=False))
+    add_resources(server, runtime, offload=False)
+    add_prompts(server, runtime, offload=False)
+    async with Client(server) as client:
+        init = await client.call_tool(
+            "initialize_skill", {"session_id": "c1", "skill_specification": {"goal": "x"}}
+        )
+        assert init.structured_content["prompt_payload"]["skill_spec"] == {"goal": "x"}
+    built = build_server(runtime)
+    async with Client(built) as client:
+        got = await client.call_tool("get_session", {"session_id": "c1"})
+        assert got.structured_content["skill_spec"] == {"goal": "x"}
+        info = client.server_info if hasattr(client, "server_info") else None
+        assert info is None or info.name == "skillstate"
