@@ -1,0 +1,67 @@
+"""Warehouse: a 200-step oracle episode, end to end, on the file and memory stores.
+
+Run: ``.venv/bin/python -m benchmarks.bench_warehouse [--steps 200] [--repeats 5] [--json out.json]``
+
+Each repeat runs one full episode (initialize, 200 oracle turns through
+``Runtime.execute_step`` with the warehouse restored and snapshotted every step, the
+final read and scoring) on a fresh store; file and memory repeats are interleaved in
+one process so that their ratio compares like with like. Targets: file < 2 s,
+memory < 0.5 s (medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from skillstate.bench.policies import OraclePolicy
+from skillstate.bench.runner import EpisodeConfig, run_episode
+from skillstate.runtime.sessions import Runtime
+
+
+def _episode(store: str, steps: int) -> float:
+    started = time.perf_counter()
+    with Runtime(store) as runtime:
+        result = run_episode(EpisodeConfig(horizon=steps), OraclePolicy(), runtime)
+    elapsed = time.perf_counter() - started
+    assert result.score == 1.0 and result.calls == steps
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    _episode("memory:warm-up", 20)  # imports, plugin loading, generator cache
+    file_times, memory_times = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-warehouse-") as root:
+        for i in range(args.repeats):
+            file_times.append(_episode(f"file:{root}/run{i}", args.steps))
+            memory_times.append(_episode(f"memory:bench-{uuid.uuid4().hex}", args.steps))
+    report = {
+        "steps": args.steps,
+        "repeats": args.repeats,
+        "file_median_s": round(statistics.median(file_times), 3),
+        "file_max_s": round(max(file_times), 3),
+        "memory_median_s": round(statistics.median(memory_times), 3),
+        "memory_max_s": round(max(memory_times), 3),
+        "file_per_step_ms": round(1000 * statistics.median(file_times) / args.steps, 2),
+        "memory_per_step_ms": round(1000 * statistics.median(memory_times) / args.steps, 2),
+        "targets": {"file_s": 2.0, "memory_s": 0.5},
+    }
+    print(json.dumps(report, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+if __name__ == "__main__":
+    main()
