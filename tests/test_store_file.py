@@ -286,9 +286,10 @@ def test_an_interrupted_creation(host: Any, store: FileStore, root: Path, journa
     (root / "fresh.json.new").write_bytes(encode_record(record))
     if journaled:
         (root / "fresh.jsonl").write_bytes(encode_entry(entry))
+        assert [s.id for s in store.list()] == ["fresh"]  # listing finishes the creation
         assert store.get("fresh") == record
-        assert [s.id for s in store.list()] == ["fresh"]
     else:
+        assert store.list() == []
         with pytest.raises(RunNotFound):
             store.get("fresh")
         _create(host, store, "fresh")

@@ -25,13 +25,10 @@ import urllib.parse
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
-
-import attrs
+from typing import Any
 
 from skillstate.errors import RunExists, RunNotFound, StoreError, VersionConflict
 from skillstate.markers import hookimpl
-from skillstate.merge import merge_patch
 from skillstate.records import JournalEntry, RunRecord, RunSummary, StoreSpec
 from skillstate.store import Store, StoreWarning, check_run_id, is_valid_run_id
 from skillstate_plugins.file_store_format import (
@@ -41,22 +38,21 @@ from skillstate_plugins.file_store_format import (
     decode_record,
     encode_entry,
     encode_record,
-    entry_version,
     head_version,
     import_entry,
-    parse_line,
 )
 from skillstate_plugins.file_store_io import (
+    RunFiles,
     RunLock,
-    Tail,
     append_line,
     fsync_dir,
     read_file,
-    read_tail,
+    remove,
     store_error,
     truncate,
     write_new_file,
 )
+from skillstate_plugins.file_store_recovery import clean_tail, recover, tail_version
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url", "skillstate_register_stores"]
 
@@ -83,13 +79,6 @@ def root_from_url(url: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
-class _Paths(NamedTuple):
-    record: str
-    journal: str
-    pending: str
-    lock: str
-
-
 class FileStore(Store):
     """Runs as files in one directory; safe under crashes and concurrent processes."""
 
@@ -98,9 +87,9 @@ class FileStore(Store):
         self.root = root_from_url(url)
 
     # -- paths ----------------------------------------------------------------
-    def _paths(self, run_id: str) -> _Paths:
+    def _paths(self, run_id: str) -> RunFiles:
         base = f"{self.root}{os.sep}{check_run_id(run_id)}"
-        return _Paths(base + ".json", base + ".jsonl", base + ".json.new", base + ".lock")
+        return RunFiles(base + ".json", base + ".jsonl", base + ".json.new", base + ".lock")
 
     def _ensure_root(self) -> None:
         try:
@@ -109,11 +98,11 @@ class FileStore(Store):
             raise store_error(exc, "create the store directory", self.root) from None
 
     # -- reading --------------------------------------------------------------
-    def _parsed(self, run_id: str, paths: _Paths) -> ParsedRecord | None:
+    def _parsed(self, run_id: str, paths: RunFiles) -> ParsedRecord | None:
         data = read_file(paths.record)
         return None if data is None else decode_record(data, run_id, paths.record)
 
-    def _record(self, run_id: str, parsed: ParsedRecord, paths: _Paths) -> RunRecord:
+    def _record(self, run_id: str, parsed: ParsedRecord, paths: RunFiles) -> RunRecord:
         legacy_version = 0
         if parsed.legacy:
             legacy_version = count_legacy_lines(read_file(paths.journal))
@@ -122,13 +111,13 @@ class FileStore(Store):
         except (TypeError, ValueError) as exc:
             raise StoreError(f"record file {paths.record} is damaged: {exc}") from None
 
-    def _read(self, run_id: str, paths: _Paths) -> RunRecord:
+    def _read(self, run_id: str, paths: RunFiles) -> RunRecord:
         parsed = self._parsed(run_id, paths)
         if parsed is None:
             raise RunNotFound(run_id)
         return self._record(run_id, parsed, paths)
 
-    def _settle(self, run_id: str, paths: _Paths) -> None:
+    def _settle(self, run_id: str, paths: RunFiles) -> None:
         """If a commit is in flight or was interrupted, wait for it or finish it."""
         if not os.path.lexists(paths.pending):
             return
@@ -166,15 +155,16 @@ class FileStore(Store):
             return []
         except OSError as exc:
             raise store_error(exc, "list", self.root) from None
+        # A run is a <id>.json, or a lone <id>.json.new: a creation that was interrupted.
+        names = {n[:-4] for n in entries if n.endswith(".json.new")} - entries.keys()
+        names.update(n for n in entries if n.endswith(".json"))
         out = []
-        for name in sorted(entries):
-            if not name.endswith(".json"):
-                continue
+        for name in sorted(names):
             run_id = name[:-5]
             try:
                 if not is_valid_run_id(run_id):
                     raise StoreError(f"'{name}' is not named after a valid run id")
-                if entries[name].is_symlink():
+                if name in entries and entries[name].is_symlink():
                     raise StoreError(f"{entries[name].path} is a symbolic link")
                 if name + ".new" in entries:  # a commit in flight, or interrupted
                     record = self.get(run_id)
@@ -188,6 +178,14 @@ class FileStore(Store):
             if skill is None or record.skill == skill:
                 out.append(record.summary())
         return out
+
+    def _load(self, run_id: str, paths: RunFiles) -> RunRecord | None:
+        parsed = self._parsed(run_id, paths)
+        return None if parsed is None else self._record(run_id, parsed, paths)
+
+    def _recover(self, run_id: str, paths: RunFiles) -> None:
+        """Finish or discard an interrupted commit (under the lock); see the recovery module."""
+        recover(run_id, paths, self.root, lambda: self._load(run_id, paths))
 
     # -- writing --------------------------------------------------------------
     def create(self, record: RunRecord, entry: JournalEntry) -> None:
@@ -217,12 +215,12 @@ class FileStore(Store):
                 version, legacy = current.version, (current if parsed.legacy else None)
             if version != expected_version:
                 raise VersionConflict(record.id, expected_version, version)
-            tail = self._clean_tail(paths)
+            tail = clean_tail(paths.journal)
             size = tail.size if tail is not None else 0
             if legacy is not None:
                 if size == 0:  # a rig-state run without a journal: record its state first
                     line = encode_entry(import_entry(legacy.state, legacy.updated)) + line
-            elif self._tail_version(tail, paths) != version:
+            elif tail_version(tail, paths.journal) != version:
                 raise StoreError(
                     f"run '{record.id}': its journal does not end at version {version} "
                     f"like its record; nothing was written (run 'skillstate verify {record.id}')"
@@ -230,7 +228,7 @@ class FileStore(Store):
             self._write(paths, data, line, journal_size=size, fresh_journal=False)
 
     @contextmanager
-    def _existing_run_lock(self, paths: _Paths, run_id: str) -> Iterator[None]:
+    def _existing_run_lock(self, paths: RunFiles, run_id: str) -> Iterator[None]:
         """The run's lock; :class:`RunNotFound` (not a path error) when the root is missing."""
         try:
             fd = RunLock(paths.lock).acquire()
@@ -244,7 +242,7 @@ class FileStore(Store):
             os.close(fd)
 
     def _write(
-        self, paths: _Paths, data: bytes, line: bytes, journal_size: int, fresh_journal: bool
+        self, paths: RunFiles, data: bytes, line: bytes, journal_size: int, fresh_journal: bool
     ) -> None:
         """The commit proper, under the lock: next record, journal line, rename."""
         write_new_file(paths.pending, data)
@@ -254,7 +252,7 @@ class FileStore(Store):
             else:
                 append_line(paths.journal, line, journal_size)
         except StoreError:
-            _unlink(paths.pending)
+            remove(paths.pending)
             raise
         try:
             os.replace(paths.pending, paths.record)
@@ -274,122 +272,9 @@ class FileStore(Store):
         with RunLock(paths.lock).hold():
             existed = os.path.lexists(paths.record) or os.path.lexists(paths.pending)
             for path in (paths.record, paths.pending, paths.journal, paths.lock):
-                try:
-                    os.unlink(path)
-                except FileNotFoundError:
-                    pass
-                except OSError as exc:
-                    raise store_error(exc, "delete", path) from None
+                remove(path)
             fsync_dir(self.root)
         return existed
-
-    # -- recovery -------------------------------------------------------------
-    def _clean_tail(self, paths: _Paths) -> Tail | None:
-        """The journal's tail after repairing a torn last line (call under the lock).
-
-        A partial line left by a killed writer is cut off; a last line that is
-        complete but for its newline (killed between the two) gets its newline.
-        """
-        tail = read_tail(paths.journal)
-        if tail is None or not tail.torn:
-            return tail
-        try:
-            complete = isinstance(parse_line(tail.torn), dict)
-        except ValueError:
-            complete = False
-        if complete:
-            append_line(paths.journal, b"\n", tail.size)
-        else:
-            truncate(paths.journal, tail.clean_size)
-        return read_tail(paths.journal)
-
-    def _tail_version(self, tail: Tail | None, paths: _Paths) -> int:
-        """The version of the journal's last entry (0 for an empty journal)."""
-        if tail is None or tail.last is None:
-            return 0
-        try:
-            version = entry_version(parse_line(tail.last))
-        except ValueError as exc:
-            raise StoreError(f"journal {paths.journal} has a damaged last line: {exc}") from None
-        if version is None:  # a rig-state line: versions are positions
-            return max(1, count_legacy_lines(read_file(paths.journal)))
-        return version
-
-    def _recover(self, run_id: str, paths: _Paths) -> None:
-        """Finish or discard an interrupted commit (under the lock).
-
-        ``.json.new`` exists only between the start and the end of a commit. Its
-        journal line was appended after it was fsynced and before it was renamed, so:
-        journal at the record's version → the line never made it, discard
-        ``.json.new``; one ahead → rename ``.json.new`` into place (roll forward).
-        """
-        if not os.path.lexists(paths.pending):
-            return
-        tail = self._clean_tail(paths)
-        parsed = self._parsed(run_id, paths)
-        current = None if parsed is None else self._record(run_id, parsed, paths)
-        have = 0 if current is None else current.version
-        logged = self._tail_version(tail, paths)
-        if logged == have or (current is None and logged == 0):
-            _unlink(paths.pending)
-        elif logged == have + 1:
-            self._roll_forward(run_id, paths, current, tail)
-        else:
-            raise StoreError(
-                f"run '{run_id}': its journal ends at version {logged} but its record is at "
-                f"version {have}; the store was changed outside skillstate (see 'skillstate verify')"
-            )
-        fsync_dir(self.root)
-
-    def _roll_forward(
-        self, run_id: str, paths: _Paths, current: RunRecord | None, tail: Tail | None
-    ) -> None:
-        assert tail is not None and tail.last is not None
-        entry = JournalEntry.from_dict(parse_line(tail.last))
-        pending = read_file(paths.pending)
-        try:
-            ready = pending is not None and (
-                self._record(run_id, decode_record(pending, run_id, paths.pending), paths).version
-                == entry.version
-            )
-        except StoreError:
-            ready = False
-        if ready:
-            try:
-                os.replace(paths.pending, paths.record)
-            except OSError as exc:
-                raise store_error(exc, "replace the record", paths.record) from None
-            return
-        # .json.new was lost (a disk that lied about fsync): rebuild from the journal.
-        if current is None:  # nothing to build on: the creation never completed
-            truncate(paths.journal, tail.last_start)
-            _unlink(paths.pending)
-            return
-        state = merge_patch(current.state, entry.patch)
-        if entry.set:
-            state = merge_patch(state, entry.set)
-        rebuilt = attrs.evolve(
-            current,
-            state=state,
-            version=entry.version,
-            updated=entry.ts or current.updated,
-            status=entry.status or current.status,
-            step=entry.turn if entry.turn is not None else current.step,
-        )
-        write_new_file(paths.pending, encode_record(rebuilt))
-        try:
-            os.replace(paths.pending, paths.record)
-        except OSError as exc:
-            raise store_error(exc, "replace the record", paths.record) from None
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise store_error(exc, "remove", path) from None
 
 
 @hookimpl

@@ -14,16 +14,19 @@ import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NamedTuple
 
 from skillstate.errors import StoreError
 
 __all__ = [
+    "RunFiles",
     "RunLock",
     "Tail",
     "append_line",
     "fsync_dir",
     "read_file",
     "read_tail",
+    "remove",
     "store_error",
     "truncate",
     "write_new_file",
@@ -33,6 +36,15 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _TAIL_CHUNK = 4096
 _READ_CHUNK = 1 << 16
+
+
+class RunFiles(NamedTuple):
+    """The paths of one run's files."""
+
+    record: str  # <id>.json
+    journal: str  # <id>.jsonl
+    pending: str  # <id>.json.new, only while a commit is in flight
+    lock: str  # <id>.lock
 
 
 def store_error(exc: OSError, doing: str, path: str) -> StoreError:
@@ -135,6 +147,16 @@ def truncate(path: str, size: int) -> None:
             os.close(fd)
     except OSError as exc:
         raise store_error(exc, "repair the journal", path) from None
+
+
+def remove(path: str) -> None:
+    """Unlink ``path`` if it exists."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise store_error(exc, "remove", path) from None
 
 
 def _unlink_quietly(path: str) -> None:
