@@ -14,7 +14,8 @@ stored version; write ``.json.new`` and fsync it; append the journal line
 directory. So the journal is never behind the record, and a crash leaves at most one
 journal entry ahead — whose record is already complete in ``.json.new``. Whoever
 next opens the run finds ``.json.new``, takes the lock and finishes or discards the
-commit (:meth:`FileStore._recover`). Full rules: ``docs/storage-format.md``.
+commit (:mod:`skillstate_plugins.file_store_recovery`). Full rules:
+``docs/storage-format.md``.
 """
 
 from __future__ import annotations
