@@ -340,6 +340,14 @@ def test_stale_commit_and_duplicate_create_leave_files_untouched(
     assert {name: (root / name).read_bytes() for name in _files(root)} == snapshot
 
 
+def test_commit_to_a_missing_run_leaves_no_file(host: Any, store: FileStore, root: Path) -> None:
+    _create(host, store, "keep")
+    ghost = RunRecord(id="ghost", skill="sample", state={}, version=2)
+    with pytest.raises(RunNotFound):
+        store.commit(ghost, JournalEntry(ts="t", step="", patch={}, version=2), 1)
+    assert _files(root) == ["keep.json", "keep.jsonl", "keep.lock"]
+
+
 def test_delete_removes_every_file_of_the_run(host: Any, store: FileStore, root: Path) -> None:
     _create(host, store, "keep")
     _create(host, store, "gone")

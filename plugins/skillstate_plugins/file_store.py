@@ -207,6 +207,7 @@ class FileStore(Store):
             self._recover(record.id, paths)
             stored = read_file(paths.record)
             if stored is None:
+                remove(paths.lock)  # held, so removing it is safe (see RunLock)
                 raise RunNotFound(record.id)
             version = head_version(stored, record.id)  # the fast path: no full parse
             legacy = None
