@@ -1,0 +1,104 @@
+"""Unit tests of the MCP layer's pure parts: strict argument checks and the result text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillstate.jsondoc import pretty
+from skillstate.mcp.args import ArgumentError, Param, check_arguments, input_schema
+from skillstate.mcp.http import mask_url, security_settings
+from skillstate.mcp.tooling import pretty_text
+
+PARAMS = [
+    Param("session_id", "string", "id"),
+    Param("state_update", "object", "patch"),
+    Param("action", "action", "a"),
+    Param("note", "text", "n", required=False),
+    Param("flag", "boolean", "f", required=False),
+    Param("env", "name", "e", required=False, choices=("mock", "warehouse")),
+]
+GOOD = {"session_id": "s", "state_update": {"a": 1}, "action": "go"}
+
+
+def test_schema_is_closed_and_lists_required() -> None:
+    schema = input_schema(PARAMS)
+    assert schema["additionalProperties"] is False
+    assert schema["required"] == ["session_id", "state_update", "action"]
+    assert schema["properties"]["env"]["enum"] == ["mock", "warehouse"]
+    assert schema["properties"]["action"]["anyOf"][1] == {"type": "object"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"extra": 1}, 'unknown argument "extra" (accepted: session_id, state_update, action'),
+        ({"session_id": ""}, "session_id must be a non-empty string, got an empty string"),
+        ({"state_update": [1]}, "state_update must be a JSON object, got an array"),
+        ({"state_update": None}, "state_update must be a JSON object, got null"),
+        ({"state_update": "{x"}, "not JSON text of an object"),
+        ({"state_update": "3"}, "holding JSON text of a number"),
+        ({"action": ""}, "action must be a non-empty string (the exact command) or a JSON object"),
+        ({"action": [1]}, "got an array"),
+        ({"flag": "true"}, "flag must be true or false, got a string"),
+        ({"env": "Mars"}, "env must be one of mock, warehouse; got 'Mars'"),
+        ({"note": 5}, "note must be a string, got a number"),
+    ],
+)
+def test_bad_arguments_name_the_problem(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        check_arguments("tool_x", PARAMS, {**GOOD, **change})
+    assert str(caught.value).startswith("Invalid arguments for tool tool_x: ")
+    assert message in str(caught.value)
+
+
+def test_missing_and_many_unknown() -> None:
+    with pytest.raises(ArgumentError, match='missing required argument "action"'):
+        check_arguments("t", PARAMS, {"session_id": "s", "state_update": {}})
+    many = {**GOOD, **{f"k{i}": i for i in range(8)}}
+    with pytest.raises(ArgumentError, match=r"unknown arguments .* and 3 more"):
+        check_arguments("t", PARAMS, many)
+
+
+def test_accepted_forms() -> None:
+    checked = check_arguments("t", PARAMS, {**GOOD, "state_update": '{"a": {"b": null}}'})
+    assert checked["state_update"] == {"a": {"b": None}}
+    assert check_arguments("t", PARAMS, {**GOOD, "note": None, "flag": None}) == GOOD
+    assert check_arguments("t", PARAMS, {**GOOD, "action": {"type": "noop"}})["action"] == {
+        "type": "noop"
+    }
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_pretty_text_is_pretty_byte_for_byte(value: Any) -> None:
+    assert pretty_text(value) == pretty(value)
+    assert json.loads(pretty_text(value)) == json.loads(pretty(value))
+
+
+def test_security_settings_and_masking() -> None:
+    settings_ = security_settings("0.0.0.0", ["mcp.example.com", "::2"])
+    assert "mcp.example.com:*" in settings_.allowed_hosts
+    assert "[::2]:*" in settings_.allowed_hosts
+    assert "https://mcp.example.com" in settings_.allowed_origins
+    assert "0.0.0.0" not in settings_.allowed_hosts
+    assert "10.0.0.5:*" in security_settings("10.0.0.5").allowed_hosts
+    assert mask_url("postgresql://u:pw@db:5432/x") == "postgresql://u:***@db:5432/x"
+    assert mask_url("file:/srv/state") == "file:/srv/state"
