@@ -157,3 +157,14 @@ async def test_tools_at_construction_and_the_built_server(runtime: Runtime) -> N
         assert got.structured_content["skill_spec"] == {"goal": "x"}
         info = client.server_info if hasattr(client, "server_info") else None
         assert info is None or info.name == "skillstate"
+
+
+def test_idle_tracing_middleware_is_dropped_unless_asked_for(runtime: Runtime) -> None:
+    from mcp.server._otel import OpenTelemetryMiddleware
+
+    def traced(server: MCPServer[Any]) -> bool:
+        return any(isinstance(m, OpenTelemetryMiddleware) for m in server.middleware)
+
+    assert not traced(build_server(runtime))  # no OpenTelemetry SDK provider installed
+    assert traced(build_server(runtime, tracing=True))
+    assert traced(MCPServer("plain"))  # the SDK default, which build_server changes

@@ -216,6 +216,26 @@ def add_tools(
         add_prompts(server, runtime, offload=offload)
 
 
+def _tracing_configured() -> bool:
+    """Whether an OpenTelemetry SDK provider is installed (else every span is a no-op)."""
+    try:
+        from opentelemetry import trace
+    except ImportError:  # pragma: no cover - opentelemetry-api is an SDK dependency
+        return False
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+def _drop_tracing(server: MCPServer[Any]) -> None:
+    """Remove the SDK's OpenTelemetry middleware (about 0.1 ms per request of no-op spans)."""
+    try:
+        from mcp.server._otel import OpenTelemetryMiddleware
+    except ImportError:  # pragma: no cover - an SDK that moved it: keep whatever is there
+        return
+    server.middleware[:] = [
+        m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)
+    ]
+
+
 def build_server(
     runtime: Runtime | None = None,
     *,
@@ -223,8 +243,14 @@ def build_server(
     allow_skill_writes: bool = False,
     offload: bool = True,
     name: str = SERVER_NAME,
+    tracing: bool | None = None,
 ) -> MCPServer[Any]:
-    """The skillstate MCP server over ``runtime`` (default: the configured store)."""
+    """The skillstate MCP server over ``runtime`` (default: the configured store).
+
+    ``tracing`` keeps the SDK's OpenTelemetry span per request; ``None`` (default)
+    keeps it only when an OpenTelemetry SDK tracer provider is installed at build time
+    (e.g. under ``opentelemetry-instrument``), since otherwise every span is a no-op.
+    """
     from skillstate._version import __version__
 
     if runtime is None:
@@ -243,4 +269,6 @@ def build_server(
     )
     add_resources(server, runtime, offload=offload)
     add_prompts(server, runtime, offload=offload)
+    if not (tracing if tracing is not None else _tracing_configured()):
+        _drop_tracing(server)
     return server
