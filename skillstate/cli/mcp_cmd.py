@@ -96,7 +96,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(ctx: CliContext) -> int:
     args = ctx.args
     token = args.token if args.token is not None else os.environ.get("SKILLSTATE_MCP_TOKEN") or None
-    if not args.http and (token or args.allowed_host or args.port is not None):
+    if not args.http and (args.token is not None or args.allowed_host or args.port is not None):
         ctx.error("--token, --allowed-host and --port apply to --http only")
         return 2
 
