@@ -1,0 +1,151 @@
+"""``skillstate.testing``: a pytest plugin and kit for plugin authors (entry point ``pytest11``).
+
+Installed with skillstate, it is loaded by pytest on its own (disable it with
+``-p no:skillstate``). ``docs/plugins.md`` shows it at work in three example packages.
+
+Fixtures:
+
+- ``skillstate_pm`` — a fresh plugin manager with every installed plugin loaded;
+- ``skillstate_host`` — a :class:`~skillstate.host.Host` on that manager, with a
+  ``memory:`` store configured;
+- ``register_plugin`` — ``register_plugin(obj, name=None)`` registers an in-process
+  plugin on ``skillstate_pm`` (and so on ``skillstate_host``) for one test and
+  unregisters it afterwards; register before the host first looks up a skill,
+  store or environment the plugin provides;
+- ``memory_store``, ``file_store``, ``sqlite_store``, ``postgres_store`` — a fresh,
+  empty store of each bundled kind (``postgres_store`` uses ``$SKILLSTATE_TEST_POSTGRES``
+  or ``postgresql://postgres@127.0.0.1:5432/test`` in a schema of its own, dropped
+  afterwards; it skips with the reason when the server or psycopg is missing, and
+  fails instead when ``CI=true``);
+- ``skillstate_store`` — parametrized: the test runs once per kind in
+  :data:`STORE_KINDS` (``memory``, ``file``, ``sqlite``, ``postgresql``).
+
+Conformance suites, to subclass in your own tests (each test class gets every test):
+
+- :class:`StoreConformance` — the store contract. Provide a ``store_url`` fixture
+  returning the URL of a fresh, empty store::
+
+      from skillstate.testing import StoreConformance
+
+      class TestMyStore(StoreConformance):
+          @pytest.fixture
+          def store_url(self, tmp_path):
+              return f"mystore://{tmp_path}/db"
+
+- :class:`EnvironmentConformance` — the environment contract. Provide
+  ``environment_name`` and ``environment_actions`` (and optionally
+  ``environment_options`` and ``rejected_action``).
+
+Helpers: :func:`make_host`, :func:`sample_skill`, :func:`temporary_store_url`,
+:func:`require_postgres`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillstate.testing.environments import EnvironmentConformance
+from skillstate.testing.helpers import (
+    STORE_KINDS,
+    make_host,
+    require_postgres,
+    sample_skill,
+    temporary_store_url,
+)
+from skillstate.testing.stores import StoreConformance
+
+__all__ = [
+    "STORE_KINDS",
+    "EnvironmentConformance",
+    "StoreConformance",
+    "file_store",
+    "make_host",
+    "memory_store",
+    "postgres_store",
+    "register_plugin",
+    "require_postgres",
+    "sample_skill",
+    "skillstate_host",
+    "skillstate_pm",
+    "skillstate_store",
+    "sqlite_store",
+    "temporary_store_url",
+]
+
+
+@pytest.fixture
+def skillstate_pm() -> Any:
+    """A fresh plugin manager with every installed plugin loaded."""
+    from skillstate.manager import make_plugin_manager
+
+    return make_plugin_manager()
+
+
+@pytest.fixture
+def skillstate_host(skillstate_pm: Any) -> Iterator[Any]:
+    """A host on ``skillstate_pm`` whose configured store is a fresh ``memory:`` store."""
+    from skillstate.config import load_config
+    from skillstate.host import Host
+
+    host = Host(skillstate_pm, load_config(env={}, overrides={"store": "memory:"}))
+    yield host
+    host.close()
+
+
+@pytest.fixture
+def register_plugin(skillstate_pm: Any) -> Iterator[Callable[..., Any]]:
+    """Register an in-process plugin on ``skillstate_pm`` for the duration of one test."""
+    registered: list[Any] = []
+
+    def register(plugin: Any, name: str | None = None) -> Any:
+        skillstate_pm.register_local(plugin, name or getattr(plugin, "__name__", repr(plugin)))
+        registered.append(plugin)
+        return plugin
+
+    yield register
+    for plugin in registered:
+        if skillstate_pm.is_registered(plugin):
+            skillstate_pm.unregister(plugin)
+
+
+@pytest.fixture
+def memory_store() -> Any:
+    """A fresh ``memory:`` store."""
+    return make_host().open_store("memory:")
+
+
+@pytest.fixture
+def file_store(tmp_path: Path) -> Iterator[Any]:
+    """A fresh ``file:`` store in a temporary directory."""
+    yield from _open_temporary("file", tmp_path)
+
+
+def _open_temporary(kind: str, directory: Path) -> Iterator[Any]:
+    with temporary_store_url(kind, directory) as url:
+        host = make_host(url)
+        try:
+            yield host.open_store()
+        finally:
+            host.close()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[Any]:
+    """A fresh ``sqlite:`` store in a temporary directory."""
+    yield from _open_temporary("sqlite", tmp_path)
+
+
+@pytest.fixture
+def postgres_store(tmp_path: Path) -> Iterator[Any]:
+    """A fresh ``postgresql:`` store in its own schema (skipped when the server is missing)."""
+    yield from _open_temporary("postgresql", tmp_path)
+
+
+@pytest.fixture(params=STORE_KINDS)
+def skillstate_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """A fresh store of each bundled kind in turn: the test runs once per kind."""
+    yield from _open_temporary(request.param, tmp_path)

@@ -1,0 +1,145 @@
+"""Helpers shared by the fixtures and the conformance suites: hosts, a sample skill, temporary stores."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = [
+    "DEFAULT_POSTGRES_URL",
+    "POSTGRES_URL_VARIABLE",
+    "STORE_KINDS",
+    "make_host",
+    "postgres_unavailable",
+    "postgres_url",
+    "require_postgres",
+    "sample_skill",
+    "temporary_store_url",
+]
+
+STORE_KINDS = ("memory", "file", "sqlite", "postgresql")
+"""The bundled store kinds :func:`temporary_store_url` (and the store fixtures) can make."""
+
+POSTGRES_URL_VARIABLE = "SKILLSTATE_TEST_POSTGRES"
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def make_host(store_url: str = "memory:", **config_overrides: Any) -> Any:
+    """A host with all installed plugins and ``store_url`` as the configured store."""
+    from skillstate.config import load_config
+    from skillstate.host import Host
+
+    config = load_config(env={}, overrides={"store": store_url, **config_overrides})
+    return Host.from_config(config)
+
+
+def sample_skill() -> Any:
+    """A small skill with a 3-level field schema, phases and immutable keys (used by the suites)."""
+    from skillstate.records import FieldSpec, SkillDefinition
+
+    return SkillDefinition(
+        name="sample",
+        fields={
+            "runId": FieldSpec("string"),
+            "phase": FieldSpec("string"),
+            "updatedAt": FieldSpec("string"),
+            "counter": FieldSpec("number"),
+            "notes": FieldSpec("string[]"),
+            "info": FieldSpec(
+                "object",
+                of={
+                    "title": FieldSpec("string"),
+                    "detail": FieldSpec(
+                        "object", of={"level": FieldSpec("number"), "tag": FieldSpec("string")}
+                    ),
+                },
+            ),
+            "items": FieldSpec(
+                "object[]", of={"id": FieldSpec("string"), "done": FieldSpec("boolean")}
+            ),
+        },
+        phases=("start", "middle", "done"),
+        terminal_phases=("done",),
+        immutable_keys=("runId",),
+        run_id_key="runId",
+        updated_key="updatedAt",
+    )
+
+
+def postgres_url() -> str:
+    """The PostgreSQL server the fixtures use: ``$SKILLSTATE_TEST_POSTGRES`` or the local default."""
+    return os.environ.get(POSTGRES_URL_VARIABLE) or DEFAULT_POSTGRES_URL
+
+
+@functools.cache
+def _unavailable(url: str) -> str | None:
+    try:
+        import psycopg
+    except ImportError as exc:
+        return f"psycopg is not installed ({exc}); pip install 'skillstate[postgres]'"
+    try:
+        with psycopg.connect(url, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        return (
+            f"PostgreSQL is not reachable at {url}: {str(exc).strip()} "
+            f"(set {POSTGRES_URL_VARIABLE} to another server)"
+        )
+    return None
+
+
+def postgres_unavailable(url: str | None = None) -> str | None:
+    """Why the PostgreSQL fixtures cannot run (``None`` when they can). Checked once per URL."""
+    return _unavailable(url or postgres_url())
+
+
+def require_postgres() -> None:
+    """Skip the current test when PostgreSQL is missing — or fail it when ``CI=true``."""
+    reason = postgres_unavailable()
+    if reason is None:
+        return
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (CI=true: services must be available)")
+    pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def temporary_store_url(kind: str, directory: Path | str) -> Iterator[str]:
+    """The URL of a fresh, empty store of a bundled ``kind`` (see :data:`STORE_KINDS`).
+
+    ``memory`` is a uniquely named ``memory:`` space (so a second opener sees the same
+    runs, as with every other store); ``file`` and ``sqlite`` live in ``directory``;
+    ``postgresql`` is a new schema on :func:`postgres_url`, dropped on exit (the test is
+    skipped when the server is missing, failed instead under ``CI=true``).
+    """
+    base = Path(directory)
+    if kind == "memory":
+        yield f"memory:test-{uuid.uuid4().hex}"
+    elif kind == "file":
+        yield f"file:{base.resolve() / 'state'}"
+    elif kind == "sqlite":
+        yield f"sqlite:///{str(base.resolve() / 'runs.db').lstrip('/')}"
+    elif kind in ("postgresql", "postgres"):
+        require_postgres()
+        import psycopg
+
+        server = postgres_url()
+        name = f"ss_test_{uuid.uuid4().hex[:12]}"
+        joiner = "&" if "?" in server else "?"
+        yield f"{server}{joiner}schema={name}&application_name={name}"
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE application_name = %s",
+                (name,),
+            )
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+    else:
+        raise ValueError(f"unknown store kind {kind!r}; known: {', '.join(STORE_KINDS)}")
