@@ -169,3 +169,37 @@ def test_demo_on_a_named_store_keeps_the_session_and_its_journal(tmp_path: Path)
     assert len(journal) == 7  # created, 5 steps, 1 recorded rollback
     verify = run("--store", "file:runs", "verify", cwd=tmp_path)
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_the_plot_script_writes_an_svg_with_the_four_runtimes(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from support import ROOT
+
+    target = tmp_path / "sizes.svg"
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.plot_prompt_sizes",
+            "--horizon",
+            "12",
+            "--out",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    root = ET.parse(target).getroot()
+    lines = root.findall("{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == 4 and all(len(p.get("points", "").split()) == 12 for p in lines)
+    labels = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    for name in ("SKILL.state (A.4)", "ReAct (A.1)", "Memory (A.2)", "Stateful (A.3)"):
+        assert name in labels
+    # the flat line stays flat, the history line grows
+    first, last = out.stdout.splitlines()[0], out.stdout.splitlines()[1]
+    assert first.startswith("skill-state") and last.startswith("react")
