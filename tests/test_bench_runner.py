@@ -244,3 +244,15 @@ def test_json_report_has_separate_char_and_token_columns(runtime: Runtime) -> No
     assert data["avg_prompt_tokens_est"] == pytest.approx(data["avg_prompt_chars"] / 4, abs=1)
     assert data["calls"] == 10 and len(data["turns"]) == 10
     assert data["usage_prompt_tokens"] is None
+
+
+def test_premature_overwrite_detection() -> None:
+    from skillstate.bench.runner import _lost_keys
+
+    before = {"inventory": {"shelf_1": "a", "shelf_2": "b"}, "note": "x"}
+    assert _lost_keys(before, {"inventory": {"shelf_1": "a"}, "note": "x"}, {}) == [
+        "inventory.shelf_2"
+    ]
+    nulled = {"inventory": {"shelf_2": None}}
+    assert _lost_keys(before, {"inventory": {"shelf_1": "a"}, "note": "x"}, nulled) == []
+    assert _lost_keys(before, {"inventory": {"shelf_1": "a", "shelf_2": "b"}}, {}) == ["note"]
