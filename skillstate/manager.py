@@ -128,7 +128,11 @@ class SkillstatePluginManager(pluggy.PluginManager):
 
 def _unknown_hooks(pm: SkillstatePluginManager, plugin: Any) -> str | None:
     """A message if ``plugin`` implements a ``skillstate_*`` hook that has no spec."""
-    known = {name for name in dir(pm.hook) if name.startswith(HOOK_PREFIX)}
+    known = {
+        name
+        for name in dir(pm.hook)
+        if name.startswith(HOOK_PREFIX) and getattr(pm.hook, name).spec is not None
+    }
     bad = []
     for caller in pm.get_hookcallers(plugin) or []:
         if caller.spec is None:

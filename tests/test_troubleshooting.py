@@ -1,0 +1,92 @@
+"""What docs/troubleshooting.md promises about broken, strict and blocked plugins, for real.
+
+A plugin is installed the way pip would (a ``.dist-info`` with an ``entry_points.txt``
+on ``sys.path``) and the real ``skillstate`` command is run against it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from support import VENV_BIN, clean_env
+
+MISSPELT = """
+from skillstate import hookimpl
+
+@hookimpl
+def skillstate_gaurds(skill, before, after):
+    return None
+"""
+
+
+def _install(site: Path, source: str) -> None:
+    info = site / "broken_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[skillstate]\nbroken = broken_plugin\n")
+    (site / "broken_plugin.py").write_text(source)
+
+
+def _skillstate(site: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(VENV_BIN / "skillstate"), *args],
+        capture_output=True,
+        text=True,
+        cwd=site,
+        env=clean_env(PYTHONPATH=str(site), **env),
+        timeout=60,
+    )
+
+
+def _row(output: str) -> str:
+    return next(line for line in output.splitlines() if line.startswith("broken "))
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        (MISSPELT, "implements unknown hook(s) skillstate_gaurds (misspelled?); known hooks: "),
+        ("import nonexistent_dependency\n", "ModuleNotFoundError: No module named"),
+    ],
+)
+def test_a_broken_plugin_is_listed_with_its_error_and_skipped(
+    tmp_path: Path, source: str, error: str
+) -> None:
+    _install(tmp_path, source)
+    done = _skillstate(tmp_path, "plugins")
+    assert done.returncode == 0
+    row = _row(done.stdout)
+    assert " error " in row and error in row, row
+    assert "skipped (block it with SKILLSTATE_DISABLE_PLUGINS=broken)" in done.stderr
+    listed = _skillstate(tmp_path, "--store", "memory:", "list")
+    assert listed.returncode == 0, listed.stderr  # everything else still works
+
+
+def test_the_known_hooks_list_does_not_include_the_misspelling(tmp_path: Path) -> None:
+    _install(tmp_path, MISSPELT)
+    known = _row(_skillstate(tmp_path, "plugins").stdout).split("known hooks: ", 1)[1]
+    assert "skillstate_guards" in known and "gaurds" not in known
+
+
+def test_strict_mode_makes_a_broken_plugin_fatal(tmp_path: Path) -> None:
+    _install(tmp_path, MISSPELT)
+    done = _skillstate(tmp_path, "plugins", SKILLSTATE_STRICT_PLUGINS="1")
+    assert done.returncode == 2
+    assert done.stderr.startswith("skillstate: plugin 'broken' from broken-plugin 0.1 failed")
+    assert done.stderr.rstrip().endswith("(SKILLSTATE_STRICT_PLUGINS is set)")
+
+
+@pytest.mark.parametrize("how", ["env", "flag", "distribution"])
+def test_a_blocked_plugin_is_never_imported(tmp_path: Path, how: str) -> None:
+    _install(tmp_path, "raise SystemExit('imported!')\n")
+    if how == "env":
+        done = _skillstate(tmp_path, "plugins", SKILLSTATE_DISABLE_PLUGINS="broken")
+    elif how == "flag":
+        done = _skillstate(tmp_path, "--disable-plugin", "broken", "plugins")
+    else:
+        done = _skillstate(tmp_path, "plugins", SKILLSTATE_DISABLE_PLUGINS="Broken_Plugin")
+    assert done.returncode == 0, done.stderr
+    assert " blocked " in _row(done.stdout)
+    assert "imported!" not in done.stdout + done.stderr
