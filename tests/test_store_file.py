@@ -457,6 +457,15 @@ def test_a_rig_state_run_without_journal(host: Any, store: FileStore, root: Path
     assert verify_record(store.get("pr-418"), entries) == []
 
 
+def test_a_stale_commit_on_a_rig_state_run_changes_nothing(store: FileStore, root: Path) -> None:
+    _write_rig_run(root, "pr-418", [], journal=False)
+    before = _files(root)
+    new, entry = _next(store.get("pr-418"), 1)
+    with pytest.raises(VersionConflict, match="is at version 1, not the expected version 3"):
+        store.commit(new, entry, expected_version=3)
+    assert _files(root) == [*before, "pr-418.lock"]  # no journal appeared
+
+
 def test_an_interrupted_upgrade_rolls_forward(store: FileStore, root: Path) -> None:
     _write_rig_run(root, "abc-18", RIG_PATCHES)
     new, entry = _next(store.get("abc-18"), 1)

@@ -94,6 +94,9 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_an_acknowledged_patch
             acks = [int(line) for line in pipe.read().split()]
         if acks:
             acknowledged = max(acknowledged, *acks)
+        # Keep the kills spread over about the first few commits of each child, however
+        # fast the disk and the machine are right now (other processes share them).
+        window = min(window * 1.5, 1.0) if not acks else window * (0.8 if len(acks) > 3 else 1.0)
         if (root / "crash.json.new").exists():
             interrupted += 1
             last = (root / "crash.jsonl").read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
@@ -113,7 +116,7 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_an_acknowledged_patch
         assert record.state["counter"] == record.version - 1  # every increment exactly once
         assert [e.version for e in entries] == list(range(1, record.version + 1))
         assert not (root / "crash.json.new").exists()
-    assert acknowledged > KILLS // 2, "the child hardly ever committed: the test proved little"
+    assert acknowledged > KILLS // 2, "the children hardly ever committed: the test proved little"
     # Kills that left a commit half done (``ahead``: its journal line written, the
     # record not yet renamed — rolled forward on open); typically ~50 and ~10 of 200.
     assert interrupted > 0, (

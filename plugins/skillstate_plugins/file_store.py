@@ -43,9 +43,9 @@ from skillstate_plugins.file_store_format import (
     import_entry,
 )
 from skillstate_plugins.file_store_io import (
+    OpenJournal,
     RunFiles,
     RunLock,
-    append_line,
     fsync_dir,
     read_file,
     remove,
@@ -53,7 +53,7 @@ from skillstate_plugins.file_store_io import (
     truncate,
     write_new_file,
 )
-from skillstate_plugins.file_store_recovery import clean_tail, recover, tail_version
+from skillstate_plugins.file_store_recovery import clean_open_tail, last_version, recover
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url", "skillstate_register_stores"]
 
@@ -197,37 +197,84 @@ class FileStore(Store):
             self._recover(record.id, paths)
             if os.path.lexists(paths.record):
                 raise RunExists(record.id)
-            # A journal without a record is debris of a deleted run: start afresh.
-            self._write(paths, data, line, journal_size=0, fresh_journal=True)
+            write_new_file(paths.pending, data)
+            try:  # a journal without a record is debris of a deleted run: start afresh
+                write_new_file(paths.journal, line)
+            except StoreError:
+                remove(paths.pending)
+                raise
+            self._publish(paths, journal_size=0)
 
     def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
         paths = self._paths(record.id)
         data, line = encode_record(record), encode_entry(entry)
         with self._existing_run_lock(paths, record.id):
             self._recover(record.id, paths)
-            stored = read_file(paths.record)
-            if stored is None:
+            if not os.path.lexists(paths.record):
                 remove(paths.lock)  # held, so removing it is safe (see RunLock)
                 raise RunNotFound(record.id)
-            version = head_version(stored, record.id)  # the fast path: no full parse
-            legacy = None
-            if version is None:
-                parsed = decode_record(stored, record.id, paths.record)
-                current = self._record(record.id, parsed, paths)
-                version, legacy = current.version, (current if parsed.legacy else None)
-            if version != expected_version:
-                raise VersionConflict(record.id, expected_version, version)
-            tail = clean_tail(paths.journal)
-            size = tail.size if tail is not None else 0
-            if legacy is not None:
-                if size == 0:  # a rig-state run without a journal: record its state first
+            journal = OpenJournal(paths.journal)
+            try:
+                size = self._check_version(record.id, paths, journal, expected_version)
+                if size < 0:  # a rig-state run without a journal: record its state first
+                    legacy = self._read(record.id, paths)
                     line = encode_entry(import_entry(legacy.state, legacy.updated)) + line
-            elif tail_version(tail, paths.journal) != version:
-                raise StoreError(
-                    f"run '{record.id}': its journal does not end at version {version} "
-                    f"like its record; nothing was written (run 'skillstate verify {record.id}')"
-                )
-            self._write(paths, data, line, journal_size=size, fresh_journal=False)
+                    size = 0
+                write_new_file(paths.pending, data)
+                try:
+                    journal.append(line)
+                except StoreError:
+                    remove(paths.pending)
+                    raise
+            finally:
+                journal.close()
+            self._publish(paths, journal_size=size)
+
+    def _check_version(
+        self, run_id: str, paths: RunFiles, journal: OpenJournal, expected: int
+    ) -> int:
+        """Compare-and-swap check (under the lock); the journal's size, or -1 to import.
+
+        After recovery the journal's last version *is* the record's version, so the
+        usual path reads no record at all: only the journal's last line. A rig-state
+        run (last line without a version, or no journal) is read in full.
+        """
+        tail = clean_open_tail(journal)
+        version = last_version(tail, paths.journal)
+        if version is None:
+            parsed = self._parsed(run_id, paths)
+            if parsed is None:
+                raise RunNotFound(run_id)
+            current = self._record(run_id, parsed, paths)
+            if not parsed.legacy:  # our record with an empty (or rig-state) journal
+                raise _out_of_step(run_id, current.version)
+            version = current.version
+            if version != expected:
+                raise VersionConflict(run_id, expected, version)
+            return -1 if journal.size == 0 else journal.size
+        if version != expected:
+            if head_version(read_file(paths.record) or b"", run_id) == expected:
+                raise _out_of_step(run_id, expected)  # the record says yes, its journal no
+            raise VersionConflict(run_id, expected, version)
+        return journal.size
+
+    def _publish(self, paths: RunFiles, journal_size: int) -> None:
+        """Rename the next record into place and sync the directory: the commit point.
+
+        If the rename fails, the journal is cut back to ``journal_size`` (its line was
+        never acknowledged) and ``.json.new`` removed; if even that fails, recovery
+        finishes the commit on the next open.
+        """
+        try:
+            os.replace(paths.pending, paths.record)
+        except OSError as exc:
+            try:
+                truncate(paths.journal, journal_size)
+                os.unlink(paths.pending)
+            except (OSError, StoreError):
+                pass
+            raise store_error(exc, "replace the record", paths.record) from None
+        fsync_dir(self.root)
 
     @contextmanager
     def _existing_run_lock(self, paths: RunFiles, run_id: str) -> Iterator[None]:
@@ -243,30 +290,6 @@ class FileStore(Store):
         finally:
             os.close(fd)
 
-    def _write(
-        self, paths: RunFiles, data: bytes, line: bytes, journal_size: int, fresh_journal: bool
-    ) -> None:
-        """The commit proper, under the lock: next record, journal line, rename."""
-        write_new_file(paths.pending, data)
-        try:
-            if fresh_journal:
-                write_new_file(paths.journal, line)
-            else:
-                append_line(paths.journal, line, journal_size)
-        except StoreError:
-            remove(paths.pending)
-            raise
-        try:
-            os.replace(paths.pending, paths.record)
-        except OSError as exc:
-            try:  # undo: the journal line was never acknowledged
-                truncate(paths.journal, journal_size)
-                os.unlink(paths.pending)
-            except (OSError, StoreError):
-                pass  # left for recovery, which will finish the commit
-            raise store_error(exc, "replace the record", paths.record) from None
-        fsync_dir(self.root)
-
     def delete(self, run_id: str) -> bool:
         paths = self._paths(run_id)
         if not os.path.isdir(self.root):
@@ -277,6 +300,13 @@ class FileStore(Store):
                 remove(path)
             fsync_dir(self.root)
         return existed
+
+
+def _out_of_step(run_id: str, version: int) -> StoreError:
+    return StoreError(
+        f"run '{run_id}': its journal does not end at version {version} like its record; "
+        f"nothing was written (run 'skillstate verify {run_id}')"
+    )
 
 
 @hookimpl

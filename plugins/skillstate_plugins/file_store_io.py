@@ -19,6 +19,7 @@ from typing import NamedTuple
 from skillstate.errors import StoreError
 
 __all__ = [
+    "OpenJournal",
     "RunFiles",
     "RunLock",
     "Tail",
@@ -200,27 +201,97 @@ def read_tail(path: str) -> Tail | None:
     except OSError as exc:
         raise store_error(exc, "read", path) from None
     try:
-        size = os.fstat(fd).st_size
-        chunk = _TAIL_CHUNK
-        while True:
-            start = max(0, size - chunk)
-            data = os.pread(fd, size - start, start)
-            end = data.rfind(b"\n")
-            if end < 0 and start > 0:
-                chunk *= 4
-                continue
-            torn = data[end + 1 :]
-            if end < 0:
-                return Tail(size, None, 0, torn)
-            begin = data.rfind(b"\n", 0, end)
-            if begin < 0 and start > 0:
-                chunk *= 4
-                continue
-            return Tail(size, data[begin + 1 : end], start + begin + 1, torn)
+        return _tail_of(fd, os.fstat(fd).st_size)
     except OSError as exc:
         raise store_error(exc, "read", path) from None
     finally:
         os.close(fd)
+
+
+def _tail_of(fd: int, size: int) -> Tail:
+    chunk = _TAIL_CHUNK
+    while True:
+        start = max(0, size - chunk)
+        data = os.pread(fd, size - start, start)
+        end = data.rfind(b"\n")
+        if end < 0 and start > 0:
+            chunk *= 4
+            continue
+        torn = data[end + 1 :]
+        if end < 0:
+            return Tail(size, None, 0, torn)
+        begin = data.rfind(b"\n", 0, end)
+        if begin < 0 and start > 0:
+            chunk *= 4
+            continue
+        return Tail(size, data[begin + 1 : end], start + begin + 1, torn)
+
+
+class OpenJournal:
+    r"""A journal opened once per commit: its tail is read, and its line appended, through one descriptor.
+
+    Opened with ``O_APPEND`` (and created if missing). :meth:`append` writes and
+    ``fsync``\ s; on failure it truncates the file back to the size it had when
+    opened (or last repaired), so a full disk never leaves a partial line behind.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd = -1  # a missing journal is created by the first append only
+        self.size = 0
+        try:
+            self.fd = self._open(0)
+            self.size = os.fstat(self.fd).st_size
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self.close()
+            raise store_error(exc, "open the journal", path) from None
+
+    def _open(self, create: int) -> int:
+        return os.open(self.path, os.O_RDWR | os.O_APPEND | create | _NOFOLLOW | _CLOEXEC, 0o644)
+
+    def tail(self) -> Tail:
+        """The end of the journal (see :func:`read_tail`); empty for a missing journal."""
+        if self.fd < 0:
+            return Tail(0, None, 0, b"")
+        try:
+            return _tail_of(self.fd, self.size)
+        except OSError as exc:
+            raise store_error(exc, "read", self.path) from None
+
+    def cut(self, size: int) -> None:
+        """Truncate to ``size`` bytes, durably (repairing a torn last line)."""
+        try:
+            os.ftruncate(self.fd, size)
+            os.fsync(self.fd)
+        except OSError as exc:
+            raise store_error(exc, "repair the journal", self.path) from None
+        self.size = size
+
+    def append(self, data: bytes) -> None:
+        """Append ``data`` and ``fsync``; on failure undo the partial write and raise."""
+        if self.fd < 0:
+            try:
+                self.fd = self._open(os.O_CREAT)
+            except OSError as exc:
+                raise store_error(exc, "create the journal", self.path) from None
+        try:
+            _write_all(self.fd, data)
+            os.fsync(self.fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(self.fd, self.size)
+                os.fsync(self.fd)
+            except OSError:
+                pass  # the torn line is repaired when the run is next opened
+            raise store_error(exc, "append to the journal", self.path) from None
+        self.size += len(data)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 class RunLock:

@@ -26,6 +26,7 @@ from skillstate_plugins.file_store_format import (
     parse_line,
 )
 from skillstate_plugins.file_store_io import (
+    OpenJournal,
     RunFiles,
     Tail,
     append_line,
@@ -38,7 +39,7 @@ from skillstate_plugins.file_store_io import (
     write_new_file,
 )
 
-__all__ = ["clean_tail", "recover", "tail_version"]
+__all__ = ["clean_open_tail", "clean_tail", "last_version", "recover", "tail_version"]
 
 
 def clean_tail(journal: str) -> Tail | None:
@@ -50,28 +51,51 @@ def clean_tail(journal: str) -> Tail | None:
     tail = read_tail(journal)
     if tail is None or not tail.torn:
         return tail
-    try:
-        complete = isinstance(parse_line(tail.torn), dict)
-    except ValueError:
-        complete = False
-    if complete:
+    if _complete(tail.torn):
         append_line(journal, b"\n", tail.size)
     else:
         truncate(journal, tail.clean_size)
     return read_tail(journal)
 
 
-def tail_version(tail: Tail | None, journal: str) -> int:
-    """The version of the journal's last entry (0 for an empty or missing journal)."""
-    if tail is None or tail.last is None:
-        return 0
+def clean_open_tail(journal: OpenJournal) -> Tail:
+    """:func:`clean_tail` for a journal opened for a commit."""
+    tail = journal.tail()
+    if not tail.torn:
+        return tail
+    if _complete(tail.torn):
+        journal.append(b"\n")
+    else:
+        journal.cut(tail.clean_size)
+    return journal.tail()
+
+
+def _complete(torn: bytes) -> bool:
+    """Whether a last line without its newline is nevertheless a whole entry."""
     try:
-        version = entry_version(parse_line(tail.last))
+        return isinstance(parse_line(torn), dict)
+    except ValueError:
+        return False
+
+
+def last_version(tail: Tail | None, journal: str) -> int | None:
+    """The ``version`` of the journal's last line; ``None`` if empty or a rig-state line."""
+    if tail is None or tail.last is None:
+        return None
+    try:
+        return entry_version(parse_line(tail.last))
     except ValueError as exc:
         raise StoreError(f"journal {journal} has a damaged last line: {exc}") from None
-    if version is None:  # a rig-state line: versions are positions
-        return max(1, count_legacy_lines(read_file(journal)))
-    return version
+
+
+def tail_version(tail: Tail | None, journal: str) -> int:
+    """The version of the journal's last entry (0 for an empty or missing journal)."""
+    version = last_version(tail, journal)
+    if version is not None:
+        return version
+    if tail is None or tail.last is None:
+        return 0
+    return max(1, count_legacy_lines(read_file(journal)))  # rig-state's: positions
 
 
 def recover(run_id: str, files: RunFiles, root: str, load: Callable[[], RunRecord | None]) -> None:
