@@ -292,7 +292,7 @@ def memory(quick: bool) -> tuple[dict[str, Any], list[Row]]:
         (
             "peak RSS of the largest child process",
             f"{child:.0f} MiB",
-            "CLI runs, store clients, MCP servers",
+            "CLI runs, store clients, MCP servers; a forked client counts the pages it inherits",
         ),
     ]
     return {"self_max_rss_mib": own, "children_max_rss_mib": child}, rows

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 
 EXAMPLES = ROOT / "docs" / "examples"
 PACKAGES = {
-    # directory: (entry-point name, number of its own tests that must pass)
+    # directory: (entry-point name, at least this many of its own tests must pass)
     "skillstate-deploy-checklist": ("deploy-checklist", 10),
     "skillstate-dbm-store": ("dbm-store", 27),
     "skillstate-inbox": ("inbox", 13),
@@ -164,4 +164,6 @@ def test_each_package_passes_its_own_tests_in_the_venv(env: Venv, directory: str
     )
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert re.match(rf"{expected} passed in ", summary), summary  # none skipped, none missing
+    match = re.fullmatch(r"(\d+) passed in [\d.]+s(?: \([\d:]+\))?", summary)
+    assert match, summary  # nothing skipped, failed or in error
+    assert int(match.group(1)) >= expected, summary  # the suites were really collected
