@@ -4,6 +4,8 @@ Runs ``/work/shared/tools/mcp_bench.py`` (a plain ``mcp.Client``; override with
 ``--bench``) against several server configurations, one after another in one run, so
 the figures compare on a noisy machine:
 
+- ``runtime-file`` — ``Runtime.execute_step`` in-process on the file store, no MCP: the
+  store's own ceiling;
 - ``trivial-sdk`` / ``trivial-fast`` — an ``MCPServer`` with one trivial
   ``execute_step`` tool (no skillstate work) over the SDK's stdio transport and over
   our fast transport: the SDK's own cost per call;
@@ -92,6 +94,11 @@ def configs(tmp: Path) -> dict[str, dict[str, Any]]:
             "stdio": f"{SKILLSTATE} mcp --transport {transport}",
             "store": f"file:{tmp / transport / 'state'}",
         }
+    out["runtime-file"] = {"inprocess": f"file:{tmp / 'rt' / 'state'}"}
+    out["skillstate-sdk-memory"] = {
+        "stdio": f"{SKILLSTATE} mcp --transport sdk",
+        "store": "memory:",
+    }
     out["skillstate-fast-memory"] = {"stdio": f"{SKILLSTATE} mcp", "store": "memory:"}
     out["skillstate-fast-sqlite"] = {
         "stdio": f"{SKILLSTATE} mcp",
@@ -110,7 +117,41 @@ def configs(tmp: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+def run_inprocess(store: str, n: int) -> dict[str, Any]:
+    """``Runtime.execute_step`` called directly, no MCP: the store's own ceiling."""
+    import statistics
+    import time
+
+    from skillstate.runtime import Runtime
+
+    runtime = Runtime(store)
+    first = runtime.initialize_skill("bench-rt", "Benchmark skill.", {})
+    obs = first["prompt_payload"]["latest_observation"]
+    times = []
+    cpu = time.process_time()
+    start = time.perf_counter()
+    for i in range(n):
+        t = time.perf_counter()
+        done = runtime.execute_step("bench-rt", f"r{i}", {"counter": i}, "noop", obs)
+        times.append(time.perf_counter() - t)
+        obs = done["prompt_payload"]["latest_observation"]
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu
+    runtime.close()
+    times.sort()
+    return {
+        "calls_per_s": n / wall,
+        "median_ms": statistics.median(times) * 1e3,
+        "p99_ms": times[int(len(times) * 0.99)] * 1e3,
+        "server_cpu_us_per_call": cpu / n * 1e6,
+        "server_sum_vmhwm_kb": 0,
+    }
+
+
 def run_one(name: str, cfg: dict[str, Any], args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    if "inprocess" in cfg:
+        print(f"# {name}: Runtime({cfg['inprocess']!r}).execute_step x {args.n}", file=sys.stderr)
+        return run_inprocess(cfg["inprocess"], args.n)
     out_json = tmp / f"{name}.json"
     cmd = [PY, str(args.bench), "--repeat", str(args.repeat), "--json-out", str(out_json)]
     scenario = cfg.get("scenario", "steps")
