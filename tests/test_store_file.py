@@ -515,3 +515,30 @@ def test_lone_surrogates_are_stored_escaped() -> None:
     data = encode_record(record)
     assert b"\\ud800" in data
     assert decode_record(data, "r", "p").to_record("r", 0).state == {"k": "a\ud800b"}
+
+
+def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Path) -> None:
+    """delete removes the lock file while holding it; a waiter must not keep the dead inode."""
+    import fcntl
+    import threading
+    import time
+
+    from skillstate_plugins.file_store_io import RunLock
+
+    path = str(tmp_path / "run.lock")
+    holder = RunLock(path).acquire()
+    acquired: list[int] = []
+    waiter = threading.Thread(target=lambda: acquired.append(RunLock(path).acquire()))
+    waiter.start()
+    time.sleep(0.2)  # the waiter is now blocked in flock on the file about to be deleted
+    os.unlink(path)
+    os.close(holder)
+    waiter.join(timeout=10)
+    assert acquired, "the waiter never got the lock"
+    other = os.open(path, os.O_RDWR)  # the file now at the path is the one held
+    try:
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(other)
+        os.close(acquired[0])

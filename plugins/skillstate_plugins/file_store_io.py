@@ -298,8 +298,9 @@ class RunLock:
     """An exclusive ``flock`` on a run's lock file, robust against the file being deleted.
 
     ``delete`` removes the lock file while holding the lock; a process that was
-    waiting on the old file notices (the path no longer names the inode it locked)
-    and locks the new one instead, so two writers never hold "the" lock at once.
+    waiting on the old file notices (the file it locked has no name any more) and
+    locks the file now at the path instead, so two writers never hold "the" lock at
+    once.
     """
 
     def __init__(self, path: str) -> None:
@@ -323,17 +324,10 @@ class RunLock:
                 raise store_error(exc, "open the lock file", self.path) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
-                held = os.fstat(fd)
-                try:
-                    current = os.stat(self.path, follow_symlinks=False)
-                except FileNotFoundError:
-                    current = None
+                deleted = os.fstat(fd).st_nlink == 0
             except OSError as exc:
                 os.close(fd)
                 raise store_error(exc, "lock", self.path) from None
-            if current is not None and (current.st_ino, current.st_dev) == (
-                held.st_ino,
-                held.st_dev,
-            ):
+            if not deleted:
                 return fd
-            os.close(fd)  # deleted (or replaced) while we waited: lock the current file
+            os.close(fd)  # deleted while we waited: lock the file now at the path
