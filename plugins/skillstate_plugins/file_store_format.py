@@ -17,7 +17,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from json.encoder import encode_basestring as _encode_string  # type: ignore[attr-defined]
+from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
 from skillstate.errors import StoreError
