@@ -60,13 +60,19 @@ def stdio_client_for(
 class HttpServer:
     """A ``skillstate mcp --http --port 0`` process; ``url`` once it listens."""
 
-    def __init__(self, store_url: str, cwd: Path, args: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        store_url: str,
+        cwd: Path,
+        args: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.stderr_path = cwd / f"http-{time.monotonic_ns()}.log"
         self._stderr = open(self.stderr_path, "wb")
         self.proc = subprocess.Popen(
             [SKILLSTATE, "mcp", "--http", "--port", "0", *args],
             cwd=cwd,
-            env=server_env(store_url),
+            env=server_env(store_url, **(env or {})),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self._stderr,
@@ -99,8 +105,10 @@ class HttpServer:
         self._stderr.close()
 
 
-def start_http(store_url: str, cwd: Path, args: Sequence[str] = ()) -> HttpServer:
-    return HttpServer(store_url, cwd, args)
+def start_http(
+    store_url: str, cwd: Path, args: Sequence[str] = (), env: dict[str, str] | None = None
+) -> HttpServer:
+    return HttpServer(store_url, cwd, args, env)
 
 
 def http_client(url: str, token: str | None = None) -> Client:

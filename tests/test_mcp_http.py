@@ -185,3 +185,45 @@ async def test_two_servers_serve_one_session_alternately(scheme: str, tmp_path: 
     finally:
         for server in servers:
             server.stop()
+
+
+@pytest.mark.anyio
+async def test_restart_between_http_servers_with_token_from_environment(tmp_path: Path) -> None:
+    store = f"file:{tmp_path / 'store'}"
+    env = {"SKILLSTATE_MCP_TOKEN": TOKEN}
+    first = start_http(store, tmp_path, env=env)
+    try:
+        status, _, _ = request(first, "GET", "/health")
+        assert status == 401  # the environment's token is required
+        async with http_client(first.url, TOKEN) as client:
+            init = await client.call_tool(
+                "initialize_skill", {"session_id": "r1", "skill_specification": "count"}
+            )
+            obs = init.structured_content["prompt_payload"]["latest_observation"]
+            obs = (await _step_on(client, "r1", 1, obs))["prompt_payload"]["latest_observation"]
+    finally:
+        first.stop()
+    second = start_http(store, tmp_path, env=env)
+    try:
+        async with http_client(second.url, TOKEN) as client:
+            resumed = await _step_on(client, "r1", 2, obs)
+            assert resumed["step"] == 2
+            assert "warning" not in resumed["meta"]
+    finally:
+        second.stop()
+
+
+async def _step_on(client: Any, session: str, n: int, obs: str) -> dict[str, Any]:
+    result = await client.call_tool(
+        "execute_step",
+        {
+            "session_id": session,
+            "reasoning_trace": "",
+            "state_update": {"n": n},
+            "action": "tick",
+            "environment_observation": obs,
+        },
+    )
+    assert not result.is_error, text_of(result)
+    data: dict[str, Any] = result.structured_content
+    return data

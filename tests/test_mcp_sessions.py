@@ -373,3 +373,66 @@ async def test_restart_mid_session_then_resume(transport: str, tmp_path: Path) -
         assert resumed["step"] == 3
         assert "warning" not in resumed["meta"]  # the echoed observation survived the restart
         assert resumed["prompt_payload"]["current_state"] == {"n": 3}
+
+
+def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Path) -> None:
+    """stdout a regular file (not a pipe): the fast transport falls back to the SDK's.
+
+    Raw JSON-RPC (the legacy handshake): a line nested past the SDK parser's limit and a
+    line that is not JSON get no answer, and the requests after them are served.
+    """
+    import subprocess
+    import time
+
+    from mcp_support import SKILLSTATE, server_env
+
+    deep = '{"a":' * 400 + "1" + "}" * 400
+    lines = [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"},
+                },
+            }
+        ),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_session",'
+        f'"arguments":{{"session_id":{deep}}}}}}}',
+        "{not json",
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "list_sessions", "arguments": {"verbose": True}},
+            }
+        ),
+    ]
+    out_path = tmp_path / "out.jsonl"
+    with out_path.open("wb") as out:
+        proc = subprocess.Popen(
+            [SKILLSTATE, "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            env=server_env(f"file:{tmp_path / 'store'}"),
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(("\n".join(lines) + "\n").encode())
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while out_path.read_text().count("\n") < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.stdin.close()  # EOF: the server finishes and exits
+        assert proc.wait(60) == 0, proc.stderr.read().decode() if proc.stderr else ""
+    answers = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [a.get("id") for a in answers] == [0, 2]
+    assert answers[0]["result"]["serverInfo"]["name"] == "skillstate"
+    assert answers[1]["result"]["isError"] is True
+    assert 'unknown argument "verbose"' in answers[1]["result"]["content"][0]["text"]
