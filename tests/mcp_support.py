@@ -11,7 +11,8 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,17 +45,21 @@ def server_env(store_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
-def stdio_client_for(
+@asynccontextmanager
+async def stdio_client_for(
     store_url: str, cwd: Path, transport: str = "fast", args: Sequence[str] = ()
-) -> Client:
+) -> AsyncIterator[Client]:
+    """A connected ``Client`` over a fresh ``skillstate mcp`` stdio subprocess."""
     params = StdioServerParameters(
         command=SKILLSTATE,
         args=["mcp", "--transport", transport, *args],
         env=server_env(store_url),
         cwd=str(cwd),
     )
-    errlog = open(cwd / f"server-stderr-{transport}.log", "a")
-    return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=TIMEOUT)
+    with open(cwd / f"server-stderr-{transport}.log", "a") as errlog:
+        client = Client(stdio_client(params, errlog=errlog), read_timeout_seconds=TIMEOUT)
+        async with client as connected:
+            yield connected
 
 
 class HttpServer:
@@ -111,12 +116,14 @@ def start_http(
     return HttpServer(store_url, cwd, args, env)
 
 
-def http_client(url: str, token: str | None = None) -> Client:
+@asynccontextmanager
+async def http_client(url: str, token: str | None = None) -> AsyncIterator[Client]:
+    """A connected ``Client`` over Streamable HTTP (with a bearer token when given)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    transport = streamable_http_client(
-        url, http_client=httpx2.AsyncClient(headers=headers, timeout=TIMEOUT)
-    )
-    return Client(transport, read_timeout_seconds=TIMEOUT)
+    async with httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, read_timeout_seconds=TIMEOUT) as connected:
+            yield connected
 
 
 def text_of(result: Any) -> str:

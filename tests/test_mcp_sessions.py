@@ -414,12 +414,13 @@ def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Pat
         ),
     ]
     out_path = tmp_path / "out.jsonl"
-    with out_path.open("wb") as out:
+    err_path = tmp_path / "err.log"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
         proc = subprocess.Popen(
             [SKILLSTATE, "mcp"],
             stdin=subprocess.PIPE,
             stdout=out,
-            stderr=subprocess.PIPE,
+            stderr=err,
             cwd=tmp_path,
             env=server_env(f"file:{tmp_path / 'store'}"),
         )
@@ -430,7 +431,7 @@ def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Pat
         while out_path.read_text().count("\n") < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
         proc.stdin.close()  # EOF: the server finishes and exits
-        assert proc.wait(60) == 0, proc.stderr.read().decode() if proc.stderr else ""
+        assert proc.wait(60) == 0, err_path.read_text()
     answers = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [a.get("id") for a in answers] == [0, 2]
     assert answers[0]["result"]["serverInfo"]["name"] == "skillstate"
