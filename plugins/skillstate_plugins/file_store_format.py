@@ -14,14 +14,12 @@ position. See ``docs/storage-format.md``.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
-from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
 from skillstate.errors import StoreError
-from skillstate.jsondoc import compact
+from skillstate.jsondoc import compact, pretty
 from skillstate.records import JournalEntry, RunRecord
 
 __all__ = [
@@ -58,58 +56,10 @@ def _utf8(text: str) -> bytes:
 def encode_record(record: RunRecord) -> bytes:
     """The record file's bytes: pretty JSON and a trailing newline.
 
-    The text is exactly :func:`skillstate.jsondoc.pretty`'s (the tests check it on
-    generated documents); it is built here with C-level string encoding because the
-    standard library's indenting encoder is pure Python and dominated the commit.
+    :func:`skillstate.jsondoc.pretty` builds it with C-level string encoding (the
+    standard library's indenting encoder is pure Python and dominated the commit).
     """
-    return _utf8(_pretty(record.to_dict(), "\n") + "\n")
-
-
-def _pretty(value: Any, indent: str) -> str:
-    kind = type(value)
-    if kind is dict:
-        if not value:
-            return "{}"
-        inner = indent + "  "
-        sep = "," + inner
-        enc = _encode_string
-        try:  # strings, the common case, without a call per value
-            items = [
-                enc(k) + ": " + (enc(v) if type(v) is str else _pretty(v, inner))
-                for k, v in value.items()
-            ]
-        except TypeError:
-            if any(type(k) is not str for k in value):
-                bad = next(k for k in value if type(k) is not str)
-                raise TypeError(f"object keys must be strings, got {bad!r}") from None
-            raise
-        return "{" + inner + sep.join(items) + indent + "}"
-    if kind is list:
-        if not value:
-            return "[]"
-        inner = indent + "  "
-        sep = "," + inner
-        try:  # a list of strings in one C-level pass
-            return "[" + inner + sep.join(map(_encode_string, value)) + indent + "]"
-        except TypeError:
-            return "[" + inner + sep.join([_pretty(v, inner) for v in value]) + indent + "]"
-    if kind is str:
-        return _encode_string(value)
-    if kind is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "true" if value else "false"
-    if kind is float:
-        if not math.isfinite(value):
-            raise ValueError(f"{value!r} is not a JSON number")
-        if value.is_integer() and abs(value) < 2**53:
-            return int.__repr__(int(value))
-        return float.__repr__(value)
-    if isinstance(value, Mapping | list | tuple):  # e.g. a mappingproxy or a tuple
-        return _pretty(dict(value) if isinstance(value, Mapping) else list(value), indent)
-    raise TypeError(f"a {kind.__name__} is not a JSON value")
+    return _utf8(pretty(record.to_dict()) + "\n")
 
 
 def encode_entry(entry: JournalEntry) -> bytes:
