@@ -11,14 +11,20 @@ horizon, telemetry noise level and seed, and a drift scenario — see
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from skillstate.markers import hookimpl
 from skillstate.records import EnvironmentSpec
-from skillstate_plugins.warehouse.environment import WarehouseEnvironment
-from skillstate_plugins.warehouse.scoring import score_summary
 
-__all__ = ["WarehouseEnvironment", "score_summary", "skillstate_register_environments"]
+__all__ = ["create_environment", "skillstate_register_environments"]
+
+
+def create_environment(options: Mapping[str, Any], snapshot: Any) -> Any:
+    """The factory: imports the environment only when a session uses it (CLI start-up)."""
+    from skillstate_plugins.warehouse.environment import WarehouseEnvironment
+
+    return WarehouseEnvironment(options, snapshot)
 
 
 @hookimpl
@@ -26,7 +32,7 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
     register(
         EnvironmentSpec(
             name="warehouse",
-            factory=WarehouseEnvironment,
+            factory=create_environment,
             description="500-shelf warehouse: the reference's commands, or the paper's seeded "
             "episodes with telemetry noise and drift scenarios",
         )
