@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from skillstate.jsondoc import pretty
 from skillstate.mcp.args import ArgumentError, Param, check_arguments, input_schema
 from skillstate.mcp.http import mask_url, security_settings
-from skillstate.mcp.tooling import pretty_text
 
 PARAMS = [
     Param("session_id", "string", "id"),
@@ -71,26 +66,6 @@ def test_accepted_forms() -> None:
     assert check_arguments("t", PARAMS, {**GOOD, "action": {"type": "noop"}})["action"] == {
         "type": "noop"
     }
-
-
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**60), 2**60)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=20,
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(json_values)
-def test_pretty_text_is_pretty_byte_for_byte(value: Any) -> None:
-    assert pretty_text(value) == pretty(value)
-    assert json.loads(pretty_text(value)) == json.loads(pretty(value))
 
 
 def test_security_settings_and_masking() -> None:

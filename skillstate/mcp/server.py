@@ -30,8 +30,8 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from skillstate.errors import SkillstateError
+from skillstate.jsondoc import pretty
 from skillstate.mcp.skill_tools import skill_tools
-from skillstate.mcp.tooling import pretty_text
 from skillstate.mcp.tools import INSTRUCTIONS, session_tools
 
 if TYPE_CHECKING:
@@ -103,9 +103,7 @@ def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = T
         mime_type="application/json",
     )
     async def sessions_index() -> str:
-        return await _call(
-            offload, lambda: _resource_call(lambda: pretty_text(runtime.list_sessions()))
-        )
+        return await _call(offload, lambda: _resource_call(lambda: pretty(runtime.list_sessions())))
 
     @server.resource(
         SESSION_URI,
@@ -119,7 +117,7 @@ def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = T
     )
     async def skill_session(session_id: str) -> str:
         return await _call(
-            offload, lambda: _resource_call(lambda: pretty_text(runtime.get_session(session_id)))
+            offload, lambda: _resource_call(lambda: pretty(runtime.get_session(session_id)))
         )
 
 

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import CallToolResult, TextContent
 
+from skillstate.jsondoc import pretty
 from skillstate.mcp.args import Param
-from skillstate.mcp.tooling import StrictTool, make_tool, ok_result, pretty_text
+from skillstate.mcp.tooling import StrictTool, make_tool, ok_result
 
 if TYPE_CHECKING:
     from skillstate.skills import Result, SkillStore
@@ -32,9 +33,7 @@ def _answer(result: Result) -> CallToolResult:
 
     data = result.to_dict()
     if isinstance(result, SkillError):
-        return CallToolResult(
-            content=[TextContent(type="text", text=pretty_text(data))], is_error=True
-        )
+        return CallToolResult(content=[TextContent(type="text", text=pretty(data))], is_error=True)
     return ok_result(data)
 
 

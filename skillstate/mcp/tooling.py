@@ -20,14 +20,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio.to_thread
-import pydantic_core
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from skillstate.errors import SkillstateError
-from skillstate.jsondoc import js_numbers, pretty
+from skillstate.jsondoc import pretty
 from skillstate.mcp.args import ArgumentError, Param, check_arguments, input_schema
 
 __all__ = [
@@ -35,7 +34,6 @@ __all__ = [
     "error_result",
     "make_tool",
     "ok_result",
-    "pretty_text",
     "run_guarded",
 ]
 
@@ -44,38 +42,10 @@ log = logging.getLogger("skillstate.mcp")
 Handler = Callable[[dict[str, Any]], CallToolResult]
 
 
-def _float_free(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is float:
-            return False
-        if kind is dict:
-            stack.extend(node.values())
-        elif kind is list:
-            stack.extend(node)
-    return True
-
-
-def pretty_text(value: Any) -> str:
-    """:func:`skillstate.jsondoc.pretty`, byte for byte, about ten times faster.
-
-    ``json.dumps(indent=2)`` runs CPython's pure-Python encoder. pydantic-core's Rust
-    encoder writes the same text for every JSON value except floats (exponents,
-    ``-0.0``), so it is used when the document (after JavaScript number
-    normalisation) holds no float.
-    """
-    value = js_numbers(value)
-    if _float_free(value):
-        return pydantic_core.to_json(value, indent=2).decode("utf-8")
-    return pretty(value)
-
-
 def ok_result(data: dict[str, Any]) -> CallToolResult:
     """Success: pretty JSON text (2-space indent, non-ASCII kept) plus ``structuredContent``."""
     return CallToolResult(
-        content=[TextContent(type="text", text=pretty_text(data))], structured_content=data
+        content=[TextContent(type="text", text=pretty(data))], structured_content=data
     )
 
 
