@@ -40,13 +40,13 @@ def _redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
 
 
-def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool) -> tuple[str, str]:
+def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool, merge: Any) -> tuple[str, str]:
     """``(outcome, detail)``; outcome is copied, present, differs, invalid or failed."""
     from skillstate.errors import RunExists, SkillstateError
     from skillstate.journal import verify_record
 
     record, entries = source.get(run_id), source.journal(run_id)
-    problems = verify_record(record, entries)
+    problems = verify_record(record, entries, merge)
     if problems:
         return "invalid", "source does not replay: " + "; ".join(problems)
     size = f"version {record.version}, {len(entries)} journal entries"
@@ -68,7 +68,7 @@ def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool) -> tuple[str
     copied, copied_entries = target.get(run_id), target.journal(run_id)
     if copied != record or copied_entries != entries:
         return "failed", "the copy read back differs from the source"
-    problems = verify_record(copied, copied_entries)
+    problems = verify_record(copied, copied_entries, merge)
     if problems:
         return "failed", "the copy does not replay: " + "; ".join(problems)
     return "copied", f"copied ({size})"
@@ -98,7 +98,7 @@ def run(ctx: CliContext) -> int:
         k: [] for k in ("copied", "present", "differs", "invalid", "failed")
     }
     for run_id in run_ids:
-        outcome, detail = _copy_one(source, target, run_id, args.dry_run)
+        outcome, detail = _copy_one(source, target, run_id, args.dry_run, ctx.host.merge)
         report[outcome].append({"id": run_id, "detail": detail})
         if not args.json:
             print(f"{outcome:8} {run_id}: {detail}", file=ctx.out)

@@ -26,7 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def check_run(store: Any, run_id: str, attempts: int = 3) -> list[str]:
+def check_run(store: Any, run_id: str, attempts: int = 3, merge: Any = None) -> list[str]:
     """Why run ``run_id`` differs from its journal's replay (empty when it agrees).
 
     The record and the journal are two reads; a commit landing between them looks
@@ -45,7 +45,9 @@ def check_run(store: Any, run_id: str, attempts: int = 3) -> list[str]:
             return ["the run disappeared while it was being checked"]
         except StoreError as exc:
             return [str(exc)]
-        problems = verify_record(record, entries)
+        problems = (
+            verify_record(record, entries, merge) if merge else verify_record(record, entries)
+        )
         if not problems:
             break
     return problems
@@ -63,7 +65,7 @@ def run(ctx: CliContext) -> int:
                 raise RunNotFound(run_id)
     else:
         run_ids = [summary.id for summary in store.list()]
-    results = [(run_id, check_run(store, run_id)) for run_id in run_ids]
+    results = [(run_id, check_run(store, run_id, merge=ctx.host.merge)) for run_id in run_ids]
     bad = [(run_id, problems) for run_id, problems in results if problems]
     if ctx.args.json:
         rows = [{"id": i, "ok": not p, "problems": p} for i, p in results]
