@@ -27,9 +27,21 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("verify", "skillstate.cli.verify_cmd", "replay journals; report runs whose record differs"),
     ("doctor", "skillstate.cli.doctor_cmd", "check the project (plugins add checks); --fix"),
     ("skills", "skillstate.cli.skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
-    ("bench", "skillstate.cli.bench_cmd", "run benchmarks: 'bench warehouse' (the paper's episodes)"),
-    ("demo", "skillstate.cli.demo_cmd", "a short warehouse episode, turn by turn, on the file store"),
-    ("mcp", "skillstate.cli.mcp_cmd", "the MCP server (stdio, or --http): SKILL.state for any MCP client"),
+    (
+        "bench",
+        "skillstate.cli.bench_cmd",
+        "run benchmarks: 'bench warehouse' (the paper's episodes)",
+    ),
+    (
+        "demo",
+        "skillstate.cli.demo_cmd",
+        "a short warehouse episode, turn by turn, on the file store",
+    ),
+    (
+        "mcp",
+        "skillstate.cli.mcp_cmd",
+        "the MCP server (stdio, or --http): SKILL.state for any MCP client",
+    ),
     (
         "migrate-rig-epics",
         "skillstate_plugins.rig.epics",
