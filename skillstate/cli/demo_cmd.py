@@ -107,7 +107,7 @@ def run(ctx: CliContext) -> int:
                 env_retries=1,
             )
             printer.say(
-                f"skillstate demo: a {args.horizon}-event SKILL.state warehouse episode "
+                f"skillstate demo: {_article(args.horizon)} {args.horizon}-event SKILL.state warehouse episode "
                 f"(seed {args.seed}, {args.noise} telemetry lines per observation)"
             )
             printer.say(f"store: {store}")
@@ -141,3 +141,8 @@ def run(ctx: CliContext) -> int:
         if temp is not None and not args.keep:
             shutil.rmtree(temp, ignore_errors=True)
     return 0
+
+
+def _article(number: int) -> str:
+    """English article for a number read aloud: an 8, an 11, an 18, an 80; a 5, a 20."""
+    return "an" if str(number).startswith("8") or number in (11, 18) else "a"
