@@ -22,6 +22,7 @@ __all__ = [
     "check_document",
     "compact",
     "js_numbers",
+    "json_kind",
     "parse_json",
     "pretty",
 ]
@@ -110,6 +111,23 @@ def check_document(value: Any, what: str = "patch") -> list[Problem]:
                 Problem("input", f"{where}: a {kind.__name__} is not a JSON value", path)
             )
     return problems
+
+
+def json_kind(value: Any) -> str:
+    """What a value is, in JSON's words, for messages: ``a string``, ``an object``, ``null``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
 
 
 def _default(value: Any) -> Any:

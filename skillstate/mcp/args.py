@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 from skillstate.errors import InvalidInput, SkillstateError
+from skillstate.jsondoc import json_kind
 
 __all__ = ["ArgumentError", "Param", "check_arguments", "input_schema"]
 
@@ -81,19 +82,9 @@ def input_schema(params: Sequence[Param]) -> dict[str, Any]:
 
 
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "an empty string" if not value else "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
+    if isinstance(value, str) and not value:
+        return "an empty string"
+    return json_kind(value)
 
 
 _EXPECTED = {

@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.jsondoc import check_document
+from skillstate.jsondoc import check_document, json_kind
 from skillstate.runtime.errors import InvalidSessionId, SessionInputError
 from skillstate.runtime.payloads import json_size
 from skillstate.schema import json_schema_errors
@@ -58,20 +58,6 @@ def check_session_id(session_id: Any) -> str:
     return str(session_id)
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "an array"
-    return f"a {type(value).__name__}"
-
-
 def _check_json(value: Any, name: str) -> None:
     problems = check_document(value, name)
     if problems:
@@ -81,7 +67,7 @@ def _check_json(value: Any, name: str) -> None:
 def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, Any]:
     """``value`` must be a JSON object (a ``dict`` with string keys), within ``limit`` bytes."""
     if type(value) is not dict:
-        raise SessionInputError(f"{name} must be a JSON object, got {_type_name(value)}")
+        raise SessionInputError(f"{name} must be a JSON object, got {json_kind(value)}")
     _check_json(value, name)
     if limit is not None:
         size = json_size(value)
@@ -93,7 +79,7 @@ def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, A
 def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> str:
     """``value`` must be a string (non-blank unless ``allow_empty``) of at most ``limit`` bytes."""
     if not isinstance(value, str):
-        raise SessionInputError(f"{name} must be a string, got {_type_name(value)}")
+        raise SessionInputError(f"{name} must be a string, got {json_kind(value)}")
     if not allow_empty and not value.strip():
         raise SessionInputError(f"{name} must be a non-empty string")
     _check_json(value, name)
@@ -121,7 +107,7 @@ def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
             )
         return value, text, "json"
     raise SessionInputError(
-        f"skill_specification must be a non-empty string or a JSON object, got {_type_name(value)}"
+        f"skill_specification must be a non-empty string or a JSON object, got {json_kind(value)}"
     )
 
 
@@ -147,7 +133,7 @@ def check_action(value: Any, limits: SessionLimits) -> Any:
     if type(value) is dict:
         return check_object(value, "action", limits.action_bytes)
     raise SessionInputError(
-        f"action must be a non-empty string (the exact command) or a JSON object, got {_type_name(value)}"
+        f"action must be a non-empty string (the exact command) or a JSON object, got {json_kind(value)}"
     )
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.jsondoc import check_document
+from skillstate.jsondoc import check_document, json_kind
 from skillstate.runtime.errors import SessionInputError
 
 __all__ = ["CATEGORIES", "ParsedTurn", "TurnParseError", "parse_turn_response"]
@@ -251,7 +251,7 @@ def parse_turn_response(text: str) -> ParsedTurn:
     if type(patch) is not dict:
         raise TurnParseError(
             "state_patch_not_object",
-            f'"state_patch" must be a JSON object (null deletes a key inside it), got {_kind(patch)}',
+            f'"state_patch" must be a JSON object (null deletes a key inside it), got {json_kind(patch)}',
             text,
             at("state_patch"),
             done,
@@ -260,7 +260,7 @@ def parse_turn_response(text: str) -> ParsedTurn:
     if problems:
         raise TurnParseError("json_parse_error", problems[0].message, text, at("state_patch"), done)
     if not isinstance(action, str) or not action.strip():
-        got = "an empty string" if isinstance(action, str) else _kind(action)
+        got = "an empty string" if isinstance(action, str) else json_kind(action)
         raise TurnParseError(
             "action_not_string",
             f'"action" must be a non-empty string (the exact command), got {got}',
@@ -270,20 +270,6 @@ def parse_turn_response(text: str) -> ParsedTurn:
         )
     reasoning = (text[: block.start] + text[block.stop :]).strip()
     return ParsedTurn(reasoning, patch, action, done)
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 def _repaired(
