@@ -292,7 +292,7 @@ def _attempt(
         candidate = host.merge(state, patch)
         if skill.updated_key:
             stamped = {skill.updated_key: stamp}
-            candidate = host.merge(candidate, stamped)
+            candidate = {**candidate, skill.updated_key: stamp}  # the pipeline's own stamp
         problems = _check_candidate(host, skill, state, candidate, record.schema)
         if problems:
             return Outcome(False, record, tuple(problems), attempts=attempts)
