@@ -102,9 +102,11 @@ def test_yaml_path_when_pyyaml_is_installed() -> None:
     assert parse_frontmatter("---\nwhen: 2024-01-02\n---\nb\n")[0] == {"when": "2024-01-02"}
 
 
-def test_default_is_the_flat_parser_without_pyyaml() -> None:
-    if yaml_available():
-        pytest.skip("PyYAML is installed: the default read path uses it")
+def test_default_is_the_flat_parser_without_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    import skillstate.skills.frontmatter as frontmatter_module
+
+    monkeypatch.setattr(frontmatter_module, "_yaml", None)  # as on a machine without PyYAML
+    assert not yaml_available()
     frontmatter, _ = parse_frontmatter('---\nname: "q"\n---\nb\n')
     assert frontmatter == {"name": '"q"'}
 
