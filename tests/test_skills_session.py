@@ -36,6 +36,9 @@ def test_session_from_a_stored_skill(rt: Runtime, tmp_path: Path) -> None:
     assert provenance["name"] == "triage" and provenance["source"] == "project"
     assert provenance["sha256"] == hashlib.sha256(text.encode()).hexdigest()
     assert rt.get_session("s1")["skill_spec"] == "Sort the tickets.\n"
+    assert (
+        rt.get_session("s1")["metadata"]["skillSource"] == provenance
+    )  # readers see where P came from
     # Editing the skill changes no existing session; a new one records the new hash.
     ok(store.edit("triage", "Sort them faster.\n"))
     assert rt.store.get("s1").spec == "Sort the tickets.\n"

@@ -179,6 +179,7 @@ def session_payload(record: RunRecord) -> dict[str, Any]:
             "environmentOptions": copy_json(env.get("options") or {}),
             "environmentState": copy_json(env.get("state")),
             "stateSchema": copy_json(record.schema),
+            "skillSource": copy_json(record.meta.get("skill_store")),
         },
     }
 
