@@ -10,9 +10,9 @@ The public names below are imported lazily, so ``import skillstate`` (and
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from skillstate._lazy import lazy_getattr
 from skillstate._version import __version__
 
 if TYPE_CHECKING:
@@ -118,13 +118,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'skillstate' has no attribute '{name}'")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr("skillstate", _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -10,7 +10,9 @@ Needs the ``warehouse`` environment plugin. See ``docs/warehouse.md``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.bench.llm import ChatCompletionsPolicy
@@ -42,12 +44,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'skillstate.bench' has no attribute '{name}'")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr("skillstate.bench", _LAZY, globals())

@@ -10,7 +10,9 @@ Everything here imports the ``mcp`` SDK, so this package is imported lazily. See
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.mcp.http import http_app
@@ -44,12 +46,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'skillstate.mcp' has no attribute '{name}'")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr("skillstate.mcp", _LAZY, globals())

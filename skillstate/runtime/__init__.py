@@ -12,7 +12,9 @@ See ``docs/runtime.md``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.runtime.inputs import SessionLimits
@@ -30,12 +32,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'skillstate.runtime' has no attribute '{name}'")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr("skillstate.runtime", _LAZY, globals())
