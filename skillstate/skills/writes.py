@@ -290,13 +290,9 @@ def patch(
         )
     if find == replace:
         return SkillError("invalid-content", "old_string and new_string are identical")
-    problem = check_name(name)
-    if problem is not None:
-        return SkillError("invalid-name", problem)
-    if path is not None:
-        problem = check_support_path(path)
-        if problem is not None:
-            return SkillError("invalid-path", problem)
+    invalid = _invalid_target(name, path)
+    if invalid is not None:
+        return invalid
     skill_dir = _writable(store, name, "")
     if isinstance(skill_dir, SkillError):
         return skill_dir
@@ -378,6 +374,18 @@ def delete(store: SkillStore, name: str) -> WriteResult | SkillError:
     return _run("delete", name, body)
 
 
+def _invalid_target(name: str, file_path: str | None) -> SkillError | None:
+    """The name rule, then (when a support file is named) the path rules, in that order."""
+    problem = check_name(name)
+    if problem is not None:
+        return SkillError("invalid-name", problem)
+    if file_path is not None:
+        problem = check_support_path(file_path)
+        if problem is not None:
+            return SkillError("invalid-path", problem)
+    return None
+
+
 def _bytes_error(size: int) -> SkillError:
     return SkillError(
         "too-large",
@@ -397,12 +405,9 @@ def write_file(
         )
     if not isinstance(content, str | bytes):
         return SkillError("invalid-content", "file_content is required for 'write_file'.")
-    problem = check_name(name)
-    if problem is not None:
-        return SkillError("invalid-name", problem)
-    problem = check_support_path(file_path)
-    if problem is not None:
-        return SkillError("invalid-path", problem)
+    invalid = _invalid_target(name, file_path)
+    if invalid is not None:
+        return invalid
     data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
     if len(data) > MAX_FILE_BYTES:
         return _bytes_error(len(data))
@@ -431,12 +436,9 @@ def remove_file(store: SkillStore, name: str, file_path: str) -> WriteResult | S
     """See :meth:`SkillStore.remove_file`."""
     if not isinstance(file_path, str) or not file_path:
         return SkillError("invalid-path", "file_path is required for 'remove_file'.")
-    problem = check_name(name)
-    if problem is not None:
-        return SkillError("invalid-name", problem)
-    problem = check_support_path(file_path)
-    if problem is not None:
-        return SkillError("invalid-path", problem)
+    invalid = _invalid_target(name, file_path)
+    if invalid is not None:
+        return invalid
     skill_dir = _writable(store, name, "")
     if isinstance(skill_dir, SkillError):
         return skill_dir
