@@ -1,17 +1,21 @@
 """Serving over stdio: the SDK's transport, or the same transport fed by asyncio pipes.
 
-Two transports, one protocol. Both hand the SDK's ``stdio_server`` the streams it
-reads lines from and writes lines to; message parsing, dispatch and serialisation
-stay the SDK's.
+Two transports, one protocol: message parsing (the SDK's ``jsonrpc_message_adapter``),
+dispatch, and serialisation (``model_dump_json``) are the SDK's in both.
 
 - ``sdk`` — ``stdio_server()`` as shipped: it reads and writes the standard streams
   through ``anyio.wrap_file``, i.e. a worker-thread hand-off per line read and two
-  per response written (write, flush).
-- ``fast`` (default) — ``stdio_server(stdin=..., stdout=...)`` given non-blocking
-  asyncio pipe readers and writers on private duplicates of fd 0 and 1: no
-  thread hand-offs. Like the SDK, it points fd 0 at the null device and fd 1 at
-  stderr while serving, so a stray ``print`` cannot corrupt the wire. When stdin or
-  stdout is not a pipe, socket or terminal (a regular file), it falls back to ``sdk``.
+  per response written (write, flush), plus a reader task and a writer task joined to
+  the server by memory streams.
+- ``fast`` (default) — the server's read and write streams are the pipes themselves:
+  non-blocking asyncio pipe readers and writers on private duplicates of fd 0 and 1,
+  each line parsed and each response serialised by the same SDK calls
+  ``stdio_server`` makes, with no thread hand-off, no extra task and no memory stream
+  in between. Like the SDK, it points fd 0 at the null device and fd 1 at stderr while
+  serving, so a stray ``print`` cannot corrupt the wire. When stdin or stdout is not a
+  pipe, socket or terminal (a regular file), it falls back to ``sdk``.
+
+Both pass the same client test suite (``tests/test_mcp_sessions.py``).
 
 A line longer than ``max_line`` bytes is dropped (logged), the rest of the stream
 is served; the SDK answers nothing for it, as for any unparsable line.
@@ -27,8 +31,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
+import anyio
 from mcp.server import MCPServer
-from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import jsonrpc_message_adapter
 
 __all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "serve_stdio"]
 
@@ -71,17 +77,76 @@ class _PipeLines:
                 return
 
 
-class _PipeWriter:
-    """``write``/``flush`` over an asyncio pipe transport (the SDK awaits both)."""
+class _LineReadStream:
+    """The SDK's read side over pipe lines: each line parsed by the SDK's own message adapter.
+
+    Exactly what ``stdio_server``'s reader task does per line (``jsonrpc_message_adapter
+    .validate_json``; a parse failure is passed on as the exception, which the SDK answers
+    as it does for its own transport), without the task and the memory stream between.
+    """
+
+    def __init__(self, lines: _PipeLines) -> None:
+        self._lines = lines
+        self._closed = False
+
+    async def receive(self) -> SessionMessage | Exception:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        try:
+            line = await self._lines.__anext__()
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+        try:
+            return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
+        except Exception as exc:  # the SDK's transport hands parse errors on, too
+            return exc
+
+    def __aiter__(self) -> _LineReadStream:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> _LineReadStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _LineWriteStream:
+    """The SDK's write side onto a pipe: each message serialised as ``stdio_server`` does it.
+
+    ``model_dump_json(by_alias=True, exclude_unset=True)`` plus a newline, written in one
+    call to the pipe transport (so concurrent responses never interleave), then the
+    transport's flow control is honoured (``drain``).
+    """
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
+        self._closed = False
 
-    async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
-
-    async def flush(self) -> None:
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        self._writer.write(text.encode("utf-8") + b"\n")
         await self._writer.drain()
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> _LineWriteStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def _is_streamable(fd: int) -> bool:
@@ -90,7 +155,7 @@ def _is_streamable(fd: int) -> bool:
 
 
 @asynccontextmanager
-async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_PipeLines, _PipeWriter]]:
+async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_LineReadStream, _LineWriteStream]]:
     loop = asyncio.get_running_loop()
     wire_in = os.dup(0)
     wire_out = os.dup(1)
@@ -110,7 +175,7 @@ async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_PipeLines, _PipeW
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
         )
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        yield _PipeLines(reader), _PipeWriter(writer)
+        yield _LineReadStream(_PipeLines(reader)), _LineWriteStream(writer)
     finally:
         for transport in (read_transport, write_transport):
             if transport is not None:
@@ -134,10 +199,7 @@ async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
     if transport == "sdk":
         await server.run_stdio_async()
         return
-    async with (
-        _pipe_streams(max_line) as (lines, out),
-        stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream),  # type: ignore[arg-type]
-    ):
+    async with _pipe_streams(max_line) as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
 
