@@ -28,10 +28,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import attrs
+
 from skillstate.errors import RunExists, RunNotFound, StoreError, VersionConflict
 from skillstate.markers import hookimpl
 from skillstate.records import JournalEntry, RunRecord, RunSummary, StoreSpec
 from skillstate.store import Store, StoreWarning, check_run_id, is_valid_run_id
+from skillstate_plugins.file_store_cache import OpenRuns
 from skillstate_plugins.file_store_format import (
     ParsedRecord,
     count_legacy_lines,
@@ -50,10 +53,17 @@ from skillstate_plugins.file_store_io import (
     read_file,
     remove,
     store_error,
+    swap_in,
     truncate,
     write_new_file,
 )
-from skillstate_plugins.file_store_recovery import clean_open_tail, last_version, recover
+from skillstate_plugins.file_store_recovery import (
+    Loaded,
+    clean_open_tail,
+    last_version,
+    recover,
+)
+from skillstate_plugins.file_store_replay import record_delta
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url", "skillstate_register_stores"]
 
@@ -86,6 +96,10 @@ class FileStore(Store):
     def __init__(self, url: str = "file:") -> None:
         self.url = url
         self.root = root_from_url(url)
+        self._open = OpenRuns()
+
+    def close(self) -> None:
+        self._open.clear()
 
     # -- paths ----------------------------------------------------------------
     def _paths(self, run_id: str) -> RunFiles:
@@ -118,31 +132,72 @@ class FileStore(Store):
             raise RunNotFound(run_id)
         return self._record(run_id, parsed, paths)
 
+    def _current(self, run_id: str, paths: RunFiles) -> ParsedRecord | None:
+        """The record, brought level with its journal first when it may not be.
+
+        The usual cost is one read and two ``stat`` calls: no ``.json.new`` and the
+        record's ``journalSize`` equal to the journal's size mean that no line is
+        missing from it and no commit is in flight. Otherwise (a commit in flight, or one a crash cut short) the lock is
+        taken — which waits for a running commit — and the record recovered.
+        """
+        data = read_file(paths.record)
+        blank = data is not None and not data.strip(b"\x00")
+        parsed = None if data is None or blank else decode_record(data, run_id, paths.record)
+        if blank or self._behind(parsed, paths):
+            self._settle(run_id, paths)
+            parsed = self._parsed(run_id, paths)
+        return parsed
+
+    @staticmethod
+    def _behind(parsed: ParsedRecord | None, paths: RunFiles, journal_size: int = -1) -> bool:
+        """Whether a commit is in flight or was cut short: ``.json.new`` is there, or the
+        journal holds lines the record does not show yet."""
+        if os.path.lexists(paths.pending):
+            return True
+        if parsed is None or parsed.journal_size is None:  # no record, or rig-state's / older
+            return False
+        if journal_size < 0:
+            try:
+                journal_size = os.lstat(paths.journal).st_size
+            except FileNotFoundError:
+                return True
+            except OSError as exc:
+                raise store_error(exc, "read", paths.journal) from None
+        return journal_size != parsed.journal_size
+
     def _settle(self, run_id: str, paths: RunFiles) -> None:
-        """If a commit is in flight or was interrupted, wait for it or finish it."""
-        if not os.path.lexists(paths.pending):
-            return
+        """Under the lock, wait for a commit in flight or finish one a crash cut short."""
         try:
             with RunLock(paths.lock).hold():
                 self._recover(run_id, paths)
         except StoreError as exc:
             # e.g. a read-only copy of a store: the record is still the last complete one
             warnings.warn(
-                f"run {run_id}: an interrupted commit could not be repaired ({exc}); "
-                "reading the last complete record",
+                f"run {run_id}: its record could not be brought level with its journal "
+                f"({exc}); reading the record as it is",
                 StoreWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
     def get(self, run_id: str) -> RunRecord:
         paths = self._paths(run_id)
-        self._settle(run_id, paths)
-        return self._read(run_id, paths)
+        hit = self._open.hit(run_id, paths.journal, paths.pending)
+        if hit is not None:
+            return hit.record
+        return self._get(run_id, paths, remember=True)
+
+    def _get(self, run_id: str, paths: RunFiles, *, remember: bool) -> RunRecord:
+        parsed = self._current(run_id, paths)
+        if parsed is None:
+            raise RunNotFound(run_id)
+        record = self._record(run_id, parsed, paths)
+        if remember and parsed.journal_size is not None:
+            self._open.remember(run_id, paths.journal, record, parsed.journal_size)
+        return record
 
     def journal(self, run_id: str) -> builtins.list[JournalEntry]:
         paths = self._paths(run_id)
-        self._settle(run_id, paths)
-        parsed = self._parsed(run_id, paths)
+        parsed = self._current(run_id, paths)
         if parsed is None:
             raise RunNotFound(run_id)
         data = read_file(paths.journal) or b""
@@ -167,10 +222,9 @@ class FileStore(Store):
                     raise StoreError(f"'{name}' is not named after a valid run id")
                 if name in entries and entries[name].is_symlink():
                     raise StoreError(f"{entries[name].path} is a symbolic link")
-                if name + ".new" in entries:  # a commit in flight, or interrupted
-                    record = self.get(run_id)
-                else:
-                    record = self._read(run_id, self._paths(run_id))
+                paths = self._paths(run_id)
+                hit = self._open.hit(run_id, paths.journal, paths.pending)
+                record = hit.record if hit else self._get(run_id, paths, remember=False)
             except RunNotFound:
                 continue  # deleted while we listed
             except StoreError as exc:
@@ -180,18 +234,24 @@ class FileStore(Store):
                 out.append(record.summary())
         return out
 
-    def _load(self, run_id: str, paths: RunFiles) -> RunRecord | None:
-        parsed = self._parsed(run_id, paths)
-        return None if parsed is None else self._record(run_id, parsed, paths)
+    def _load(self, run_id: str, paths: RunFiles) -> Loaded:
+        data = read_file(paths.record)
+        if data is None:
+            return Loaded(None, None)
+        if not data.strip(b"\x00"):
+            return Loaded(None, None, blank=True)
+        parsed = decode_record(data, run_id, paths.record)
+        return Loaded(self._record(run_id, parsed, paths), parsed.journal_size)
 
     def _recover(self, run_id: str, paths: RunFiles) -> None:
-        """Finish or discard an interrupted commit (under the lock); see the recovery module."""
+        """Bring the record level with its journal (under the lock); see the recovery module."""
         recover(run_id, paths, self.root, lambda: self._load(run_id, paths))
 
     # -- writing --------------------------------------------------------------
     def create(self, record: RunRecord, entry: JournalEntry) -> None:
         paths = self._paths(record.id)
-        data, line = encode_record(record), encode_entry(entry)
+        line = encode_entry(entry, record_delta(None, record, entry))
+        data = encode_record(record, len(line))
         self._ensure_root()
         with RunLock(paths.lock).hold():
             self._recover(record.id, paths)
@@ -204,31 +264,77 @@ class FileStore(Store):
                 remove(paths.pending)
                 raise
             self._publish(paths, journal_size=0)
+        self._open.remember(record.id, paths.journal, record, len(line))
 
     def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
+        """Write the next record: one ``fdatasync`` (of the journal line) per commit.
+
+        Under the lock: the record is brought level with its journal if it is not;
+        the version is checked against the journal's last line; ``.json.new`` is
+        written (not synced); the journal line — the entry plus the record fields it
+        does not imply — is appended and ``fdatasync``ed, which is the commit point;
+        then ``.json.new`` is swapped in for the record.
+        """
         paths = self._paths(record.id)
-        data, line = encode_record(record), encode_entry(entry)
-        with self._existing_run_lock(paths, record.id):
-            self._recover(record.id, paths)
-            if not os.path.lexists(paths.record):
-                remove(paths.lock)  # held, so removing it is safe (see RunLock)
-                raise RunNotFound(record.id)
-            journal = OpenJournal(paths.journal)
-            try:
-                size = self._check_version(record.id, paths, journal, expected_version)
-                if size < 0:  # a rig-state run without a journal: record its state first
-                    legacy = self._read(record.id, paths)
-                    line = encode_entry(import_entry(legacy.state, legacy.updated)) + line
-                    size = 0
-                write_new_file(paths.pending, data)
+        run_id = record.id
+        try:
+            with self._existing_run_lock(paths, run_id):
+                journal = OpenJournal(paths.journal)
                 try:
-                    journal.append(line)
-                except StoreError:
-                    remove(paths.pending)
-                    raise
-            finally:
-                journal.close()
-            self._publish(paths, journal_size=size)
+                    before, size = self._before(run_id, paths, journal, expected_version)
+                    line = encode_entry(entry, record_delta(before, record, entry))
+                    if size < 0:  # a rig-state run without a journal: record its state first
+                        first = import_entry(before.state, before.updated)
+                        start = attrs.evolve(before, version=1)
+                        line = encode_entry(first, record_delta(None, start, first)) + line
+                        size = 0
+                    data = encode_record(record, size + len(line))
+                    write_new_file(paths.pending, data, sync=False)
+                    try:
+                        journal.append(line)
+                    except StoreError:
+                        remove(paths.pending)
+                        raise
+                finally:
+                    journal.close()
+                self._swap(paths, journal_size=size)
+        except BaseException:
+            self._open.drop(run_id)
+            raise
+        self._open.remember(run_id, paths.journal, record, size + len(line))
+
+    def _before(
+        self, run_id: str, paths: RunFiles, journal: OpenJournal, expected: int
+    ) -> tuple[RunRecord, int]:
+        """The record being replaced and the journal's size (-1: import), version checked.
+
+        When this store remembers the run and the journal is the same file with the
+        same size, nothing is read; otherwise the record is read (recovered first if
+        it is not level with the journal) and the version checked on the journal's
+        last line.
+        """
+        hit = self._open.hit(run_id, paths.journal, paths.pending)
+        if hit is not None and hit.ino == journal.ino and hit.journal_size == journal.size:
+            if hit.record.version != expected:
+                raise VersionConflict(run_id, expected, hit.record.version)
+            return hit.record, journal.size
+        parsed = self._level(run_id, paths, journal)
+        size = self._check_version(run_id, paths, journal, expected)
+        return self._record(run_id, parsed, paths), size
+
+    def _level(self, run_id: str, paths: RunFiles, journal: OpenJournal) -> ParsedRecord:
+        """The record under the lock, recovered first if it is not level with ``journal``."""
+        data = read_file(paths.record)
+        blank = data is not None and not data.strip(b"\x00")
+        parsed = None if data is None or blank else decode_record(data, run_id, paths.record)
+        if blank or self._behind(parsed, paths, journal.size):
+            self._recover(run_id, paths)
+            journal.reopen()
+            parsed = self._parsed(run_id, paths)
+        if parsed is None:
+            remove(paths.lock)  # held, so removing it is safe (see RunLock)
+            raise RunNotFound(run_id)
+        return parsed
 
     def _check_version(
         self, run_id: str, paths: RunFiles, journal: OpenJournal, expected: int
@@ -259,22 +365,33 @@ class FileStore(Store):
         return journal.size
 
     def _publish(self, paths: RunFiles, journal_size: int) -> None:
-        """Rename the next record into place and sync the directory: the commit point.
-
-        If the rename fails, the journal is cut back to ``journal_size`` (its line was
-        never acknowledged) and ``.json.new`` removed; if even that fails, recovery
-        finishes the commit on the next open.
-        """
+        """Rename the created record into place and sync the directory (a creation)."""
         try:
             os.replace(paths.pending, paths.record)
         except OSError as exc:
-            try:
-                truncate(paths.journal, journal_size)
-                os.unlink(paths.pending)
-            except (OSError, StoreError):
-                pass
+            self._undo(paths, journal_size)
             raise store_error(exc, "replace the record", paths.record) from None
         fsync_dir(self.root)
+
+    def _swap(self, paths: RunFiles, journal_size: int) -> None:
+        """Swap the next record in; no sync: the journal line, synced, can rebuild it."""
+        try:
+            swap_in(paths.pending, paths.record)
+        except OSError as exc:
+            self._undo(paths, journal_size)
+            raise store_error(exc, "replace the record", paths.record) from None
+
+    @staticmethod
+    def _undo(paths: RunFiles, journal_size: int) -> None:
+        """After a failed rename: cut the unacknowledged line off, drop ``.json.new``.
+
+        If even that fails, recovery finishes the commit on the next open.
+        """
+        try:
+            truncate(paths.journal, journal_size)
+            os.unlink(paths.pending)
+        except (OSError, StoreError):
+            pass
 
     @contextmanager
     def _existing_run_lock(self, paths: RunFiles, run_id: str) -> Iterator[None]:
@@ -294,6 +411,7 @@ class FileStore(Store):
         paths = self._paths(run_id)
         if not os.path.isdir(self.root):
             return False
+        self._open.drop(run_id)
         with RunLock(paths.lock).hold():
             existed = os.path.lexists(paths.record) or os.path.lexists(paths.pending)
             for path in (paths.record, paths.pending, paths.journal, paths.lock):

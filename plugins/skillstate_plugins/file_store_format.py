@@ -21,8 +21,10 @@ from typing import Any
 from skillstate.errors import StoreError
 from skillstate.jsondoc import compact, pretty
 from skillstate.records import JournalEntry, RunRecord
+from skillstate_plugins.file_store_replay import DELTA_KEY
 
 __all__ = [
+    "JOURNAL_SIZE_KEY",
     "ParsedRecord",
     "count_legacy_lines",
     "decode_entries",
@@ -53,18 +55,31 @@ def _utf8(text: str) -> bytes:
         return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
-def encode_record(record: RunRecord) -> bytes:
+JOURNAL_SIZE_KEY = "journalSize"
+"""The record file's last key: the journal's length in bytes once this record's line is in."""
+
+
+def encode_record(record: RunRecord, journal_size: int | None = None) -> bytes:
     """The record file's bytes: pretty JSON and a trailing newline.
 
-    :func:`skillstate.jsondoc.pretty` builds it with C-level string encoding (the
+    ``journal_size`` (the journal's length up to and including this version's line)
+    is written as a last key, ``journalSize``: a reader compares it with the journal's
+    size to see whether the journal holds lines the record does not show yet.
+    :func:`skillstate.jsondoc.pretty` builds the text with C-level string encoding (the
     standard library's indenting encoder is pure Python and dominated the commit).
     """
-    return _utf8(pretty(record.to_dict()) + "\n")
+    data = record.to_dict()
+    if journal_size is not None:
+        data[JOURNAL_SIZE_KEY] = journal_size
+    return _utf8(pretty(data) + "\n")
 
 
-def encode_entry(entry: JournalEntry) -> bytes:
-    """One journal line: compact JSON and a newline."""
-    return _utf8(compact(entry.to_dict()) + "\n")
+def encode_entry(entry: JournalEntry, delta: Mapping[str, Any] | None = None) -> bytes:
+    """One journal line: compact JSON and a newline; ``delta`` goes under ``record``."""
+    data = entry.to_dict()
+    if delta:
+        data[DELTA_KEY] = delta
+    return _utf8(compact(data) + "\n")
 
 
 def parse_line(line: bytes) -> Any:
@@ -85,11 +100,13 @@ def entry_version(data: Any) -> int | None:
 class ParsedRecord:
     """A decoded record file. ``legacy`` is true for a bare rig-state state file."""
 
-    __slots__ = ("data", "legacy")
+    __slots__ = ("data", "journal_size", "legacy")
 
     def __init__(self, data: dict[str, Any], legacy: bool) -> None:
         self.data = data
         self.legacy = legacy
+        size = None if legacy else data.get(JOURNAL_SIZE_KEY)
+        self.journal_size: int | None = size if type(size) is int else None
 
     def to_record(self, run_id: str, legacy_version: int) -> RunRecord:
         """The :class:`RunRecord`; ``legacy_version`` is used for a rig-state file only."""

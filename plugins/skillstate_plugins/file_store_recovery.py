@@ -1,11 +1,14 @@
-"""Recovery for the ``file`` store: finishing or discarding an interrupted commit.
+"""Recovery for the ``file`` store: bringing a run's record level with its journal.
 
-A commit writes ``<id>.json.new`` (fsynced), then appends the journal line (fsynced),
-then renames ``<id>.json.new`` over ``<id>.json``. So ``<id>.json.new`` exists only
-while a commit is in flight, the record is never ahead of the journal, and a crash
-leaves the journal at most one entry ahead — with that entry's record complete in
-``<id>.json.new``. Everything here runs under the run's lock. The rules, with the
-state each crash point leaves, are in ``docs/storage-format.md``.
+The journal is the only file a commit syncs: a commit writes ``<id>.json.new``
+(no sync), appends its journal line and ``fdatasync``s it (the commit point), then
+swaps ``<id>.json.new`` into place and removes the old record. So the record is
+never ahead of the journal; a killed process leaves it one line behind, a power
+loss (record not synced) any number of lines behind, or — the swapped-in file's
+data never reached the disk — empty. Every journal line carries what rebuilding
+the record needs (:mod:`skillstate_plugins.file_store_replay`), so recovery replays
+the lines the record lacks. Everything here runs under the run's lock. The rules,
+with the state each crash point leaves, are in ``docs/storage-format.md``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from collections.abc import Callable
 import attrs
 
 from skillstate.errors import StoreError
-from skillstate.merge import merge_patch
 from skillstate.records import JournalEntry, RunRecord
 from skillstate_plugins.file_store_format import (
     count_legacy_lines,
@@ -38,8 +40,17 @@ from skillstate_plugins.file_store_io import (
     truncate,
     write_new_file,
 )
+from skillstate_plugins.file_store_replay import DELTA_KEY, apply_line
 
-__all__ = ["clean_open_tail", "clean_tail", "last_version", "recover", "tail_version"]
+__all__ = [
+    "Loaded",
+    "apply_lines",
+    "clean_open_tail",
+    "clean_tail",
+    "last_version",
+    "recover",
+    "tail_version",
+]
 
 
 def clean_tail(journal: str) -> Tail | None:
@@ -98,68 +109,139 @@ def tail_version(tail: Tail | None, journal: str) -> int:
     return max(1, count_legacy_lines(read_file(journal)))  # rig-state's: positions
 
 
-def recover(run_id: str, files: RunFiles, root: str, load: Callable[[], RunRecord | None]) -> None:
-    """Finish or discard an interrupted commit of ``run_id``; a no-op without ``.json.new``.
+@attrs.frozen
+class Loaded:
+    """The record as read for recovery: ``None`` if missing; ``blank`` if empty or all NUL."""
 
-    ``load`` reads the current record (``None`` if there is none). Journal at the
-    record's version: the line never made it, ``.json.new`` is discarded. One ahead:
-    ``.json.new`` is renamed into place (rolled forward). Anything else was done
-    outside skillstate and is refused.
+    record: RunRecord | None
+    journal_size: int | None
+    blank: bool = False
+
+
+def recover(run_id: str, files: RunFiles, root: str, load: Callable[[], Loaded]) -> None:
+    """Bring the record of ``run_id`` level with its journal (under the lock).
+
+    Journal at the record's version: a left-over ``.json.new`` is removed (and a
+    wrong ``journalSize`` rewritten). Ahead: the missing lines are replayed onto the
+    record (a blank record is rebuilt from the first line), or a complete
+    ``.json.new`` for the next version is renamed into place. Behind, or a gap: the
+    files were changed outside skillstate, which is refused.
     """
-    if not os.path.lexists(files.pending):
-        return
+    loaded = load()
+    current = loaded.record
+    if current is None and not loaded.blank and not os.path.lexists(files.pending):
+        return  # no run: a journal alone is debris of a deleted one, which create replaces
     tail = clean_tail(files.journal)
-    current = load()
     have = 0 if current is None else current.version
     logged = tail_version(tail, files.journal)
-    if logged == have:
+    size = 0 if tail is None else tail.size
+    if logged == have and not loaded.blank:
+        changed = os.path.lexists(files.pending)
         remove(files.pending)
-    elif logged == have + 1 and tail is not None and tail.last is not None:
-        _roll_forward(run_id, files, current, tail.last, tail.last_start)
-    else:
+        if current is not None and loaded.journal_size not in (None, size):
+            _write_record(files, current, size)
+            changed = True
+        if changed:
+            fsync_dir(root)
+        return
+    if logged < have and not loaded.blank:
         raise StoreError(
             f"run '{run_id}': its journal ends at version {logged} but its record is at "
             f"version {have}; the store was changed outside skillstate (see 'skillstate verify')"
         )
+    ready = None if loaded.blank else _pending_record(run_id, files, logged)
+    if ready is None:
+        ready = _replay(run_id, files, None if loaded.blank else current, loaded.journal_size)
+    if ready is None and loaded.blank:
+        raise StoreError(
+            f"record file {files.record} is empty and journal {files.journal} does not hold "
+            "what rebuilding it needs (it was written by an older skillstate)"
+        )
+    if ready is None:  # an interrupted creation whose line holds no record: drop it
+        if tail is not None and tail.last is not None:
+            truncate(files.journal, tail.last_start)
+        remove(files.pending)
+        fsync_dir(root)
+        return
+    _write_record(files, ready, size)
+    remove(files.pending)
     fsync_dir(root)
 
 
-def _roll_forward(
-    run_id: str, files: RunFiles, current: RunRecord | None, last: bytes, last_start: int
-) -> None:
-    entry = JournalEntry.from_dict(parse_line(last))
-    pending = read_file(files.pending)
-    try:
-        ready = (
-            pending is not None
-            and decode_record(pending, run_id, files.pending).to_record(run_id, 0).version
-            == entry.version
-        )
-    except (StoreError, TypeError, ValueError):
-        ready = False
-    if not ready:
-        # .json.new is unreadable (a disk that lied about fsync): rebuild from the journal.
-        if current is None:  # nothing to build on: the creation never completed
-            truncate(files.journal, last_start)
-            remove(files.pending)
-            return
-        write_new_file(files.pending, encode_record(_replayed(current, entry)))
+def _write_record(files: RunFiles, record: RunRecord, journal_size: int) -> None:
+    """Write the record durably (recovery is rare: sync everything)."""
+    write_new_file(files.pending, encode_record(record, journal_size))
     try:
         os.replace(files.pending, files.record)
     except OSError as exc:
         raise store_error(exc, "replace the record", files.record) from None
 
 
-def _replayed(current: RunRecord, entry: JournalEntry) -> RunRecord:
-    """``current`` with ``entry`` applied, as far as a journal entry can say."""
-    state = merge_patch(current.state, entry.patch)
-    if entry.set:
-        state = merge_patch(state, entry.set)
-    return attrs.evolve(
-        current,
-        state=state,
-        version=entry.version,
-        updated=entry.ts or current.updated,
-        status=entry.status or current.status,
-        step=entry.turn if entry.turn is not None else current.step,
-    )
+def _pending_record(run_id: str, files: RunFiles, version: int) -> RunRecord | None:
+    """``.json.new`` if it is a complete record at ``version`` (written by an older release)."""
+    pending = read_file(files.pending)
+    if pending is None:
+        return None
+    try:
+        record = decode_record(pending, run_id, files.pending).to_record(run_id, 0)
+    except (StoreError, TypeError, ValueError):
+        return None
+    return record if record.version == version else None
+
+
+def _replay(
+    run_id: str, files: RunFiles, current: RunRecord | None, journal_size: int | None
+) -> RunRecord | None:
+    """``current`` with the journal's later lines applied; ``None`` if nothing can be built.
+
+    Lines are read from ``journal_size`` when that offset is a line boundary, else
+    from the start.
+    """
+    data = read_file(files.journal) or b""
+    start = 0
+    if journal_size is not None and 0 < journal_size <= len(data):
+        if data[journal_size - 1 : journal_size] == b"\n":
+            start = journal_size
+    try:
+        return apply_lines(run_id, current, data[start:], files.journal)[0]
+    except _NoCreationRecord:
+        return None
+
+
+class _NoCreationRecord(Exception):
+    """A creation line that does not hold its record (written by an older release)."""
+
+
+def apply_lines(
+    run_id: str, record: RunRecord | None, data: bytes, journal: str
+) -> tuple[RunRecord | None, int]:
+    """``record`` with the complete lines of ``data`` (a piece of the journal) applied.
+
+    Lines at or below the record's version are skipped; a torn last line (no newline
+    yet: a commit being written, or cut short) is left alone. Returns the record and
+    how many bytes of ``data`` were used. A line without a ``record`` key (written by
+    an older release) rolls the state, version, status, step and ``updated`` forward.
+    """
+    have = 0 if record is None else record.version
+    used = 0
+    end = data.rfind(b"\n") + 1
+    for number, line in enumerate(data[:end].split(b"\n")[:-1], start=1):
+        used += len(line) + 1
+        try:
+            raw = parse_line(line)
+            version = entry_version(raw)
+        except ValueError as exc:
+            raise StoreError(f"journal {journal} has a damaged line: {exc}") from None
+        if version is None or version <= have:
+            continue
+        if version != (record.version if record is not None else 0) + 1:
+            raise StoreError(
+                f"run '{run_id}': journal {journal} skips from version "
+                f"{0 if record is None else record.version} to {version} (line {number})"
+            )
+        entry = JournalEntry.from_dict(raw)
+        delta = raw.get(DELTA_KEY)
+        if record is None and not (isinstance(delta, dict) and "skill" in delta):
+            raise _NoCreationRecord
+        record = apply_line(run_id, record, entry, delta if isinstance(delta, dict) else None)
+    return record, used

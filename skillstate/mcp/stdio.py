@@ -11,9 +11,14 @@ dispatch, and serialisation (``model_dump_json``) are the SDK's in both.
   non-blocking asyncio pipe readers and writers on private duplicates of fd 0 and 1,
   each line parsed and each response serialised by the same SDK calls
   ``stdio_server`` makes, with no thread hand-off, no extra task and no memory stream
-  in between. Like the SDK, it points fd 0 at the null device and fd 1 at stderr while
-  serving, so a stray ``print`` cannot corrupt the wire. When stdin or stdout is not a
-  pipe, socket or terminal (a regular file), it falls back to ``sdk``.
+  in between. When the client opens with the ``initialize`` handshake — the case for
+  which ``Server.run`` picks the handshake era — the connection is served by the SDK's
+  loop-mode driver ``mcp.server.runner.serve_loop`` directly, without the relay task
+  ``Server.run`` puts in front to peek at the opening request (the peek is done here,
+  on the line stream); any other opening goes to ``Server.run``, which decides. Like
+  the SDK, it points fd 0 at the null device and fd 1 at stderr while serving, so a
+  stray ``print`` cannot corrupt the wire. When stdin or stdout is not a pipe, socket
+  or terminal (a regular file), it falls back to ``sdk``.
 
 Both pass the same client test suite (``tests/test_mcp_sessions.py``).
 
@@ -27,14 +32,16 @@ import asyncio
 import logging
 import os
 import stat
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import anyio
 from mcp.server import MCPServer
+from mcp.server.runner import serve_loop
 from mcp.shared.message import SessionMessage
-from mcp_types import jsonrpc_message_adapter
+from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
 
 __all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "serve_stdio"]
 
@@ -42,6 +49,7 @@ log = logging.getLogger("skillstate.mcp")
 
 TRANSPORTS = ("fast", "sdk")
 DEFAULT_MAX_LINE = 64 * 1024 * 1024
+_OPENING_LOOKAHEAD = 8  # frames kept before the first request (the SDK keeps as many)
 
 
 class _PipeLines:
@@ -88,10 +96,28 @@ class _LineReadStream:
     def __init__(self, lines: _PipeLines) -> None:
         self._lines = lines
         self._closed = False
+        self._ahead: deque[SessionMessage | Exception] = deque()
+
+    async def opening_request(self) -> JSONRPCRequest | None:
+        """Read up to the client's first request (kept, to be received again); ``None`` at EOF."""
+        while len(self._ahead) < _OPENING_LOOKAHEAD:
+            try:
+                item = await self._read()
+            except anyio.EndOfStream:
+                return None
+            self._ahead.append(item)
+            if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
+                return item.message
+        return None
 
     async def receive(self) -> SessionMessage | Exception:
         if self._closed:
             raise anyio.ClosedResourceError
+        if self._ahead:
+            return self._ahead.popleft()
+        return await self._read()
+
+    async def _read(self) -> SessionMessage | Exception:
         try:
             line = await self._lines.__anext__()
         except StopAsyncIteration:
@@ -199,8 +225,23 @@ async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
     if transport == "sdk":
         await server.run_stdio_async()
         return
+    options = lowlevel.create_initialization_options()
     async with _pipe_streams(max_line) as (read_stream, write_stream):
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        opening = await read_stream.opening_request()
+        if opening is None or opening.method != "initialize":
+            # not the 2025 handshake: let the SDK decide the protocol era, as Server.run does
+            await lowlevel.run(read_stream, write_stream, options)
+            return
+        # The handshake era, which the SDK's Server.run would pick for this opening too:
+        # its loop-mode driver, without the relay task Server.run adds to peek at it.
+        async with lowlevel.lifespan(lowlevel) as lifespan_state:
+            await serve_loop(
+                lowlevel,
+                read_stream,
+                write_stream,
+                lifespan_state=lifespan_state,
+                init_options=options,
+            )
 
 
 def serve_stdio(
