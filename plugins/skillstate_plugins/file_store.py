@@ -6,15 +6,16 @@ or ``file:`` alone for the default ``.skillstate/state``. Per run, in the root::
     <run-id>.json       the record (RunRecord.to_dict(), pretty, trailing newline)
     <run-id>.jsonl      the append-only journal, one compact JournalEntry per line
     <run-id>.lock       the per-run lock (flock), held around read–check–write
-    <run-id>.json.new   the next record, present only while a commit is in flight
+    <run-id>.json.new   the next record, present only while a commit is in flight (or cut short)
 
-A commit, under the lock: recover if a ``.json.new`` is left over; compare the
-stored version; write ``.json.new`` and fsync it; append the journal line
-(``O_APPEND``) and fsync; rename ``.json.new`` over ``.json`` and fsync the
-directory. So the journal is never behind the record, and a crash leaves at most one
-journal entry ahead — whose record is already complete in ``.json.new``. Whoever
-next opens the run finds ``.json.new``, takes the lock and finishes or discards the
-commit (:mod:`skillstate_plugins.file_store_recovery`). Full rules:
+A commit, under the lock: take the current record from this store's memory of the
+run or read it (recovering first if it is not level with the journal); compare the
+stored version; write ``.json.new`` (not synced); append the journal line
+(``O_APPEND``) and ``fdatasync`` it — the commit point, the only sync; swap
+``.json.new`` in for ``.json``. The record is never ahead of the journal, and every
+journal line carries the record fields its entry does not imply, so whoever next
+opens the run after a crash or a power loss replays the lines the record lacks
+(:mod:`skillstate_plugins.file_store_recovery`). Full rules:
 ``docs/storage-format.md``.
 """
 
