@@ -96,7 +96,10 @@ def test_journal_lines_hold_only_what_the_entry_does_not_imply(tmp_path: Path) -
     assert {"skill", "spec", "environment", "observation", "meta", "created"} <= set(
         creation["record"]
     )
-    assert set(step["record"]) == {"environment", "observation", "meta"}  # meta: last action
+    assert set(step["record"]) == {"observation", "merge"}
+    # what changed in the environment and meta, as merge patches: the mock's step count
+    assert step["record"]["merge"]["environment"] == {"state": {"executed": 1}}
+    assert set(step["record"]["merge"]["meta"]) == {"last_action"}
     assert "reasoning" not in json.dumps(_lines(root))  # the reasoning trace is never kept
 
     rig = tmp_path / "rig"
@@ -169,3 +172,52 @@ def test_a_record_written_before_journal_sizes_is_read_and_upgraded(tmp_path: Pa
     assert saved["journalSize"] == (root / "r1.jsonl").stat().st_size
     assert FileStore(f"file:{root}").get("r1").state["counter"] == 2
     host.close()
+
+
+def test_a_warehouse_journal_grows_by_what_each_step_changed(tmp_path: Path) -> None:
+    root = tmp_path / "state"
+    with Runtime(f"file:{root}") as runtime:
+        out = runtime.initialize_skill("w", "warehouse", {"inventory": {}}, environment="warehouse")
+        observation = out["prompt_payload"]["latest_observation"]
+        for n in range(60):
+            out = runtime.execute_step(
+                "w",
+                "r",
+                {"inventory": {f"shelf_{n}": f"item_{n}"}},
+                f"Store item_{n} shelf_{n}",
+                observation,
+            )
+            observation = out["prompt_payload"]["latest_observation"]
+        final = runtime.store.get("w")
+    lines = (root / "w.jsonl").read_bytes().splitlines()
+    assert len(final.environment["state"]["shelves"]) == 60  # type: ignore[index]
+    assert len(lines[-1]) < len(lines[2]) + 40  # not the whole warehouse on every line
+    (root / "w.json").write_bytes(b"")
+    assert FileStore(f"file:{root}").get("w") == final
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"a": 1, "b": 2}, {"a": 1, "b": 3, "c": None}),  # a null RFC 7396 cannot set
+        ({"a": 1, "b": 2}, {"b": 2, "a": 5}),  # keys reordered
+        ({"a": {"x": 1, "y": 2}}, {"a": {"y": 2, "x": 1}}),  # equal, but another order
+        ({"a": 1}, {"a": 1.0}),  # equal in Python, not as JSON text
+        ({"a": {"x": [1, {"k": None}]}}, {"a": {"x": [2]}, "b": {}}),  # a plain patch
+    ],
+)
+def test_record_fields_replay_exactly_key_order_and_nulls_included(
+    old: dict[str, Any], new: dict[str, Any]
+) -> None:
+    from skillstate_plugins.file_store_replay import apply_line, record_delta
+
+    from skillstate.jsondoc import compact
+    from skillstate.records import RunRecord
+
+    before = RunRecord(id="r", skill="s", state={}, version=1, environment=old, meta=old)
+    after = RunRecord(id="r", skill="s", state={}, version=2, environment=new, meta=new)
+    entry = JournalEntry(ts="t", step="s", patch={}, version=2)
+    delta = json.loads(json.dumps(record_delta(before, after, entry)))  # through the file
+    replayed = apply_line("r", before, entry, delta)
+    assert compact(replayed.environment) == compact(new)
+    assert compact(replayed.meta) == compact(new)

@@ -6,7 +6,15 @@ besides the rig-state-compatible entry (``ts, step, patch, version, ...``), what
 replay of the entry alone would get wrong: under the key ``record``, each record field
 whose new value differs from what the entry implies. A creation line carries every
 field (``skill``, ``created``, ``spec``, ``environment``, ``schema``...), a session
-step its ``environment`` and ``observation``, a rig-state ``patch`` usually nothing.
+step its ``observation`` and what changed in its ``environment``, a rig-state
+``patch`` usually nothing.
+
+An object-valued field that changed (``environment``, ``meta``) is written, when
+possible, as a merge patch from its previous value, under ``record.merge`` — a
+warehouse step then carries the one shelf it filled, not the whole warehouse, so a
+journal grows by what each step changed. The patch is used only if applying it
+gives back the new value exactly, key order included (RFC 7396 cannot set a
+``null``); otherwise the whole value is written.
 
 :func:`record_delta` computes that key when a line is written; :func:`apply_line`
 applies a line to the record before it. Folding the lines of a journal from its first
@@ -18,13 +26,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
 from skillstate.records import JournalEntry, RunRecord
 
-__all__ = ["DELTA_KEY", "apply_line", "implied_record", "record_delta"]
+__all__ = ["DELTA_KEY", "MERGE_KEY", "apply_line", "implied_record", "record_delta"]
 
 DELTA_KEY = "record"
 """The journal line key holding the record fields a replay of the entry would miss."""
+
+MERGE_KEY = "merge"
+"""Inside ``record``: object-valued fields given as a merge patch from their old value."""
+
+_PATCHABLE = ("environment", "meta")
 
 _FIELDS = (
     "skill",
@@ -77,14 +91,51 @@ def record_delta(
     entry (a merge plugin, or a caller writing a state of its own).
     """
     implied = implied_record(after.id, before, entry)
-    delta = {
-        name: getattr(after, name)
-        for name in _FIELDS
-        if getattr(after, name) != getattr(implied, name)
-    }
-    if after.state != implied.state:
+    delta: dict[str, Any] = {}
+    patches: dict[str, Any] = {}
+    for name in _FIELDS:
+        new, old = getattr(after, name), getattr(implied, name)
+        if new is old or (new == old and (not isinstance(new, dict) or _same(new, old))):
+            continue
+        patch = _patch_between(old, new) if before and name in _PATCHABLE else None
+        if patch is not None:
+            patches[name] = patch
+        else:
+            delta[name] = new
+    if after.state != implied.state or not _same(after.state, implied.state):
         delta["state"] = after.state
+    if patches:
+        delta[MERGE_KEY] = patches
     return delta or None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values are also the same JSON text (key order included)."""
+    return a is b or compact(a) == compact(b)
+
+
+def _patch_between(old: Any, new: Any) -> Any:
+    """A merge patch turning ``old`` into ``new`` exactly (key order too), or ``None``."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return None
+    patch = _diff(old, new)
+    if compact(merge_patch(old, patch)) != compact(new):
+        return None
+    return patch
+
+
+def _diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    patch: dict[str, Any] = {key: None for key in old if key not in new}
+    for key, value in new.items():
+        if key in old:
+            before = old[key]
+            if before is value or (type(before) is type(value) and before == value):
+                continue
+            if isinstance(before, dict) and isinstance(value, dict):
+                patch[key] = _diff(before, value)
+                continue
+        patch[key] = value
+    return patch
 
 
 def apply_line(
@@ -95,6 +146,11 @@ def apply_line(
     if not delta:
         return implied
     fields = {name: delta[name] for name in (*_FIELDS, "state") if name in delta}
+    patches = delta.get(MERGE_KEY)
+    if isinstance(patches, dict):
+        for name in _PATCHABLE:
+            if name in patches:
+                fields[name] = merge_patch(getattr(implied, name), patches[name])
     return RunRecord(
         id=run_id,
         skill=fields.get("skill", implied.skill),
