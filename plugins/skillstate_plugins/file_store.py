@@ -138,8 +138,9 @@ class FileStore(Store):
 
         The usual cost is one read and two ``stat`` calls: no ``.json.new`` and the
         record's ``journalSize`` equal to the journal's size mean that no line is
-        missing from it and no commit is in flight. Otherwise (a commit in flight, or one a crash cut short) the lock is
-        taken — which waits for a running commit — and the record recovered.
+        missing from it and no commit is in flight. Otherwise (a commit in flight, or
+        one a crash cut short) the lock is taken — which waits for a running commit —
+        and the record recovered.
         """
         data = read_file(paths.record)
         blank = data is not None and not data.strip(b"\x00")
