@@ -115,27 +115,55 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _patch_between(old: Any, new: Any) -> Any:
-    """A merge patch turning ``old`` into ``new`` exactly (key order too), or ``None``."""
+    """A merge patch turning ``old`` into ``new`` exactly (key order too), or ``None``.
+
+    One walk of both values: RFC 7396 keeps the target's key order and appends new
+    keys, and cannot set a ``null`` inside an object it adds, so anything else is
+    refused here rather than checked afterwards by re-encoding both values.
+    """
     if not (isinstance(old, dict) and isinstance(new, dict)):
         return None
-    patch = _diff(old, new)
-    if compact(merge_patch(old, patch)) != compact(new):
+    try:
+        return _diff(old, new)
+    except _Inexact:
         return None
-    return patch
+
+
+class _Inexact(Exception):
+    """RFC 7396 cannot turn this value into that one exactly."""
 
 
 def _diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    kept = [key for key in old if key in new]
+    if list(new)[: len(kept)] != kept:  # merge_patch keeps old keys' order, appends new ones
+        raise _Inexact
     patch: dict[str, Any] = {key: None for key in old if key not in new}
     for key, value in new.items():
         if key in old:
             before = old[key]
-            if before is value or (type(before) is type(value) and before == value):
+            if before is value:
                 continue
             if isinstance(before, dict) and isinstance(value, dict):
-                patch[key] = _diff(before, value)
+                sub = _diff(before, value)
+                if sub:
+                    patch[key] = sub
                 continue
+            if type(before) is type(value) and before == value:
+                if not isinstance(value, list) or compact(before) == compact(value):
+                    continue
+        if _holds_null(value):
+            raise _Inexact
         patch[key] = value
     return patch
+
+
+def _holds_null(value: Any) -> bool:
+    """Whether merging ``value`` in would drop a ``null`` (at its top or in its objects)."""
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        return any(_holds_null(item) for item in value.values())
+    return False
 
 
 def apply_line(
