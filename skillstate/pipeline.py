@@ -235,18 +235,24 @@ def transition(
     skill: SkillDefinition | None = None,
     expected_version: int | None = None,
     now: str | None = None,
+    current: RunRecord | None = None,
 ) -> Outcome:
     """Apply ``change`` to run ``run_id``: commit it atomically, or reject it changing nothing.
 
     With ``expected_version`` the caller asks for compare-and-swap against a version it
     read: a mismatch raises :class:`~skillstate.errors.VersionConflict`. Without it, a
     conflict with a concurrent writer re-runs the whole pipeline on the new record.
+    ``current`` is the record the caller has just read, used instead of reading it
+    again for the first attempt (the commit's compare-and-swap still checks that it
+    is the stored version); later attempts read the store.
     """
     check_run_id(run_id)
+    if current is not None and current.id != run_id:
+        raise ValueError(f"current is the record of run {current.id!r}, not {run_id!r}")
     attempts = 0
     while True:
         attempts += 1
-        record = store.get(run_id)
+        record = current if current is not None and attempts == 1 else store.get(run_id)
         if expected_version is not None and record.version != expected_version:
             raise VersionConflict(run_id, expected_version, record.version)
         run_skill = skill if skill is not None else host.skill(record.skill)

@@ -316,3 +316,18 @@ def test_a_skill_defined_by_json_schema(host: Any, store: Any) -> None:
         host, store, "inv", Change(patch={"items": {"apple": None, "pear": 3}}), skill=skill
     )
     assert ok.accepted and store.get("inv").state == {"items": {"pear": 3}}
+
+
+def test_transition_starts_from_the_record_the_caller_just_read(
+    host: Any, store: Any, skill: Any, run: str
+) -> None:
+    fresh = store.get(run)
+    outcome = transition(host, store, run, Change(patch={"counter": 1}), skill=skill, current=fresh)
+    assert outcome.accepted and outcome.attempts == 1
+    # a stale one is used for the first attempt only: its commit loses the compare-and-swap
+    # and the transition re-runs on the stored record, changing nothing twice
+    outcome = transition(host, store, run, Change(patch={"counter": 2}), skill=skill, current=fresh)
+    assert outcome.accepted and outcome.attempts == 2
+    assert store.get(run).state["counter"] == 2 and store.get(run).version == 3
+    with pytest.raises(ValueError, match="current is the record of run 'r', not 'other'"):
+        transition(host, store, "other", Change(patch={}), skill=skill, current=fresh)

@@ -56,7 +56,13 @@ def run_step(
         meta={"last_action": action},
     )
     outcome = transition(
-        host, store, session_id, change, skill=skill, expected_version=record.version
+        host,
+        store,
+        session_id,
+        change,
+        skill=skill,
+        expected_version=record.version,
+        current=record,
     )
     if outcome.accepted and outcome.record is not None:
         return _accepted(outcome, outcome.record, drift)
