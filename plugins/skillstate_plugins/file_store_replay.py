@@ -97,7 +97,7 @@ def record_delta(
         new, old = getattr(after, name), getattr(implied, name)
         if new is old or (new == old and (not isinstance(new, dict) or _same(new, old))):
             continue
-        patch = _patch_between(old, new) if before and name in _PATCHABLE else None
+        patch = _patch_between(old, new) if before is not None and name in _PATCHABLE else None
         if patch is not None:
             patches[name] = patch
         else:
