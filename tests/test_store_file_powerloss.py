@@ -221,3 +221,19 @@ def test_record_fields_replay_exactly_key_order_and_nulls_included(
     replayed = apply_line("r", before, entry, delta)
     assert compact(replayed.environment) == compact(new)
     assert compact(replayed.meta) == compact(new)
+
+
+def test_a_store_dropped_without_close_leaves_no_journal_open(tmp_path: Path) -> None:
+    import gc
+    import os
+
+    root = tmp_path / "state"
+    host = make_host(f"file:{root}")
+    create_run(host, FileStore(f"file:{root}"), sample_skill(), "r1", {"counter": 0})
+    gc.collect()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        FileStore(f"file:{root}").get("r1")  # each remembers the run: one open journal
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == before
+    host.close()

@@ -116,6 +116,12 @@ class OpenRuns:
         if run is not None:
             os.close(run.fd)
 
+    def __del__(self) -> None:  # a store dropped without close() leaks no descriptor
+        try:
+            self.clear()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
     def clear(self) -> None:
         """Forget every run."""
         with self._lock:
