@@ -127,12 +127,6 @@ class FileStore(Store):
         except (TypeError, ValueError) as exc:
             raise StoreError(f"record file {paths.record} is damaged: {exc}") from None
 
-    def _read(self, run_id: str, paths: RunFiles) -> RunRecord:
-        parsed = self._parsed(run_id, paths)
-        if parsed is None:
-            raise RunNotFound(run_id)
-        return self._record(run_id, parsed, paths)
-
     def _current(self, run_id: str, paths: RunFiles) -> ParsedRecord | None:
         """The record, brought level with its journal first when it may not be.
 

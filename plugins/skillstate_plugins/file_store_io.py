@@ -9,7 +9,6 @@ operation, the path and the operating system's reason.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import fcntl
 import os
@@ -24,10 +23,8 @@ __all__ = [
     "RunFiles",
     "RunLock",
     "Tail",
-    "append_line",
     "fsync_dir",
     "read_file",
-    "read_tail",
     "remove",
     "store_error",
     "swap_in",
@@ -120,30 +117,6 @@ def fsync_dir(path: str) -> None:
         raise store_error(exc, "sync the directory", path) from None
 
 
-def append_line(path: str, data: bytes, size_before: int) -> None:
-    """Append ``data`` with ``O_APPEND`` and ``fsync``.
-
-    On failure the file is truncated back to ``size_before`` (a full disk can leave a
-    partial write behind) before the error is raised.
-    """
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
-    except OSError as exc:
-        raise store_error(exc, "open the journal", path) from None
-    try:
-        _write_all(fd, data)
-        os.fsync(fd)
-    except OSError as exc:
-        try:
-            os.ftruncate(fd, size_before)
-            os.fsync(fd)
-        except OSError:
-            pass  # the torn line is repaired when the run is next opened
-        raise store_error(exc, "append to the journal", path) from None
-    finally:
-        os.close(fd)
-
-
 _datasync = getattr(os, "fdatasync", os.fsync)
 
 _RENAME_EXCHANGE = 2
@@ -153,6 +126,8 @@ _renameat2: Any = None
 def _load_renameat2() -> Any:
     global _renameat2
     if _renameat2 is None:
+        import ctypes  # only when a commit first swaps a record in: not at CLI start-up
+
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             function = libc.renameat2
@@ -186,8 +161,10 @@ def swap_in(new: str, target: str) -> None:
         if function(at_cwd, os.fsencode(new), at_cwd, os.fsencode(target), _RENAME_EXCHANGE) == 0:
             _unlink_quietly(new)
             return
-        if ctypes.get_errno() not in (errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.EPERM):
-            code = ctypes.get_errno()
+        import ctypes
+
+        code = ctypes.get_errno()
+        if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.EPERM):
             raise OSError(code, os.strerror(code), target)
     os.replace(new, target)
 
@@ -244,25 +221,6 @@ class Tail:
         return self.size - len(self.torn)
 
 
-def read_tail(path: str) -> Tail | None:
-    """Read the end of ``path`` (reading more only for a very long last line); ``None`` if absent.
-
-    The cost does not depend on the length of the file, only on its last line.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise store_error(exc, "read", path) from None
-    try:
-        return _tail_of(fd, os.fstat(fd).st_size)
-    except OSError as exc:
-        raise store_error(exc, "read", path) from None
-    finally:
-        os.close(fd)
-
-
 def _tail_of(fd: int, size: int) -> Tail:
     chunk = _TAIL_CHUNK
     while True:
@@ -314,7 +272,8 @@ class OpenJournal:
         return os.open(self.path, os.O_RDWR | os.O_APPEND | create | _NOFOLLOW | _CLOEXEC, 0o644)
 
     def tail(self) -> Tail:
-        """The end of the journal (see :func:`read_tail`); empty for a missing journal."""
+        """The end of the journal, read with a seek (the cost depends only on its last
+        line, not on its length); empty for a missing journal."""
         if self.fd < 0:
             return Tail(0, None, 0, b"")
         try:

@@ -31,10 +31,8 @@ from skillstate_plugins.file_store_io import (
     OpenJournal,
     RunFiles,
     Tail,
-    append_line,
     fsync_dir,
     read_file,
-    read_tail,
     remove,
     store_error,
     truncate,
@@ -44,7 +42,6 @@ from skillstate_plugins.file_store_replay import DELTA_KEY, apply_line
 
 __all__ = [
     "Loaded",
-    "apply_lines",
     "clean_open_tail",
     "clean_tail",
     "last_version",
@@ -53,24 +50,21 @@ __all__ = [
 ]
 
 
-def clean_tail(journal: str) -> Tail | None:
+def clean_tail(journal: str) -> Tail:
+    """The tail of the journal at ``journal`` after :func:`clean_open_tail` (empty if missing)."""
+    opened = OpenJournal(journal)
+    try:
+        return clean_open_tail(opened)
+    finally:
+        opened.close()
+
+
+def clean_open_tail(journal: OpenJournal) -> Tail:
     """The journal's tail after repairing a torn last line.
 
     A partial line left by a killed writer is cut off; a last line that is complete
     but for its newline (killed between the two) gets its newline.
     """
-    tail = read_tail(journal)
-    if tail is None or not tail.torn:
-        return tail
-    if _complete(tail.torn):
-        append_line(journal, b"\n", tail.size)
-    else:
-        truncate(journal, tail.clean_size)
-    return read_tail(journal)
-
-
-def clean_open_tail(journal: OpenJournal) -> Tail:
-    """:func:`clean_tail` for a journal opened for a commit."""
     tail = journal.tail()
     if not tail.torn:
         return tail
@@ -89,9 +83,9 @@ def _complete(torn: bytes) -> bool:
         return False
 
 
-def last_version(tail: Tail | None, journal: str) -> int | None:
+def last_version(tail: Tail, journal: str) -> int | None:
     """The ``version`` of the journal's last line; ``None`` if empty or a rig-state line."""
-    if tail is None or tail.last is None:
+    if tail.last is None:
         return None
     try:
         return entry_version(parse_line(tail.last))
@@ -99,12 +93,12 @@ def last_version(tail: Tail | None, journal: str) -> int | None:
         raise StoreError(f"journal {journal} has a damaged last line: {exc}") from None
 
 
-def tail_version(tail: Tail | None, journal: str) -> int:
+def tail_version(tail: Tail, journal: str) -> int:
     """The version of the journal's last entry (0 for an empty or missing journal)."""
     version = last_version(tail, journal)
     if version is not None:
         return version
-    if tail is None or tail.last is None:
+    if tail.last is None:
         return 0
     return max(1, count_legacy_lines(read_file(journal)))  # rig-state's: positions
 
@@ -134,7 +128,7 @@ def recover(run_id: str, files: RunFiles, root: str, load: Callable[[], Loaded])
     tail = clean_tail(files.journal)
     have = 0 if current is None else current.version
     logged = tail_version(tail, files.journal)
-    size = 0 if tail is None else tail.size
+    size = tail.size
     if logged == have and not loaded.blank:
         changed = os.path.lexists(files.pending)
         remove(files.pending)
@@ -158,7 +152,7 @@ def recover(run_id: str, files: RunFiles, root: str, load: Callable[[], Loaded])
             "what rebuilding it needs (it was written by an older skillstate)"
         )
     if ready is None:  # an interrupted creation whose line holds no record: drop it
-        if tail is not None and tail.last is not None:
+        if tail.last is not None:
             truncate(files.journal, tail.last_start)
         remove(files.pending)
         fsync_dir(root)
@@ -195,53 +189,33 @@ def _replay(
     """``current`` with the journal's later lines applied; ``None`` if nothing can be built.
 
     Lines are read from ``journal_size`` when that offset is a line boundary, else
-    from the start.
+    from the start; lines at or below the record's version are skipped. A line
+    without a ``record`` key (written by an older release) rolls the state, version,
+    status, step and ``updated`` forward; a creation line without one builds nothing.
     """
     data = read_file(files.journal) or b""
     start = 0
     if journal_size is not None and 0 < journal_size <= len(data):
         if data[journal_size - 1 : journal_size] == b"\n":
             start = journal_size
-    try:
-        return apply_lines(run_id, current, data[start:], files.journal)[0]
-    except _NoCreationRecord:
-        return None
-
-
-class _NoCreationRecord(Exception):
-    """A creation line that does not hold its record (written by an older release)."""
-
-
-def apply_lines(
-    run_id: str, record: RunRecord | None, data: bytes, journal: str
-) -> tuple[RunRecord | None, int]:
-    """``record`` with the complete lines of ``data`` (a piece of the journal) applied.
-
-    Lines at or below the record's version are skipped; a torn last line (no newline
-    yet: a commit being written, or cut short) is left alone. Returns the record and
-    how many bytes of ``data`` were used. A line without a ``record`` key (written by
-    an older release) rolls the state, version, status, step and ``updated`` forward.
-    """
-    have = 0 if record is None else record.version
-    used = 0
-    end = data.rfind(b"\n") + 1
-    for number, line in enumerate(data[:end].split(b"\n")[:-1], start=1):
-        used += len(line) + 1
+    have = 0 if current is None else current.version
+    record = current
+    for number, line in enumerate(data[start:].split(b"\n")[:-1], start=1):
         try:
             raw = parse_line(line)
             version = entry_version(raw)
         except ValueError as exc:
-            raise StoreError(f"journal {journal} has a damaged line: {exc}") from None
+            raise StoreError(f"journal {files.journal} has a damaged line: {exc}") from None
         if version is None or version <= have:
             continue
         if version != (record.version if record is not None else 0) + 1:
             raise StoreError(
-                f"run '{run_id}': journal {journal} skips from version "
+                f"run '{run_id}': journal {files.journal} skips from version "
                 f"{0 if record is None else record.version} to {version} (line {number})"
             )
         entry = JournalEntry.from_dict(raw)
         delta = raw.get(DELTA_KEY)
         if record is None and not (isinstance(delta, dict) and "skill" in delta):
-            raise _NoCreationRecord
+            return None  # a creation line that does not hold its record
         record = apply_line(run_id, record, entry, delta if isinstance(delta, dict) else None)
-    return record, used
+    return record
