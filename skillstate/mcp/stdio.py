@@ -35,7 +35,7 @@ import stat
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from typing import Any
+from typing import Any, Self
 
 import anyio
 from mcp.server import MCPServer
@@ -52,50 +52,32 @@ DEFAULT_MAX_LINE = 64 * 1024 * 1024
 _OPENING_LOOKAHEAD = 8  # frames kept before the first request (the SDK keeps as many)
 
 
-class _PipeLines:
-    """An async iterator of the lines of a pipe (bytes; the SDK's parser takes bytes or str)."""
+class _Closable:
+    """``aclose`` and the async context manager the SDK's stream protocols ask for."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
+    _closed = False
 
-    def __aiter__(self) -> _PipeLines:
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> Self:
         return self
 
-    async def __anext__(self) -> bytes:
-        while True:
-            try:
-                line = await self._reader.readline()
-            except ValueError:  # longer than the reader's limit
-                log.warning("dropped an input line longer than the stdio line limit")
-                await self._skip_rest()
-                continue
-            if not line:
-                raise StopAsyncIteration
-            if line.strip():
-                return line
-
-    async def _skip_rest(self) -> None:
-        while True:
-            try:
-                await self._reader.readuntil(b"\n")
-                return
-            except asyncio.LimitOverrunError as exc:
-                await self._reader.readexactly(exc.consumed)
-            except asyncio.IncompleteReadError:
-                return
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
-class _LineReadStream:
-    """The SDK's read side over pipe lines: each line parsed by the SDK's own message adapter.
+class _LineReadStream(_Closable):
+    """The SDK's read side over a pipe: each line parsed by the SDK's own message adapter.
 
     Exactly what ``stdio_server``'s reader task does per line (``jsonrpc_message_adapter
     .validate_json``; a parse failure is passed on as the exception, which the SDK answers
     as it does for its own transport), without the task and the memory stream between.
+    Blank lines are skipped; a line longer than the reader's limit is dropped (logged).
     """
 
-    def __init__(self, lines: _PipeLines) -> None:
-        self._lines = lines
-        self._closed = False
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
         self._ahead: deque[SessionMessage | Exception] = deque()
 
     async def opening_request(self) -> JSONRPCRequest | None:
@@ -118,14 +100,34 @@ class _LineReadStream:
         return await self._read()
 
     async def _read(self) -> SessionMessage | Exception:
-        try:
-            line = await self._lines.__anext__()
-        except StopAsyncIteration:
-            raise anyio.EndOfStream from None
+        line = await self._line()
         try:
             return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
         except Exception as exc:  # the SDK's transport hands parse errors on, too
             return exc
+
+    async def _line(self) -> bytes:
+        while True:
+            try:
+                line = await self._reader.readline()
+            except ValueError:  # longer than the reader's limit
+                log.warning("dropped an input line longer than the stdio line limit")
+                await self._skip_rest()
+                continue
+            if not line:
+                raise anyio.EndOfStream
+            if line.strip():
+                return line
+
+    async def _skip_rest(self) -> None:
+        while True:
+            try:
+                await self._reader.readuntil(b"\n")
+                return
+            except asyncio.LimitOverrunError as exc:
+                await self._reader.readexactly(exc.consumed)
+            except asyncio.IncompleteReadError:
+                return
 
     def __aiter__(self) -> _LineReadStream:
         return self
@@ -136,17 +138,8 @@ class _LineReadStream:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        self._closed = True
 
-    async def __aenter__(self) -> _LineReadStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class _LineWriteStream:
+class _LineWriteStream(_Closable):
     """The SDK's write side onto a pipe: each message serialised as ``stdio_server`` does it.
 
     ``model_dump_json(by_alias=True, exclude_unset=True)`` plus a newline, written in one
@@ -156,7 +149,6 @@ class _LineWriteStream:
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
-        self._closed = False
 
     async def send(self, item: SessionMessage, /) -> None:
         if self._closed:
@@ -164,15 +156,6 @@ class _LineWriteStream:
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
         self._writer.write(text.encode("utf-8") + b"\n")
         await self._writer.drain()
-
-    async def aclose(self) -> None:
-        self._closed = True
-
-    async def __aenter__(self) -> _LineWriteStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 def _is_streamable(fd: int) -> bool:
@@ -201,7 +184,7 @@ async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_LineReadStream, _
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
         )
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        yield _LineReadStream(_PipeLines(reader)), _LineWriteStream(writer)
+        yield _LineReadStream(reader), _LineWriteStream(writer)
     finally:
         for transport in (read_transport, write_transport):
             if transport is not None:
