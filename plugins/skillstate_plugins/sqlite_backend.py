@@ -187,23 +187,26 @@ class SQLiteStore(Store):
 
     # -- rows ------------------------------------------------------------------
     @staticmethod
-    def _insert_run(conn: sqlite3.Connection, record: RunRecord) -> None:
+    def _columns(record: RunRecord) -> tuple[object, ...]:
+        """The ``runs`` columns after ``id``, in table order: the record and its summary."""
         summary = record.summary()
+        return (
+            record.skill,
+            record.version,
+            record.step,
+            record.status,
+            record.created,
+            record.updated,
+            summary.phase,
+            summary.next_action,
+            compact(record.to_dict()),
+        )
+
+    def _insert_run(self, conn: sqlite3.Connection, record: RunRecord) -> None:
         conn.execute(
             "INSERT INTO runs (id, skill, version, step, status, created, updated, phase,"
             " next_action, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.id,
-                record.skill,
-                record.version,
-                record.step,
-                record.status,
-                record.created,
-                record.updated,
-                summary.phase,
-                summary.next_action,
-                compact(record.to_dict()),
-            ),
+            (record.id, *self._columns(record)),
         )
 
     @staticmethod
@@ -222,22 +225,10 @@ class SQLiteStore(Store):
             raise RunNotFound(record.id)
         if row[0] != expected:
             raise VersionConflict(record.id, expected, row[0])
-        summary = record.summary()
         conn.execute(
             "UPDATE runs SET skill = ?, version = ?, step = ?, status = ?, created = ?,"
             " updated = ?, phase = ?, next_action = ?, record = ? WHERE id = ?",
-            (
-                record.skill,
-                record.version,
-                record.step,
-                record.status,
-                record.created,
-                record.updated,
-                summary.phase,
-                summary.next_action,
-                compact(record.to_dict()),
-                record.id,
-            ),
+            (*self._columns(record), record.id),
         )
         self._insert_entry(conn, record.id, entry)
 
