@@ -12,10 +12,38 @@ if TYPE_CHECKING:
     from skillstate.host import Host
     from skillstate.store import Store
 
-__all__ = ["CliContext"]
+__all__ = ["CliContext", "HostContext"]
 
 
-class CliContext:
+class HostContext:
+    """The host and store of one command, built from :attr:`config` on first use.
+
+    Subclasses say where the configuration comes from (``skillstate``'s flags, or
+    ``rig-state``'s ``.rig/state``); both CLIs report errors as ``prog: message``.
+    """
+
+    prog: str
+    err: TextIO
+
+    @property
+    def config(self) -> Config:
+        raise NotImplementedError
+
+    @cached_property
+    def host(self) -> Host:
+        from skillstate.host import Host
+
+        return Host.from_config(self.config)
+
+    @cached_property
+    def store(self) -> Store:
+        return self.host.open_store()
+
+    def error(self, message: str) -> None:
+        print(f"{self.prog}: {message}", file=self.err)
+
+
+class CliContext(HostContext):
     """Lazily built configuration, host and store for one command invocation."""
 
     def __init__(self, args: argparse.Namespace, prog: str = "skillstate") -> None:
@@ -38,16 +66,3 @@ class CliContext:
                 overrides={**overrides, "disable_plugins": config.disable_plugins + extra}
             )
         return config
-
-    @cached_property
-    def host(self) -> Host:
-        from skillstate.host import Host
-
-        return Host.from_config(self.config)
-
-    @cached_property
-    def store(self) -> Store:
-        return self.host.open_store()
-
-    def error(self, message: str) -> None:
-        print(f"{self.prog}: {message}", file=self.err)

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
 
+from skillstate.cli.context import HostContext
+
 if TYPE_CHECKING:
     from skillstate.config import Config
-    from skillstate.host import Host
-    from skillstate.store import Store
 
 __all__ = ["PROG", "RigContext", "main", "parse_args", "state_dir"]
 
@@ -131,7 +131,7 @@ def state_dir(root: str) -> str:
     return os.path.join(os.path.abspath(root), ".rig", "state")
 
 
-class RigContext:
+class RigContext(HostContext):
     """Configuration, host and the ``.rig/state`` file store, built on first use."""
 
     prog = PROG
@@ -146,19 +146,6 @@ class RigContext:
         from skillstate.config import load_config
 
         return load_config(self.root, overrides={"store": f"file:{state_dir(self.root)}"})
-
-    @cached_property
-    def host(self) -> Host:
-        from skillstate.host import Host
-
-        return Host.from_config(self.config)
-
-    @cached_property
-    def store(self) -> Store:
-        return self.host.open_store()
-
-    def error(self, message: str) -> None:
-        print(f"{self.prog}: {message}", file=self.err)
 
 
 def run(parsed: Parsed, ctx: RigContext) -> int:
