@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from skillstate.errors import PluginError, RunExists, RunNotFound, SkillstateError, VersionConflict
 from skillstate.host import Host
 from skillstate.jsondoc import check_document
-from skillstate.pipeline import Change, create_run, transition
+from skillstate.pipeline import Change, create_run
 from skillstate.records import RunRecord, SkillDefinition
 from skillstate.runtime import inputs
 from skillstate.runtime import payloads as pl
@@ -47,7 +47,7 @@ from skillstate.runtime.errors import (
     StateRejected,
 )
 from skillstate.runtime.inputs import SessionLimits
-from skillstate.runtime.steps import raise_if_inactive, run_step
+from skillstate.runtime.steps import commit_change, raise_if_inactive, run_step
 from skillstate.store import Store
 
 if TYPE_CHECKING:
@@ -332,14 +332,7 @@ class Runtime:
                 observation=observation,
                 require_active=True,
             )
-            outcome = transition(
-                self.host,
-                self.store,
-                session_id,
-                change,
-                skill=self._skill(record),
-                expected_version=record.version,
-            )
+            outcome = commit_change(self.host, self.store, record, self._skill(record), change)
             raise_if_inactive(session_id, outcome)
             if not outcome.accepted or outcome.record is None:
                 raise StateRejected(
@@ -361,14 +354,7 @@ class Runtime:
             if record.status == "closed":
                 raise SessionNotActive(session_id, "closed", "calls")
             change = Change(keep_state=True, label="close_session", status="closed")
-            outcome = transition(
-                self.host,
-                self.store,
-                session_id,
-                change,
-                skill=self._skill(record),
-                expected_version=record.version,
-            )
+            outcome = commit_change(self.host, self.store, record, self._skill(record), change)
             if not outcome.accepted or outcome.record is None:
                 raise SessionCorrupt(
                     f'session "{session_id}" could not be closed: {pl.reasons(outcome.problems)}'

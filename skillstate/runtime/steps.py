@@ -22,6 +22,22 @@ __all__ = ["raise_if_inactive", "run_step"]
 log = logging.getLogger("skillstate.runtime")
 
 
+def commit_change(
+    host: Host, store: Store, record: RunRecord, skill: SkillDefinition, change: Change
+) -> Outcome:
+    """``change`` on the session ``record`` just read: a compare-and-swap against its
+    version that starts from it instead of reading the session again."""
+    return transition(
+        host,
+        store,
+        record.id,
+        change,
+        skill=skill,
+        expected_version=record.version,
+        current=record,
+    )
+
+
 def run_step(
     host: Host,
     store: Store,
@@ -55,15 +71,7 @@ def run_step(
         require_active=True,
         meta={"last_action": action},
     )
-    outcome = transition(
-        host,
-        store,
-        session_id,
-        change,
-        skill=skill,
-        expected_version=record.version,
-        current=record,
-    )
+    outcome = commit_change(host, store, record, skill, change)
     if outcome.accepted and outcome.record is not None:
         return _accepted(outcome, outcome.record, drift)
     raise_if_inactive(session_id, outcome)
@@ -103,9 +111,7 @@ def _record_rollback(
     change = Change(
         keep_state=True, label=label, observation=observation, meta=meta, require_active=True
     )
-    outcome = transition(
-        host, store, record.id, change, skill=skill, expected_version=record.version
-    )
+    outcome = commit_change(host, store, record, skill, change)
     raise_if_inactive(record.id, outcome)
     if not outcome.accepted or outcome.record is None:
         raise SessionCorrupt(
