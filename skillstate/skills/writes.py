@@ -303,9 +303,7 @@ def patch(
             if path is None:
                 target = skill_dir / SKILL_FILE
             else:
-                target, escape = confine(skill_dir, path)
-                if escape is not None:
-                    raise _Abort(SkillError("invalid-path", escape))
+                target = _confined(skill_dir, path)
             text = _read_text(target, label, name)
             count = _occurrences(text, find)
             if count == 0:
@@ -417,9 +415,7 @@ def write_file(
 
     def body() -> WriteResult:
         with _skill_lock(skill_dir, name):
-            target, escape = confine(skill_dir, file_path)
-            if escape is not None:
-                raise _Abort(SkillError("invalid-path", escape))
+            target = _confined(skill_dir, file_path)
             if target.is_dir():
                 raise _Abort(
                     SkillError("invalid-path", f"'{file_path}' is a directory in skill '{name}'.")
@@ -430,6 +426,14 @@ def write_file(
         )
 
     return _run("write", name, body)
+
+
+def _confined(skill_dir: Path, file_path: str) -> Path:
+    """The resolved support file, checked to stay inside the skill (under its lock)."""
+    target, escape = confine(skill_dir, file_path)
+    if escape is not None:
+        raise _Abort(SkillError("invalid-path", escape))
+    return target
 
 
 def remove_file(store: SkillStore, name: str, file_path: str) -> WriteResult | SkillError:
@@ -445,10 +449,8 @@ def remove_file(store: SkillStore, name: str, file_path: str) -> WriteResult | S
 
     def body() -> WriteResult:
         with _skill_lock(skill_dir, name):
-            _, escape = confine(skill_dir, file_path)
-            if escape is not None:
-                raise _Abort(SkillError("invalid-path", escape))
-            target = skill_dir / file_path
+            _confined(skill_dir, file_path)
+            target = skill_dir / file_path  # unresolved: a symbolic link is removed, not followed
             if not (target.is_file() or target.is_symlink()):
                 files = list(support_files(skill_dir))
                 raise _Abort(
