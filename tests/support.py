@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
+SKILLSTATE = str(VENV_BIN / "skillstate")
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -28,3 +30,17 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLSTATE_")}
     env.update(extra)
     return env
+
+
+def run_skillstate(
+    *args: str, cwd: Path | None = None, timeout: float = 120, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``skillstate ARGS`` in a clean environment (plus ``env``), output captured as text."""
+    return subprocess.run(
+        [SKILLSTATE, *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(**env),
+        cwd=cwd,
+        timeout=timeout,
+    )

@@ -9,19 +9,7 @@ import sys
 from pathlib import Path
 
 from support import clean_env
-
-SKILLSTATE = str(Path(sys.executable).parent / "skillstate")
-
-
-def run(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SKILLSTATE, *args],
-        capture_output=True,
-        text=True,
-        env=clean_env(**env),
-        cwd=cwd,
-        timeout=120,
-    )
+from support import run_skillstate as run
 
 
 def test_bench_json_covers_every_runtime_horizon_and_seed(tmp_path: Path) -> None:

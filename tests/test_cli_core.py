@@ -5,22 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from support import clean_env
-
-SKILLSTATE = str(Path(sys.executable).parent / "skillstate")
-
-
-def run(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SKILLSTATE, *args],
-        capture_output=True,
-        text=True,
-        env=clean_env(**env),
-        cwd=cwd,
-        timeout=60,
-    )
+from support import run_skillstate as run
 
 
 def test_version() -> None:

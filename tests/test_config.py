@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
-from support import clean_env
+from support import SKILLSTATE, clean_env
 
 from skillstate.config import load_config, set_config_value
 from skillstate.errors import ConfigError
 from skillstate.records import Budget
-
-SKILLSTATE = str(Path(sys.executable).parent / "skillstate")
 
 
 def write(path: Path, text: str) -> None:

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from skills_support import skill_text, snapshot
-from support import clean_env
-
-SKILLSTATE = str(Path(sys.executable).parent / "skillstate")
+from support import SKILLSTATE, clean_env
 
 
 def cli(
