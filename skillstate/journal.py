@@ -27,12 +27,15 @@ class Replay:
 Merge = Callable[[Any, Any], Any]
 
 
-def replay(entries: Iterable[JournalEntry], merge: Merge = merge_patch) -> Replay:
+def replay(
+    entries: Iterable[JournalEntry], merge: Merge = merge_patch, start: Any = None
+) -> Replay:
     """Fold the entries in order: ``base`` restarts, ``patch`` merges, ``set`` stamps.
 
-    ``merge`` defaults to RFC 7396; pass ``host.merge`` to replay with the merge plugin in use.
+    ``merge`` defaults to RFC 7396; pass ``host.merge`` to replay with the merge plugin in
+    use. ``start`` is the state before the first entry (default ``{}``: a whole journal).
     """
-    state: Any = {}
+    state: Any = {} if start is None else start
     version = 0
     status: str | None = None
     turn: int | None = None

@@ -237,3 +237,25 @@ def test_a_store_dropped_without_close_leaves_no_journal_open(tmp_path: Path) ->
     gc.collect()
     assert len(os.listdir("/proc/self/fd")) == before
     host.close()
+
+
+def test_a_store_remembers_at_most_64_runs_and_rereads_the_others(tmp_path: Path) -> None:
+    import os
+
+    root = tmp_path / "state"
+    host = make_host(f"file:{root}")
+    writer, reader = FileStore(f"file:{root}"), FileStore(f"file:{root}")
+    for n in range(70):
+        create_run(host, writer, sample_skill(), f"r{n}", {"counter": n})
+    writer.close()
+    before = len(os.listdir("/proc/self/fd"))
+    for n in range(70):  # the first six are forgotten again by the end
+        assert reader.get(f"r{n}").state["counter"] == n
+    assert len(os.listdir("/proc/self/fd")) == before + 64
+    transition(host, writer, "r0", Change(patch={"counter": 100}), skill=sample_skill())
+    assert reader.get("r0").state["counter"] == 100  # forgotten: read from disk
+    assert reader.get("r69").state["counter"] == 69  # remembered, journal unchanged
+    reader.close()
+    writer.close()  # it remembered r0 again by writing it
+    assert len(os.listdir("/proc/self/fd")) == before
+    host.close()

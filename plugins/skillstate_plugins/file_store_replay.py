@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from skillstate.journal import replay
 from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
 from skillstate.records import JournalEntry, RunRecord
@@ -55,11 +56,7 @@ _FIELDS = (
 
 
 def _state_after(before: Mapping[str, Any] | None, entry: JournalEntry) -> Any:
-    state: Any = entry.base if entry.base is not None else (before or {})
-    state = merge_patch(state, entry.patch)
-    if entry.set:
-        state = merge_patch(state, entry.set)
-    return state
+    return replay((entry,), start=before).state
 
 
 def implied_record(run_id: str, before: RunRecord | None, entry: JournalEntry) -> RunRecord:
