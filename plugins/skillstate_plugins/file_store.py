@@ -118,6 +118,16 @@ class FileStore(Store):
         data = read_file(paths.record)
         return None if data is None else decode_record(data, run_id, paths.record)
 
+    def _parsed_or_blank(self, run_id: str, paths: RunFiles) -> tuple[ParsedRecord | None, bool]:
+        """The record file parsed (``None`` if missing), or ``(None, True)`` when it is empty
+        or all NUL bytes — what a power loss leaves of a record swapped in unsynced."""
+        data = read_file(paths.record)
+        if data is None:
+            return None, False
+        if not data.strip(b"\x00"):
+            return None, True
+        return decode_record(data, run_id, paths.record), False
+
     def _record(self, run_id: str, parsed: ParsedRecord, paths: RunFiles) -> RunRecord:
         legacy_version = 0
         if parsed.legacy:
@@ -136,9 +146,7 @@ class FileStore(Store):
         one a crash cut short) the lock is taken — which waits for a running commit —
         and the record recovered.
         """
-        data = read_file(paths.record)
-        blank = data is not None and not data.strip(b"\x00")
-        parsed = None if data is None or blank else decode_record(data, run_id, paths.record)
+        parsed, blank = self._parsed_or_blank(run_id, paths)
         if blank or self._behind(parsed, paths):
             self._settle(run_id, paths)
             parsed = self._parsed(run_id, paths)
@@ -231,12 +239,9 @@ class FileStore(Store):
         return out
 
     def _load(self, run_id: str, paths: RunFiles) -> Loaded:
-        data = read_file(paths.record)
-        if data is None:
-            return Loaded(None, None)
-        if not data.strip(b"\x00"):
-            return Loaded(None, None, blank=True)
-        parsed = decode_record(data, run_id, paths.record)
+        parsed, blank = self._parsed_or_blank(run_id, paths)
+        if parsed is None:
+            return Loaded(None, None, blank=blank)
         return Loaded(self._record(run_id, parsed, paths), parsed.journal_size)
 
     def _recover(self, run_id: str, paths: RunFiles) -> None:
@@ -320,9 +325,7 @@ class FileStore(Store):
 
     def _level(self, run_id: str, paths: RunFiles, journal: OpenJournal) -> ParsedRecord:
         """The record under the lock, recovered first if it is not level with ``journal``."""
-        data = read_file(paths.record)
-        blank = data is not None and not data.strip(b"\x00")
-        parsed = None if data is None or blank else decode_record(data, run_id, paths.record)
+        parsed, blank = self._parsed_or_blank(run_id, paths)
         if blank or self._behind(parsed, paths, journal.size):
             self._recover(run_id, paths)
             journal.reopen()
