@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-
-import attrs
+from typing import NamedTuple
 
 from skillstate.errors import StoreError
 from skillstate.records import JournalEntry, RunRecord
@@ -103,8 +102,7 @@ def tail_version(tail: Tail, journal: str) -> int:
     return max(1, count_legacy_lines(read_file(journal)))  # rig-state's: positions
 
 
-@attrs.frozen
-class Loaded:
+class Loaded(NamedTuple):
     """The record as read for recovery: ``None`` if missing; ``blank`` if empty or all NUL."""
 
     record: RunRecord | None
