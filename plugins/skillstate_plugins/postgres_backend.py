@@ -1,35 +1,14 @@
 """The ``postgresql:`` store's implementation (registered by :mod:`skillstate_plugins.postgres_store`).
 
-Runs shared by many processes and machines (psycopg 3 + a pool).
-
-URLs are libpq URIs (``postgresql://user:pw@host:5432/db`` or ``postgres://…``) with
-the store's own query options, removed before connecting:
-
-- ``schema=NAME`` — the PostgreSQL schema holding the tables (default ``public``;
-  created if missing), so several stores or test runs can share one database;
-- ``pool_max=N`` (default 8) and ``pool_min=N`` (default 1) — connections per store;
-- ``pool_timeout=SECONDS`` (default 10) — how long to wait to connect or for a free
-  connection before failing with :class:`~skillstate.errors.StoreError`.
-
-Other options (``sslmode``, ``connect_timeout``, ``application_name``…) go to libpq.
-
-Tables (in the chosen schema): ``skillstate_runs`` — one row per run; ``state`` is
-``jsonb`` for queries and indexes, ``state_text`` the exact canonical JSON the store
-reads back (``jsonb`` neither keeps key order nor accepts ``\\u0000``); ``spec``,
-``environment``, ``observation``, ``schema`` and ``meta`` are ``json`` (exact text,
-key order kept, ``\\u0000`` kept as an escape: read a string one with ``#>> '{}'``).
-``skillstate_journal`` — ``(run_id, version)`` primary key, ``ts``, the entry as
-``json``; rows go with their run (``ON DELETE CASCADE``). ``skillstate_meta`` records
-the schema version. A NUL can only reach ``state`` through the store API (the
-pipeline refuses it); the ``jsonb`` copy then shows it as U+FFFD, ``state_text`` and
-everything read back keep it.
+Runs shared by many processes and machines (psycopg 3 + a pool). URLs and their
+options: :mod:`.postgres_url`; the tables, their migrations and how a record is
+stored: :mod:`.postgres_tables`.
 
 Writes: a commit is ONE statement — ``UPDATE … WHERE id = $id AND version =
 $expected`` feeding the journal ``INSERT`` in a CTE — so the version check, the record
 and the journal entry commit together (one round trip, fsynced by the server). Under
 READ COMMITTED a concurrent commit on the same run waits for the row lock, re-checks
-the version and matches nothing: a conflict, never a fork. Schema creation runs under
-``pg_advisory_xact_lock`` so processes starting together do not collide.
+the version and matches nothing: a conflict, never a fork.
 
 Connections: a connection that died (server restart, ``pg_terminate_backend``,
 network) is dropped and the operation retried once on a fresh one. A write whose
@@ -42,16 +21,16 @@ from __future__ import annotations
 
 import builtins
 import json
-import re
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from skillstate.errors import RunExists, RunNotFound, StoreError, VersionConflict
 from skillstate.jsondoc import compact
 from skillstate.records import JournalEntry, RunRecord, RunSummary
 from skillstate.store import Store, check_import, check_run_id
+from skillstate_plugins.postgres_tables import RUN_COLUMNS, RUN_VALUES, migrate, run_params
+from skillstate_plugins.postgres_url import parse_postgres_url, redact
 
 if TYPE_CHECKING:
     import psycopg
@@ -60,134 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["PostgresStore", "parse_postgres_url"]
 
 T = TypeVar("T")
-SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
-OUR_OPTIONS = ("schema", "pool_min", "pool_max", "pool_timeout")
-LOCK_KEY = 0x5C17_57A7E  # pg_advisory_xact_lock key for schema creation
-
-# The list index is the schema version; never edit an entry, append a new one.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """CREATE TABLE IF NOT EXISTS {s}.skillstate_runs (
-            id text PRIMARY KEY,
-            skill text NOT NULL,
-            version bigint NOT NULL,
-            state jsonb NOT NULL,
-            state_text text NOT NULL,
-            step integer NOT NULL,
-            status text NOT NULL,
-            created text NOT NULL,
-            updated text NOT NULL,
-            spec json,
-            environment json,
-            observation json,
-            schema json,
-            meta json NOT NULL
-        )""",
-        "CREATE INDEX IF NOT EXISTS skillstate_runs_skill ON {s}.skillstate_runs (skill, id)",
-        """CREATE TABLE IF NOT EXISTS {s}.skillstate_journal (
-            run_id text NOT NULL REFERENCES {s}.skillstate_runs (id) ON DELETE CASCADE,
-            version bigint NOT NULL,
-            ts text NOT NULL,
-            entry json NOT NULL,
-            PRIMARY KEY (run_id, version)
-        )""",
-    ),
-)
-
-_RUN_VALUES = (
-    "%(skill)s, %(version)s, %(state)s::jsonb, %(state_text)s, %(step)s, %(status)s,"
-    " %(created)s, %(updated)s, %(spec)s::json, %(environment)s::json,"
-    " %(observation)s::json, %(schema)s::json, %(meta)s::json"
-)
-_RUN_COLUMNS = (
-    "skill, version, state, state_text, step, status, created, updated, spec, environment,"
-    " observation, schema, meta"
-)
-
-
-def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
-    """Split a store URL into the libpq URI and the store's own options (validated)."""
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("postgresql", "postgres"):
-        raise StoreError(
-            f"bad PostgreSQL URL: expected postgresql://..., got scheme '{parts.scheme}'"
-        )
-    ours: dict[str, str] = {}
-    theirs: list[tuple[str, str]] = []
-    for key, value in parse_qsl(parts.query, keep_blank_values=True):
-        (ours.__setitem__(key, value) if key in OUR_OPTIONS else theirs.append((key, value)))
-    schema = ours.get("schema", "public")
-    if not SCHEMA_NAME.fullmatch(schema):
-        raise StoreError(
-            f"bad PostgreSQL URL: schema '{schema}' must be letters, digits and _ "
-            "(not starting with a digit), at most 63 characters"
-        )
-    options: dict[str, Any] = {"schema": schema}
-    for key, default, kind in (
-        ("pool_min", 1, int),
-        ("pool_max", 8, int),
-        ("pool_timeout", 10.0, float),
-    ):
-        raw = ours.get(key)
-        try:
-            value = kind(raw) if raw is not None else default
-        except ValueError:
-            raise StoreError(f"bad PostgreSQL URL: {key} must be a number, got '{raw}'") from None
-        if (value <= 0 and key != "pool_min") or value < 0:
-            raise StoreError(f"bad PostgreSQL URL: {key} must be positive, got '{raw}'")
-        options[key] = value
-    if options["pool_min"] > options["pool_max"]:
-        raise StoreError("bad PostgreSQL URL: pool_min is larger than pool_max")
-    if not any(k == "application_name" for k, _ in theirs):
-        theirs.append(("application_name", "skillstate"))
-    conninfo = urlunsplit(parts._replace(query=urlencode(theirs)))
-    return conninfo, options
-
-
-def redact(url: str) -> str:
-    """``url`` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
-def _without_nul(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.replace("\x00", "\ufffd")
-    if isinstance(value, dict):
-        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_without_nul(v) for v in value]
-    return value
-
-
-def _json_or_none(value: Any) -> str | None:
-    return None if value is None else compact(value)
-
-
-def _run_params(record: RunRecord) -> dict[str, Any]:
-    state_text = compact(record.state)
-    jsonb = state_text
-    if "\\u0000" in state_text:  # jsonb refuses NUL; the exact text stays in state_text
-        jsonb = compact(_without_nul(record.state))
-    return {
-        "id": record.id,
-        "skill": record.skill,
-        "version": record.version,
-        "state": jsonb,
-        "state_text": state_text,
-        "step": record.step,
-        "status": record.status,
-        "created": record.created,
-        "updated": record.updated,
-        "spec": _json_or_none(record.spec),
-        "environment": _json_or_none(record.environment),
-        "observation": _json_or_none(record.observation),
-        "schema": _json_or_none(record.schema),
-        "meta": compact(record.meta),
-    }
 
 
 class PostgresStore(Store):
@@ -203,14 +54,14 @@ class PostgresStore(Store):
         self._lock = threading.Lock()
         self._closed = False
         self._sql_commit = (
-            f"WITH updated AS (UPDATE {self._runs} SET ({_RUN_COLUMNS}) = ({_RUN_VALUES})"
+            f"WITH updated AS (UPDATE {self._runs} SET ({RUN_COLUMNS}) = ({RUN_VALUES})"
             " WHERE id = %(id)s AND version = %(expected)s RETURNING id)"
             f" INSERT INTO {self._journal} (run_id, version, ts, entry)"
             " SELECT id, %(entry_version)s, %(ts)s, %(entry)s::json FROM updated RETURNING version"
         )
         self._sql_create = (
-            f"WITH created AS (INSERT INTO {self._runs} (id, {_RUN_COLUMNS})"
-            f" VALUES (%(id)s, {_RUN_VALUES}) ON CONFLICT (id) DO NOTHING RETURNING id)"
+            f"WITH created AS (INSERT INTO {self._runs} (id, {RUN_COLUMNS})"
+            f" VALUES (%(id)s, {RUN_VALUES}) ON CONFLICT (id) DO NOTHING RETURNING id)"
             f" INSERT INTO {self._journal} (run_id, version, ts, entry)"
             " SELECT id, %(entry_version)s, %(ts)s, %(entry)s::json FROM created RETURNING version"
         )
@@ -240,7 +91,7 @@ class PostgresStore(Store):
             try:
                 pool.open(wait=True, timeout=self.options["pool_timeout"])
                 with pool.connection() as conn:
-                    self._migrate(conn)
+                    migrate(conn, self.schema)
             except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
                 pool.close()
                 raise StoreError(
@@ -248,38 +99,6 @@ class PostgresStore(Store):
                 ) from exc
             self._pool = pool
             return pool
-
-    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
-        s = f'"{self.schema}"'
-        found = conn.execute(
-            "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = %s",
-            (self.schema, "skillstate_meta"),
-        ).fetchone()
-        if found:
-            row = conn.execute(
-                f"SELECT value FROM {s}.skillstate_meta WHERE key = 'schema_version'"
-            ).fetchone()
-            if row and int(row[0]) >= len(MIGRATIONS):
-                return
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
-            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {s}")
-            conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {s}.skillstate_meta"
-                " (key text PRIMARY KEY, value text NOT NULL)"
-            )
-            row = conn.execute(
-                f"SELECT value FROM {s}.skillstate_meta WHERE key = 'schema_version'"
-            ).fetchone()
-            current = int(row[0]) if row else 0
-            for statements in MIGRATIONS[current:]:
-                for statement in statements:
-                    conn.execute(statement.format(s=s))
-            conn.execute(
-                f"INSERT INTO {s}.skillstate_meta (key, value) VALUES ('schema_version', %s)"
-                " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                (str(max(current, len(MIGRATIONS))),),
-            )
 
     def _run(
         self,
@@ -335,7 +154,7 @@ class PostgresStore(Store):
         self, conn: psycopg.Connection[Any], record: RunRecord, entry: JournalEntry, expected: int
     ) -> None:
         """The compare-and-swap statement (its own transaction unless one is open)."""
-        params = _run_params(record)
+        params = run_params(record)
         params.update(
             expected=expected,
             entry_version=entry.version,
@@ -361,7 +180,7 @@ class PostgresStore(Store):
 
     def create(self, record: RunRecord, entry: JournalEntry) -> None:
         check_run_id(record.id)
-        params = _run_params(record)
+        params = run_params(record)
         params.update(entry_version=entry.version, ts=entry.ts, entry=compact(entry.to_dict()))
 
         def work(conn: psycopg.Connection[Any]) -> None:
@@ -374,13 +193,13 @@ class PostgresStore(Store):
         """Write ``record`` and its whole journal in one transaction."""
         check_run_id(record.id)
         check_import(record, entries)
-        params = _run_params(record)
+        params = run_params(record)
         rows = [(record.id, e.version, e.ts, compact(e.to_dict())) for e in entries]
 
         def work(conn: psycopg.Connection[Any]) -> None:
             with conn.transaction():
                 inserted = conn.execute(
-                    f"INSERT INTO {self._runs} (id, {_RUN_COLUMNS}) VALUES (%(id)s, {_RUN_VALUES})"
+                    f"INSERT INTO {self._runs} (id, {RUN_COLUMNS}) VALUES (%(id)s, {RUN_VALUES})"
                     " ON CONFLICT (id) DO NOTHING RETURNING id",
                     params,
                 ).fetchone()

@@ -1,7 +1,8 @@
 """The ``postgresql:`` / ``postgres:`` store plugin: registers the schemes.
 
-:mod:`.postgres_backend` is the store (and its docs: URLs, tables, guarantees); it and
-psycopg are imported only when a PostgreSQL URL is opened.
+:mod:`.postgres_backend` is the store (and its docs: guarantees, connections), with
+:mod:`.postgres_url` (URLs and their options) and :mod:`.postgres_tables` (tables); they
+and psycopg are imported only when a PostgreSQL URL is opened.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ def open_store(url: str) -> Store:
 
 
 def parse_postgres_url(url: str) -> Any:
-    """See :func:`skillstate_plugins.postgres_backend.parse_postgres_url`."""
-    from skillstate_plugins.postgres_backend import parse_postgres_url as parse
+    """See :func:`skillstate_plugins.postgres_url.parse_postgres_url`."""
+    from skillstate_plugins.postgres_url import parse_postgres_url as parse
 
     return parse(url)
 

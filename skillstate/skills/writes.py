@@ -1,148 +1,49 @@
 """The write side of the skill store: create, edit, patch, delete, write_file, remove_file.
 
 Each operation validates everything it can before touching the disk (a rejected
-operation changes nothing), then works under an exclusive lock — the project root's
-for create and delete, the skill directory's for the others — and writes with
+operation changes nothing; the checks are :mod:`skillstate.skills.write_checks`'s),
+then works under an exclusive lock — the project root's for create and delete, the
+skill directory's for the others — and writes with
 :func:`~skillstate.skills.fsio.atomic_write`. Messages are the reference's
 (Hermes' ``skill_manage``); ``docs/skills.md`` lists them.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillstate.skills.frontmatter import BOM, HeaderProblem, check_content, split_frontmatter
-from skillstate.skills.fsio import (
-    TEMP_MARK,
-    atomic_write,
-    fsync_dir,
-    locked,
-    read_all,
-    scan_header,
-)
-from skillstate.skills.paths import (
-    MAX_FILE_BYTES,
-    MAX_SKILL_CHARS,
-    check_name,
-    check_support_path,
-    confine,
-)
-from skillstate.skills.reading import check_stored, describe_header, os_message, support_files
+from skillstate.skills.frontmatter import BOM, split_frontmatter
+from skillstate.skills.fsio import TEMP_MARK, atomic_write, fsync_dir, locked
+from skillstate.skills.paths import MAX_FILE_BYTES, check_name
+from skillstate.skills.reading import support_files
 from skillstate.skills.results import SkillError, WriteResult
+from skillstate.skills.write_checks import (
+    SKILL_FILE,
+    Abort,
+    bytes_error,
+    check_skill_text,
+    confined,
+    invalid_target,
+    read_text,
+    run_write,
+    skill_lock,
+    writable_dir,
+)
 
 if TYPE_CHECKING:
     from skillstate.skills.store import SkillStore
 
 __all__ = ["create", "delete", "edit", "patch", "remove_file", "write_file"]
 
-SKILL_FILE = "SKILL.md"
-
-
-class _Abort(Exception):
-    """Carries a SkillError out of a locked block."""
-
-    def __init__(self, error: SkillError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
-def check_skill_text(
-    name: str, content: str, prefix: str = "", use_yaml: bool | None = None
-) -> SkillError | None:
-    """Every write-side rule for a whole SKILL.md text, or ``None`` when it may be written.
-
-    Last, the text is read back with the read path in use (``use_yaml``), so whatever
-    is written is listable: e.g. ``description: null`` passes the flat rules but is
-    empty to PyYAML.
-    """
-    try:
-        fields, _ = check_content(content)
-    except HeaderProblem as exc:
-        return SkillError("invalid-content", f"{prefix}{exc}")
-    declared = fields["name"]
-    if declared != name:
-        hint = ""
-        if declared[:1] in ("'", '"'):
-            hint = " Values are kept verbatim, quotes included: write the name without quotes."
-        return SkillError(
-            "invalid-content",
-            f"{prefix}Frontmatter 'name' is '{declared}' but the skill directory is "
-            f"'{name}'; they must be equal.{hint}",
-        )
-    if len(content) > MAX_SKILL_CHARS:
-        return SkillError(
-            "too-large",
-            f"{prefix}SKILL.md content is {len(content):,} characters "
-            f"(limit: {MAX_SKILL_CHARS:,}). "
-            "Consider splitting into a smaller SKILL.md with supporting files in references/ "
-            "or templates/.",
-        )
-    header = scan_header(content.encode("utf-8"), complete=True)
-    if header is None or header.status != "ok":
-        message = describe_header(name, header) if header is not None else None
-        return SkillError("invalid-content", f"{prefix}{message or 'SKILL.md is empty.'}")
-    readback = check_stored(name, header.source, use_yaml)
-    if isinstance(readback, str):
-        return SkillError("invalid-content", f"{prefix}{readback}")
-    return None
-
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _io_error(verb: str, name: str, exc: OSError) -> SkillError:
-    where = f" ({exc.filename})" if exc.filename else ""
-    return SkillError("io", f"Could not {verb} skill '{name}': {os_message(exc)}{where}.")
-
-
-def _writable(store: SkillStore, name: str, missing_suffix: str) -> Path | SkillError:
-    """The skill's directory in the project root, or the error (bad name, not found, read-only)."""
-    problem = check_name(name)
-    if problem is not None:
-        return SkillError("invalid-name", problem)
-    where = store.probe(name)
-    if where.status == "absent" or where.root is None:
-        return store.not_found(name, missing_suffix)
-    if where.source != "project":
-        return SkillError(
-            "read-only",
-            f"Skill '{name}' is in the {where.source} skills directory ({where.root}); "
-            f"writes go to the project skills directory ({store.project}) only.",
-        )
-    return where.root / name
-
-
-@contextlib.contextmanager
-def _skill_lock(skill_dir: Path, name: str) -> Iterator[None]:
-    """Lock the skill directory and check it is still the one at its path, with a SKILL.md."""
-    with locked(skill_dir) as fd:
-        try:
-            here = os.stat(skill_dir)
-            os.stat(skill_dir / SKILL_FILE)
-        except OSError:
-            raise _Abort(SkillError("not-found", f"Skill '{name}' not found.")) from None
-        mine = os.fstat(fd)
-        if (here.st_dev, here.st_ino) != (mine.st_dev, mine.st_ino):
-            raise _Abort(SkillError("not-found", f"Skill '{name}' not found."))
-        yield
-
-
-def _run(verb: str, name: str, body: Callable[[], WriteResult]) -> WriteResult | SkillError:
-    try:
-        return body()
-    except _Abort as abort:
-        return abort.error
-    except OSError as exc:
-        return _io_error(verb, name, exc)
 
 
 def create(store: SkillStore, name: str, content: str) -> WriteResult | SkillError:
@@ -180,7 +81,7 @@ def create(store: SkillStore, name: str, content: str) -> WriteResult | SkillErr
         with locked(root):
             again = exists_error()
             if again is not None:
-                raise _Abort(again)
+                raise Abort(again)
             target = root / name
             if target.is_dir() and not target.is_symlink():
                 atomic_write(target / SKILL_FILE, data)  # adopt a directory without SKILL.md
@@ -196,7 +97,7 @@ def create(store: SkillStore, name: str, content: str) -> WriteResult | SkillErr
                 fsync_dir(root)
         return WriteResult(name, f"Skill '{name}' created.", str(target), _sha(data))
 
-    return _run("create", name, body)
+    return run_write("create", name, body)
 
 
 def edit(store: SkillStore, name: str, body_text: str) -> WriteResult | SkillError:
@@ -214,17 +115,17 @@ def edit(store: SkillStore, name: str, body_text: str) -> WriteResult | SkillErr
             "invalid-content",
             "SKILL.md must have content after the frontmatter (instructions, procedures, etc.).",
         )
-    skill_dir = _writable(store, name, " Use skills_list() to see available skills.")
+    skill_dir = writable_dir(store, name, " Use skills_list() to see available skills.")
     if isinstance(skill_dir, SkillError):
         return skill_dir
 
     def body() -> WriteResult:
-        with _skill_lock(skill_dir, name):
+        with skill_lock(skill_dir, name):
             path = skill_dir / SKILL_FILE
-            old = _read_text(path, SKILL_FILE, name)
+            old = read_text(path, SKILL_FILE, name)
             parts = split_frontmatter(old)
             if parts is None:
-                raise _Abort(
+                raise Abort(
                     SkillError(
                         "broken",
                         f"SKILL.md of skill '{name}' has no closed frontmatter to keep; "
@@ -234,30 +135,12 @@ def edit(store: SkillStore, name: str, body_text: str) -> WriteResult | SkillErr
             new = old[: parts[2]] + body_text
             error = check_skill_text(name, new, use_yaml=store.use_yaml)
             if error is not None:
-                raise _Abort(error)
+                raise Abort(error)
             data = new.encode("utf-8")
             atomic_write(path, data)
         return WriteResult(name, f"Skill '{name}' updated (full rewrite).", str(path), _sha(data))
 
-    return _run("edit", name, body)
-
-
-def _read_text(path: Path, label: str, name: str) -> str:
-    try:
-        data = read_all(path, 4 * MAX_FILE_BYTES)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        raise _Abort(SkillError("not-found", f"File not found: {label}")) from None
-    except ValueError as exc:
-        raise _Abort(
-            SkillError("too-large", f"{label} is {exc.args[0]:,} bytes; too large to edit.")
-        ) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Abort(
-            SkillError("invalid-content", f"{label} of skill '{name}' is not UTF-8 text.")
-        ) from None
-    return text[1:] if text.startswith(BOM) else text
+    return run_write("edit", name, body)
 
 
 def _occurrences(text: str, find: str) -> int:
@@ -290,25 +173,25 @@ def patch(
         )
     if find == replace:
         return SkillError("invalid-content", "old_string and new_string are identical")
-    invalid = _invalid_target(name, path)
+    invalid = invalid_target(name, path)
     if invalid is not None:
         return invalid
-    skill_dir = _writable(store, name, "")
+    skill_dir = writable_dir(store, name, "")
     if isinstance(skill_dir, SkillError):
         return skill_dir
     label = path or SKILL_FILE
 
     def body() -> WriteResult:
-        with _skill_lock(skill_dir, name):
+        with skill_lock(skill_dir, name):
             if path is None:
                 target = skill_dir / SKILL_FILE
             else:
-                target = _confined(skill_dir, path)
-            text = _read_text(target, label, name)
+                target = confined(skill_dir, path)
+            text = read_text(target, label, name)
             count = _occurrences(text, find)
             if count == 0:
                 preview = text[:500] + ("..." if len(text) > 500 else "")
-                raise _Abort(
+                raise Abort(
                     SkillError(
                         "no-match",
                         "old_string not found in the file.",
@@ -316,7 +199,7 @@ def patch(
                     )
                 )
             if count > 1 and not replace_all:
-                raise _Abort(
+                raise Abort(
                     SkillError(
                         "ambiguous",
                         f"old_string matched {count} times. Provide more surrounding context "
@@ -333,10 +216,10 @@ def patch(
                     name, new, "Patch would break SKILL.md structure: ", store.use_yaml
                 )
                 if error is not None:
-                    raise _Abort(error)
+                    raise Abort(error)
             else:
                 if len(data) > MAX_FILE_BYTES:
-                    raise _Abort(_bytes_error(len(data)))
+                    raise Abort(bytes_error(len(data)))
             atomic_write(target, data)
         plural = "s" if replaced > 1 else ""
         return WriteResult(
@@ -346,12 +229,12 @@ def patch(
             _sha(data) if path is None else None,
         )
 
-    return _run("patch", name, body)
+    return run_write("patch", name, body)
 
 
 def delete(store: SkillStore, name: str) -> WriteResult | SkillError:
     """See :meth:`SkillStore.delete`."""
-    skill_dir = _writable(store, name, "")
+    skill_dir = writable_dir(store, name, "")
     if isinstance(skill_dir, SkillError):
         return skill_dir
     if skill_dir.is_symlink():
@@ -362,34 +245,14 @@ def delete(store: SkillStore, name: str) -> WriteResult | SkillError:
         )
 
     def body() -> WriteResult:
-        with locked(store.project), _skill_lock(skill_dir, name):
+        with locked(store.project), skill_lock(skill_dir, name):
             trash = store.project / f".{name}{TEMP_MARK}{uuid.uuid4().hex}"
             os.rename(skill_dir, trash)
         fsync_dir(store.project)
         shutil.rmtree(trash, ignore_errors=True)
         return WriteResult(name, f"Skill '{name}' deleted.", str(skill_dir))
 
-    return _run("delete", name, body)
-
-
-def _invalid_target(name: str, file_path: str | None) -> SkillError | None:
-    """The name rule, then (when a support file is named) the path rules, in that order."""
-    problem = check_name(name)
-    if problem is not None:
-        return SkillError("invalid-name", problem)
-    if file_path is not None:
-        problem = check_support_path(file_path)
-        if problem is not None:
-            return SkillError("invalid-path", problem)
-    return None
-
-
-def _bytes_error(size: int) -> SkillError:
-    return SkillError(
-        "too-large",
-        f"File content is {size:,} bytes (limit: 1,048,576 bytes / 1 MiB). "
-        "Consider splitting into smaller files.",
-    )
+    return run_write("delete", name, body)
 
 
 def write_file(
@@ -403,21 +266,21 @@ def write_file(
         )
     if not isinstance(content, str | bytes):
         return SkillError("invalid-content", "file_content is required for 'write_file'.")
-    invalid = _invalid_target(name, file_path)
+    invalid = invalid_target(name, file_path)
     if invalid is not None:
         return invalid
     data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
     if len(data) > MAX_FILE_BYTES:
-        return _bytes_error(len(data))
-    skill_dir = _writable(store, name, " Create it first with action='create'.")
+        return bytes_error(len(data))
+    skill_dir = writable_dir(store, name, " Create it first with action='create'.")
     if isinstance(skill_dir, SkillError):
         return skill_dir
 
     def body() -> WriteResult:
-        with _skill_lock(skill_dir, name):
-            target = _confined(skill_dir, file_path)
+        with skill_lock(skill_dir, name):
+            target = confined(skill_dir, file_path)
             if target.is_dir():
-                raise _Abort(
+                raise Abort(
                     SkillError("invalid-path", f"'{file_path}' is a directory in skill '{name}'.")
                 )
             atomic_write(target, data)
@@ -425,35 +288,27 @@ def write_file(
             name, f"File '{file_path}' written to skill '{name}'.", str(skill_dir / file_path)
         )
 
-    return _run("write", name, body)
-
-
-def _confined(skill_dir: Path, file_path: str) -> Path:
-    """The resolved support file, checked to stay inside the skill (under its lock)."""
-    target, escape = confine(skill_dir, file_path)
-    if escape is not None:
-        raise _Abort(SkillError("invalid-path", escape))
-    return target
+    return run_write("write", name, body)
 
 
 def remove_file(store: SkillStore, name: str, file_path: str) -> WriteResult | SkillError:
     """See :meth:`SkillStore.remove_file`."""
     if not isinstance(file_path, str) or not file_path:
         return SkillError("invalid-path", "file_path is required for 'remove_file'.")
-    invalid = _invalid_target(name, file_path)
+    invalid = invalid_target(name, file_path)
     if invalid is not None:
         return invalid
-    skill_dir = _writable(store, name, "")
+    skill_dir = writable_dir(store, name, "")
     if isinstance(skill_dir, SkillError):
         return skill_dir
 
     def body() -> WriteResult:
-        with _skill_lock(skill_dir, name):
-            _confined(skill_dir, file_path)
+        with skill_lock(skill_dir, name):
+            confined(skill_dir, file_path)
             target = skill_dir / file_path  # unresolved: a symbolic link is removed, not followed
             if not (target.is_file() or target.is_symlink()):
                 files = list(support_files(skill_dir))
-                raise _Abort(
+                raise Abort(
                     SkillError(
                         "not-found",
                         f"File '{file_path}' not found in skill '{name}'.",
@@ -473,4 +328,4 @@ def remove_file(store: SkillStore, name: str, file_path: str) -> WriteResult | S
             name, f"File '{file_path}' removed from skill '{name}'.", str(skill_dir / file_path)
         )
 
-    return _run("remove", name, body)
+    return run_write("remove", name, body)
