@@ -9,6 +9,7 @@ store cheap enough to measure the pipeline itself (docs/benchmarks.md).
 
 from __future__ import annotations
 
+import builtins
 import threading
 import warnings
 from collections.abc import Callable
@@ -83,7 +84,7 @@ class MemoryStore(Store):
                 out.append(record.summary())
         return out
 
-    def journal(self, run_id: str) -> list[JournalEntry]:
+    def journal(self, run_id: str) -> builtins.list[JournalEntry]:
         check_run_id(run_id)
         entries = self._space.journals.get(run_id)
         if entries is None:
