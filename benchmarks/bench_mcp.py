@@ -12,7 +12,14 @@ the figures compare on a noisy machine:
 - ``skillstate-<transport>-<store>`` — ``skillstate mcp`` over stdio, on the file store
   (durability on: three fsyncs per commit), the memory store, SQLite;
 - ``warehouse`` — Store steps on the warehouse environment (file store, fast);
-- ``http`` — the steps scenario over Streamable HTTP (file store).
+- ``http`` — the steps scenario over Streamable HTTP (file store);
+- ``reference-standin`` / ``reference-standin-warehouse`` / ``reference-standin-http`` —
+  ``benchmarks/reference_standin/server.mjs`` under Node (stdio steps, stdio warehouse,
+  Streamable HTTP steps): a stand-in for the TypeScript reference server written from its
+  behavioural spec on the same SDK and zod versions, as the side-by-side figure (the
+  reference itself is not available here). Its npm dependencies are installed with
+  ``npm ci`` first when ``node_modules`` is missing or older than ``package-lock.json``;
+  without ``node`` or ``npm``, or when the install fails, those rows say why.
 
 Usage::
 
@@ -30,10 +37,12 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +51,7 @@ BIN = Path(sys.executable).parent
 BENCH = Path("/work/shared/tools/mcp_bench.py")
 PY = sys.executable
 SKILLSTATE = str(BIN / "skillstate")
+STANDIN = Path(__file__).resolve().parent / "reference_standin"
 
 
 def serve_trivial(transport: str) -> None:
@@ -73,6 +83,42 @@ def serve_trivial(transport: str) -> None:
     from skillstate.mcp.stdio import serve_stdio
 
     serve_stdio(server, transport)
+
+
+def _npm_reason(stderr: str) -> str:
+    """The first telling line of npm's error output (not its code/errno/log-file lines)."""
+    for line in stderr.splitlines():
+        text = line.removeprefix("npm error").removeprefix("npm ERR!").strip()
+        if text and not text.startswith(("code ", "syscall ", "errno ", "path ")):
+            return text[:200]
+    return "no output"
+
+
+@cache
+def prepare_standin() -> str | None:
+    """Install the stand-in's npm dependencies when needed; an error text, or None if ready."""
+    if shutil.which("node") is None:
+        return "skipped: node is not on PATH"
+    lock = STANDIN / "package-lock.json"
+    # npm writes node_modules/.package-lock.json on every install: its age is the install's.
+    installed = STANDIN / "node_modules" / ".package-lock.json"
+    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
+        return None
+    npm = shutil.which("npm")
+    if npm is None:
+        return "skipped: node_modules missing and npm is not on PATH"
+    cmd = [npm, "ci", "--no-audit", "--no-fund"]
+    print(f"# reference-standin: {shlex.join(cmd)} (in {STANDIN})", file=sys.stderr, flush=True)
+    try:
+        done = subprocess.run(
+            cmd, cwd=STANDIN, capture_output=True, text=True, check=False, timeout=600
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"npm ci failed: {exc}"
+    if done.returncode != 0:
+        print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
+        return f"npm ci failed (exit {done.returncode}): {_npm_reason(done.stderr)}"
+    return None
 
 
 def _free_port() -> int:
@@ -114,6 +160,19 @@ def configs(tmp: Path) -> dict[str, dict[str, Any]]:
         "url": f"http://127.0.0.1:{port}/mcp",
         "store": f"file:{tmp / 'http' / 'state'}",
     }
+    standin = [shutil.which("node") or "node", str(STANDIN / "server.mjs")]
+    standin_port = _free_port()
+    out["reference-standin"] = {"stdio": shlex.join(standin), "standin": True}
+    out["reference-standin-warehouse"] = {
+        "stdio": shlex.join(standin),
+        "scenario": "warehouse",
+        "standin": True,
+    }
+    out["reference-standin-http"] = {
+        "spawn": shlex.join([*standin, "--http", "--port", str(standin_port)]),
+        "url": f"http://127.0.0.1:{standin_port}/mcp",
+        "standin": True,
+    }
     return out
 
 
@@ -152,6 +211,11 @@ def run_one(name: str, cfg: dict[str, Any], args: argparse.Namespace, tmp: Path)
     if "inprocess" in cfg:
         print(f"# {name}: Runtime({cfg['inprocess']!r}).execute_step x {args.n}", file=sys.stderr)
         return run_inprocess(cfg["inprocess"], args.n)
+    if cfg.get("standin"):
+        problem = prepare_standin()
+        if problem is not None:
+            print(f"# {name}: {problem}", file=sys.stderr, flush=True)
+            return {"error": problem}
     out_json = tmp / f"{name}.json"
     cmd = [PY, str(args.bench), "--repeat", str(args.repeat), "--json-out", str(out_json)]
     scenario = cfg.get("scenario", "steps")
@@ -194,15 +258,16 @@ def main(argv: list[str] | None = None) -> int:
             if args.only and name not in args.only:
                 continue
             results[name] = run_one(name, cfg, args, tmp)
-    header = f"{'config':<24} {'calls/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU µs':>10} {'RSS MiB':>8}"
+    width = max([24, *map(len, results)])
+    header = f"{'config':<{width}} {'calls/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU µs':>10} {'RSS MiB':>8}"
     print(header)
     for name, med in results.items():
         if "error" in med:
-            print(f"{name:<24} {med['error']}")
+            print(f"{name:<{width}} {med['error']}")
             continue
         rss = med.get("server_sum_vmhwm_kb") or 0
         print(
-            f"{name:<24} {med['calls_per_s']:>8.1f} {med['median_ms']:>7.2f} {med['p99_ms']:>7.2f} "
+            f"{name:<{width}} {med['calls_per_s']:>8.1f} {med['median_ms']:>7.2f} {med['p99_ms']:>7.2f} "
             f"{med['server_cpu_us_per_call']:>10.0f} {rss / 1024:>8.1f}"
         )
     if args.json_out:
