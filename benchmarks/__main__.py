@@ -16,7 +16,8 @@ same machine under the same load, and prints one table:
 - ``runtime`` — ``execute_step`` vs a bare transition; A.4 prompt flatness (bench_runtime);
 - ``skills`` — skill-store listing cost in bytes read (bench_skills);
 - ``mcp`` — ``execute_step`` over stdio through an MCP client (bench_mcp; needs its
-  client script, skipped with the reason otherwise);
+  client script, skipped with the reason otherwise), beside the Node stand-in for the
+  reference server (its row says why when ``node``/``npm`` are missing);
 - ``warehouse`` — a whole oracle episode on the file and memory stores (bench_warehouse);
 - ``memory`` — peak resident memory of this process and of the largest child.
 
@@ -247,23 +248,33 @@ def mcp(quick: bool) -> tuple[dict[str, Any], list[Row]]:
 
     if not bench_mcp.BENCH.exists():
         raise Skipped(f"the MCP bench client {bench_mcp.BENCH} is not on this machine")
-    configs = ["trivial-fast", "skillstate-fast-file", "skillstate-fast-memory"]
+    configs = [
+        "reference-standin",
+        "trivial-fast",
+        "skillstate-fast-file",
+        "skillstate-fast-memory",
+    ]
     with tempfile.TemporaryDirectory(prefix="bench-all-") as tmp:
         out = Path(tmp) / "mcp.json"
         argv = ["--n", "200" if quick else "1000", "--only", *configs, "--json-out", str(out)]
         _quiet(lambda: bench_mcp.main(argv))
         results = json.loads(out.read_text())
     rows: list[Row] = []
+    reference = results.get("reference-standin", {}).get("calls_per_s")
     for name in configs:
         med = results.get(name, {"error": "not run"})
         if "error" in med:
+            if name == "reference-standin":  # needs node and npm: say why it is missing
+                rows.append((f"MCP `execute_step` over stdio, {name}", "—", med["error"]))
+                continue
             raise AssertionError(f"bench_mcp {name}: {med['error']}")
         rss = (med.get("server_sum_vmhwm_kb") or 0) / 1024
+        ratio = f"; {med['calls_per_s'] / reference:.2f}× the stand-in" if reference else ""
         rows.append(
             (
                 f"MCP `execute_step` over stdio, {name}",
                 f"{med['median_ms']:.2f} ms",
-                f"p99 {med['p99_ms']:.2f} ms; {med['calls_per_s']:.0f} calls/s; "
+                f"p99 {med['p99_ms']:.2f} ms; {med['calls_per_s']:.0f} calls/s{ratio}; "
                 f"server CPU {med['server_cpu_us_per_call']:.0f} µs/call; RSS {rss:.0f} MiB",
             )
         )

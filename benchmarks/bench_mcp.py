@@ -10,7 +10,7 @@ the figures compare on a noisy machine:
   ``execute_step`` tool (no skillstate work) over the SDK's stdio transport and over
   our fast transport: the SDK's own cost per call;
 - ``skillstate-<transport>-<store>`` — ``skillstate mcp`` over stdio, on the file store
-  (durability on: three fsyncs per commit), the memory store, SQLite;
+  (durability on: the journal line `fdatasync`ed before each answer), the memory store, SQLite;
 - ``warehouse`` — Store steps on the warehouse environment (file store, fast);
 - ``http`` — the steps scenario over Streamable HTTP (file store);
 - ``reference-standin`` / ``reference-standin-warehouse`` / ``reference-standin-http`` —
