@@ -248,36 +248,45 @@ def mcp(quick: bool) -> tuple[dict[str, Any], list[Row]]:
 
     if not bench_mcp.BENCH.exists():
         raise Skipped(f"the MCP bench client {bench_mcp.BENCH} is not on this machine")
-    configs = [
-        "reference-standin",
-        "trivial-fast",
-        "skillstate-fast-file",
-        "skillstate-fast-memory",
-    ]
-    with tempfile.TemporaryDirectory(prefix="bench-all-") as tmp:
-        out = Path(tmp) / "mcp.json"
-        argv = ["--n", "200" if quick else "1000", "--only", *configs, "--json-out", str(out)]
-        _quiet(lambda: bench_mcp.main(argv))
-        results = json.loads(out.read_text())
+    # auto: the client speaks the 2026 protocol with our server, the 2025 handshake with
+    # the stand-in (all it knows); legacy: the handshake with both (see bench_mcp).
+    plan = {
+        "auto": [
+            "reference-standin",
+            "trivial-fast",
+            "skillstate-fast-file",
+            "skillstate-fast-memory",
+        ],
+        "legacy": ["reference-standin", "skillstate-fast-file", "skillstate-fast-memory"],
+    }
+    results: dict[str, Any] = {}
     rows: list[Row] = []
-    reference = results.get("reference-standin", {}).get("calls_per_s")
-    for name in configs:
-        med = results.get(name, {"error": "not run"})
-        if "error" in med:
-            if name == "reference-standin":  # needs node and npm: say why it is missing
-                rows.append((f"MCP `execute_step` over stdio, {name}", "—", med["error"]))
-                continue
-            raise AssertionError(f"bench_mcp {name}: {med['error']}")
-        rss = (med.get("server_sum_vmhwm_kb") or 0) / 1024
-        ratio = f"; {med['calls_per_s'] / reference:.2f}× the stand-in" if reference else ""
-        rows.append(
-            (
-                f"MCP `execute_step` over stdio, {name}",
-                f"{med['median_ms']:.2f} ms",
-                f"p99 {med['p99_ms']:.2f} ms; {med['calls_per_s']:.0f} calls/s{ratio}; "
-                f"server CPU {med['server_cpu_us_per_call']:.0f} µs/call; RSS {rss:.0f} MiB",
+    for mode, configs in plan.items():
+        with tempfile.TemporaryDirectory(prefix="bench-all-") as tmp:
+            out = Path(tmp) / "mcp.json"
+            argv = ["--n", "200" if quick else "1000", "--mode", mode, "--only", *configs]
+            argv += ["--json-out", str(out)]
+            _quiet(lambda argv=argv: bench_mcp.main(argv))
+            results[mode] = json.loads(out.read_text())
+        reference = results[mode].get("reference-standin", {}).get("calls_per_s")
+        for name in configs:
+            med = results[mode].get(name, {"error": "not run"})
+            label = f"MCP `execute_step` over stdio, client mode {mode}, {name}"
+            if "error" in med:
+                if name == "reference-standin":  # needs node and npm: say why it is missing
+                    rows.append((label, "—", med["error"]))
+                    continue
+                raise AssertionError(f"bench_mcp {name} ({mode}): {med['error']}")
+            rss = (med.get("server_sum_vmhwm_kb") or 0) / 1024
+            ratio = f"; {med['calls_per_s'] / reference:.2f}× the stand-in" if reference else ""
+            rows.append(
+                (
+                    label,
+                    f"{med['median_ms']:.2f} ms",
+                    f"p99 {med['p99_ms']:.2f} ms; {med['calls_per_s']:.0f} calls/s{ratio}; "
+                    f"server CPU {med['server_cpu_us_per_call']:.0f} µs/call; RSS {rss:.0f} MiB",
+                )
             )
-        )
     return results, rows
 
 

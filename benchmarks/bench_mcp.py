@@ -29,6 +29,13 @@ Usage::
 
 Prints one table (calls/s, p50/p99 ms, server CPU µs per call, peak RSS MiB) and
 writes the raw figures with ``--json-out``.
+
+``--mode legacy`` makes the client open every connection with the 2025 ``initialize``
+handshake. With the default ``auto`` it first tries the 2026-07-28 ``server/discover``:
+our server (on SDK v2) accepts, so every request then carries the per-request envelope
+that era requires, while the reference and its stand-in (SDK 1.30) speak only the
+handshake era — two protocols, each with its own cost on both client and server. Run
+both to tell the protocol's cost from the server's.
 """
 
 from __future__ import annotations
@@ -220,6 +227,7 @@ def run_one(name: str, cfg: dict[str, Any], args: argparse.Namespace, tmp: Path)
     cmd = [PY, str(args.bench), "--repeat", str(args.repeat), "--json-out", str(out_json)]
     scenario = cfg.get("scenario", "steps")
     cmd += ["--scenario", scenario, "--n", str(args.n), "--warehouse-n", str(args.warehouse_n)]
+    cmd += ["--mode", args.mode]
     if "stdio" in cfg:
         cmd += ["--stdio", cfg["stdio"]]
     else:
@@ -245,6 +253,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warehouse-n", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument(
+        "--mode",
+        default="auto",
+        help="the client's protocol mode (mcp.Client mode): auto — discover, which a "
+        "2026 server such as ours answers (per-request envelopes), falling back to the "
+        "initialize handshake, which is all the reference speaks — or legacy, the "
+        "handshake for every server, so that both sides speak the same protocol",
+    )
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
     if args.serve_trivial:
