@@ -158,8 +158,14 @@ def create_run(
     meta: Mapping[str, Any] | None = None,
     label: str = "init",
     now: str | None = None,
+    start: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """Create a run: the initial state ⊕ ``seed``, checked like any transition.
+
+    ``start`` replaces the skill's initial state: the state the run starts from, taken
+    as it is — a ``null`` in it is a value, where in ``seed`` (a merge patch) it is a
+    deletion. The SKILL.state runtime passes a session's ``initial_state`` this way,
+    as the reference server keeps it.
 
     Raises :class:`~skillstate.errors.InvalidRunId` and
     :class:`~skillstate.errors.RunExists`; returns a rejected :class:`Outcome` (with
@@ -168,10 +174,15 @@ def create_run(
     check_run_id(run_id)
     seed = {} if seed is None else seed
     problems, seed = _prechecks(skill, None, seed, False, "seed")
+    stamp = now or now_iso()
+    if start is None:
+        base = skill.initial_state(run_id, stamp)
+    elif not problems:
+        problems, base = _prechecks(skill, None, start, False, "initial state")
+        if problems and problems[0].code == "patch":
+            problems = [Problem("patch", "initial state: expected a JSON object", "")]
     if problems:
         return Outcome(False, None, tuple(problems))
-    stamp = now or now_iso()
-    base = skill.initial_state(run_id, stamp)
     candidate = host.merge(base, seed)
     problems = _check_candidate(host, skill, None, candidate, schema)
     if problems:

@@ -164,6 +164,63 @@ async def test_a_mock_session_answers_alike(tmp_path: Path, standin_ready: None)
         assert closed["closed"] is True and closed["final_step"] == 9
 
 
+# The reference's merge table (its specification, §5): (Σ, ΔΣ, what the reference makes).
+MERGE_TABLE: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = [
+    ({"a": 1, "b": 2}, {"b": None}, {"a": 1}),
+    ({"a": 1}, {"z": None}, {"a": 1}),
+    ({"o": {"x": 1, "y": 2}}, {"o": {"y": None, "z": 3}}, {"o": {"x": 1, "z": 3}}),
+    ({}, {"a": {}}, {}),
+    ({}, {"a": {"x": None}}, {}),
+    ({"a": {"x": 1}}, {"a": {}}, {"a": {"x": 1}}),
+    ({"a": {"x": 1}}, {"a": {"x": None}}, {"a": {}}),
+    ({"a": 1}, {"a": {}}, {"a": {}}),
+    ({"a": "s"}, {"a": {"b": None}}, {"a": {}}),
+    ({"a": None}, {"a": {"b": 1}}, {"a": {"b": 1}}),
+    ({"a": [1]}, {"a": {"x": 1}}, {"a": {"x": 1}}),
+    ({"a": {"x": 1}}, {"a": 5}, {"a": 5}),
+    ({"a": {"x": 1}}, {"a": [1, {"y": None}]}, {"a": [1, {"y": None}]}),
+    ({"o": {}}, {"o": {"p": {"q": None}}}, {"o": {}}),
+    ({}, {"o": {"p": {"q": 1}}}, {"o": {"p": {"q": 1}}}),
+    ({"b": 1, "a": 2}, {"c": 3, "a": 4}, {"b": 1, "a": 4, "c": 3}),
+]
+RFC_7396_ROWS = {4: {"a": {}}, 5: {"a": {}}, 14: {"o": {"p": {}}}}
+"""Rows where we follow RFC 7396 and create ``{}`` (docs/mcp.md, difference 18)."""
+
+
+async def test_the_merge_table_alike_but_for_rfc_7396_empty_objects(
+    tmp_path: Path, standin_ready: None
+) -> None:
+    async with both(tmp_path) as (ours, theirs):
+        s = Script(ours, theirs)
+        for row, (state, patch, reference) in enumerate(MERGE_TABLE, start=1):
+            session = f"row{row}"
+            s.observations = [None, None]
+            await s.same(
+                "initialize_skill",
+                lambda _, session=session, state=state: {
+                    "session_id": session,
+                    "skill_specification": "P",
+                    "initial_state": state,
+                },
+            )
+            mine, ref = await s.call(
+                "execute_step",
+                lambda seen, session=session, patch=patch: {
+                    "session_id": session,
+                    "reasoning_trace": "",
+                    "state_update": patch,
+                    "action": "go",
+                    "environment_observation": seen,
+                },
+            )
+            assert ref["prompt_payload"]["current_state"] == reference, row
+            expected = RFC_7396_ROWS.get(row, reference)
+            assert mine["prompt_payload"]["current_state"] == expected, row
+            assert json.dumps(mine["prompt_payload"]["current_state"]) == json.dumps(expected)
+            if row not in RFC_7396_ROWS:
+                assert mine == ref, row
+
+
 async def test_a_warehouse_session_answers_alike(tmp_path: Path, standin_ready: None) -> None:
     async with both(tmp_path) as (ours, theirs):
         s = Script(ours, theirs)

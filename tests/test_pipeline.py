@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillstate import Change, Problem, create_run, hookimpl, transition
+from skillstate import Change, Problem, SkillDefinition, create_run, hookimpl, transition
 from skillstate.errors import (
     InvalidInput,
     InvalidRunId,
@@ -20,6 +20,7 @@ from skillstate.errors import (
     SkillNotFound,
     VersionConflict,
 )
+from skillstate.journal import verify_record
 from skillstate.jsondoc import MAX_DEPTH, compact, parse_json
 from skillstate.testing import make_host, sample_skill
 
@@ -71,6 +72,35 @@ def test_create_sets_identity_phase_and_stamps(host: Any, store: Any, skill: Any
         "phase": "start",
         "updatedAt": "2026-01-01T00:00:00.000Z",
     }
+
+
+def test_create_from_a_start_state_keeps_its_nulls_and_merges_the_seed(
+    host: Any, store: Any
+) -> None:
+    skill = SkillDefinition(name="free")  # no fields: any JSON state
+    start = {"task": None, "notes": {"draft": None, "n": 1}, "list": [None]}
+    outcome = create_run(host, store, skill, "s", {"n2": 2, "task": None}, start=start)
+    assert outcome.accepted and outcome.record is not None
+    # start is taken as it is (no identity keys, nulls kept); the seed is a merge patch
+    assert compact(outcome.record.state) == compact(
+        {"notes": {"draft": None, "n": 1}, "list": [None], "n2": 2}
+    )
+    assert outcome.entry is not None and outcome.entry.base == start
+    assert verify_record(store.get("s"), store.journal("s")) == []
+    kept = create_run(host, store, skill, "t", start={"task": None})
+    assert kept.record is not None and kept.record.state == {"task": None}
+
+
+def test_a_bad_start_state_is_refused_and_writes_nothing(host: Any, store: Any, skill: Any) -> None:
+    for start, message in (
+        ({"x": float("nan")}, "x: nan is not a JSON number"),
+        ([1], "initial state: expected a JSON object"),
+        ({"runId": "forged"}, "runId is set at init and never patched"),
+    ):
+        outcome = create_run(host, store, skill, "u", start=start)
+        assert not outcome.accepted, start
+        assert message in " ".join(p.message for p in outcome.problems)
+    assert store.list() == []
 
 
 def test_create_refuses_immutable_keys_in_the_seed_and_writes_nothing(

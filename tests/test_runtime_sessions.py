@@ -11,6 +11,7 @@ import pytest
 
 from skillstate import Runtime
 from skillstate.errors import InvalidInput, SkillstateError
+from skillstate.journal import verify_record
 from skillstate.runtime.errors import (
     InvalidSessionId,
     SessionCorrupt,
@@ -57,6 +58,30 @@ def test_initialize_payload_matches_the_reference(rt: Runtime) -> None:
         "meta": {"step": 0, "status": "active", "reasoning_retained": False},
     }
     assert list(payload) == ["session_id", "environment", "prompt_payload", "meta"]
+
+
+def test_initial_state_nulls_are_kept_as_the_reference_keeps_them(tmp_path: Any) -> None:
+    """Σ_0 is ``initial_state`` as given: a null is a value there (a placeholder), not a
+    deletion as in a patch; it survives a restart and replays from the journal."""
+    initial = {"current_task": None, "plan": {"owner": None, "steps": []}, "seen": [None]}
+    store = f"file:{tmp_path / 'state'}"
+    first = Runtime(store)
+    try:
+        payload = first.initialize_skill("n1", "Track a task.", initial)
+        assert payload["prompt_payload"]["current_state"] == initial
+        done = first.execute_step("n1", "", {"current_task": {"id": 7}}, "go", _obs(payload))
+        assert done["prompt_payload"]["current_state"]["current_task"] == {"id": 7}
+        assert done["prompt_payload"]["current_state"]["plan"] == {"owner": None, "steps": []}
+    finally:
+        first.close()
+    again = Runtime(store)
+    try:
+        record = again.store.get("n1")
+        assert record.state["plan"] == {"owner": None, "steps": []}
+        assert record.state["seen"] == [None]
+        assert verify_record(record, again.store.journal("n1")) == []
+    finally:
+        again.close()
 
 
 def test_step_payload_keys_and_commit(rt: Runtime) -> None:

@@ -210,7 +210,8 @@ class Runtime:
                 self.store,
                 run_skill,
                 session_id,
-                seed,
+                None if skill is None else seed,
+                start=seed if skill is None else None,  # kept as given, nulls included
                 spec=spec_text,
                 environment={"name": env_spec.name, "options": options, "state": snapshot},
                 observation=observation,
