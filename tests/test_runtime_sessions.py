@@ -322,8 +322,8 @@ def _deep(levels: int) -> dict[str, Any]:
     [
         (("r", [1], "go"), "state_update must be a JSON object, got an array"),
         (("r", None, "go"), "state_update must be a JSON object, got null"),
-        (("r", {}, ""), "action must be a non-empty string"),
-        (("r", {}, "   "), "action must be a non-empty string"),
+        (("r", {}, ""), "action must be a non-empty string .* got an empty string"),
+        (("r", {}, "   "), "action must be a non-empty string .* got a string of only whitespace"),
         (("r", {}, 5), "action must be a non-empty string .* got a number"),
         (("r", {}, ["a"]), "got an array"),
         (("r", _deep(150), "go"), "nested too deeply"),

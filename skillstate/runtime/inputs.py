@@ -126,8 +126,9 @@ def check_action(value: Any, limits: SessionLimits) -> Any:
     """An action: a non-empty string or a JSON object."""
     if isinstance(value, str):
         if not value.strip():
+            got = "an empty string" if not value else "a string of only whitespace"
             raise SessionInputError(
-                "action must be a non-empty string (the exact command) or a JSON object, got an empty string"
+                f"action must be a non-empty string (the exact command) or a JSON object, got {got}"
             )
         return check_text(value, "action", limits.action_bytes)
     if type(value) is dict:
