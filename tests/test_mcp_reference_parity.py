@@ -158,6 +158,17 @@ async def test_a_mock_session_answers_alike(tmp_path: Path, standin_ready: None)
             },
         )
         assert "context drift" in drift["meta"]["warning"]
+        both_warnings = await s.same(
+            "execute_step",
+            lambda _: {
+                "session_id": "s1",
+                "reasoning_trace": "",
+                "state_update": {"a": 6},
+                "action": {"type": "fail", "reject_transition": True},
+                "environment_observation": "also not what the runtime said",
+            },
+        )
+        assert ".; Action was rejected by environment" in both_warnings["meta"]["warning"]
         done = await s.step("s1", {"e": "é ✓"}, {"type": "complete", "summary": "done"})
         assert done["meta"]["status"] == "completed"
         closed = await s.same("close_session", lambda _: {"session_id": "s1"})
