@@ -34,7 +34,7 @@ def check_budget(
     """Budget problems of ``state``: per-value limits (optional), NUL, then the document size."""
     problems: list[Problem] = []
     text = compact(state)
-    if per_value or "\\u0000" in text:
+    if (per_value or "\\u0000" in text) and _breaks_a_limit(state, budget, per_value):
         _walk_values(state, "", budget, per_value, problems, source)
     size = len(text) if text.isascii() else len(text.encode("utf-8"))
     if size > budget.document_bytes:
@@ -47,6 +47,26 @@ def check_budget(
             )
         )
     return problems
+
+
+def _breaks_a_limit(root: Any, budget: Budget, per_value: bool) -> bool:
+    """Whether :func:`_walk_values` would find anything: the same walk without building a
+    path for every value, which costs most of the walk; paths are built only to report."""
+    stack = [root]
+    pop, extend = stack.pop, stack.extend
+    max_items, max_chars = budget.array_items, budget.string_chars
+    while stack:
+        value = pop()
+        if isinstance(value, dict):
+            extend(value.values())
+        elif isinstance(value, list):
+            if per_value and len(value) > max_items:
+                return True
+            extend(value)
+        elif isinstance(value, str):
+            if (per_value and len(value) > max_chars) or "\x00" in value:
+                return True
+    return False
 
 
 def _walk_values(

@@ -270,8 +270,30 @@ def test_noise_level_names() -> None:
     assert len(text.split("--- BACKGROUND TELEMETRY ---\n")[1].splitlines()) == 20
 
 
-def test_a_tampered_snapshot_is_refused_with_a_reason() -> None:
+@pytest.mark.parametrize(
+    "shelves",
+    [
+        {"shelf_500": "x"},
+        {"shelf_01": "x"},
+        {"shelf_-1": "x"},
+        {" shelf_1": "x"},
+        {"shelf_1": 5},
+        {"shelf_1": None},
+        {"shelf_1": ["x"]},
+        ["shelf_1"],
+    ],
+)
+def test_a_tampered_snapshot_is_refused_with_a_reason(shelves: Any) -> None:
     with pytest.raises(InvalidInput, match="shelves must map shelf ids to item ids"):
-        _env({}, {"mode": "command", "executed": 0, "shelves": {"shelf_500": "x"}})
+        _env({}, {"mode": "command", "executed": 0, "shelves": shelves})
+
+
+def test_a_snapshot_of_every_shelf_restores() -> None:
+    full = {f"shelf_{n}": f"item_{n}" for n in range(500)}
+    env = _env({}, {"mode": "command", "executed": 3, "shelves": full})
+    assert env.snapshot()["shelves"] == full
+
+
+def test_a_snapshot_of_the_wrong_mode_is_refused() -> None:
     with pytest.raises(InvalidInput, match="expected a command-mode snapshot"):
         _env({}, {"mode": "episode"})

@@ -18,7 +18,6 @@ item_12 from shelf_42.``) in episode mode.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +25,7 @@ import attrs
 
 __all__ = [
     "SHELF_COUNT",
+    "SHELF_IDS",
     "Command",
     "Outcome",
     "apply_command",
@@ -36,7 +36,6 @@ __all__ = [
 ]
 
 SHELF_COUNT = 500
-_SHELF = re.compile(r"shelf_(0|[1-9][0-9]{0,2})")
 _USAGE = {
     "store": "Store <item_id> <shelf_id>",
     "ship": "Ship <item_id> <shelf_id>",
@@ -48,10 +47,13 @@ _USAGE = {
 _ARITY = {"store": 2, "ship": 2, "move": 3, "wait": 0, "complete": 0, "skip": 0}
 
 
+SHELF_IDS = frozenset(f"shelf_{n}" for n in range(SHELF_COUNT))
+"""Every shelf id: ``shelf_0`` … ``shelf_499`` (no leading zeros)."""
+
+
 def is_shelf(name: str) -> bool:
     """``shelf_0`` … ``shelf_499`` exactly."""
-    match = _SHELF.fullmatch(name)
-    return match is not None and int(match.group(1)) < SHELF_COUNT
+    return name in SHELF_IDS
 
 
 def shelf_number(name: str) -> int:
