@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.tools import Tool
@@ -31,6 +30,7 @@ from pydantic import Field
 
 from skillstate.errors import SkillstateError
 from skillstate.jsondoc import pretty
+from skillstate.mcp.offload import shared_policy
 from skillstate.mcp.skill_tools import skill_tools
 from skillstate.mcp.tools import INSTRUCTIONS, session_tools
 
@@ -65,8 +65,9 @@ def skillstate_tools(
 ) -> list[Tool]:
     """The session tools, plus the skill-store tools when ``skills`` is given.
 
-    Pass them to ``MCPServer(..., tools=...)``. ``offload`` runs each call on a worker
-    thread (right for HTTP, where requests overlap); ``False`` runs it on the event loop.
+    Pass them to ``MCPServer(..., tools=...)``. ``offload`` lets calls run on worker
+    threads while they are slow (right for HTTP, where requests overlap; see
+    :mod:`skillstate.mcp.offload`); ``False`` runs every call on the event loop.
     """
     tools: list[Tool] = [*session_tools(runtime, offload=offload)]
     if skills is not None:
@@ -76,7 +77,7 @@ def skillstate_tools(
 
 async def _call(offload: bool, fn: Callable[[], T]) -> T:
     if offload:
-        return await anyio.to_thread.run_sync(fn)
+        return await shared_policy().run(fn)
     return fn()
 
 

@@ -19,7 +19,6 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import anyio.to_thread
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -28,6 +27,7 @@ from pydantic import Field
 from skillstate.errors import SkillstateError
 from skillstate.jsondoc import pretty
 from skillstate.mcp.args import ArgumentError, Param, check_arguments, input_schema
+from skillstate.mcp.offload import shared_policy
 
 __all__ = [
     "StrictTool",
@@ -83,8 +83,9 @@ class StrictTool(Tool):
     """An SDK tool with hand-written, strictly enforced arguments.
 
     ``fn`` takes the checked arguments dict and returns a ``CallToolResult``;
-    ``offload`` runs it on a worker thread (for servers handling concurrent
-    requests) instead of on the event loop.
+    ``offload`` lets it run on a worker thread when calls have been slow (for servers
+    handling concurrent requests; :mod:`skillstate.mcp.offload`) instead of always on
+    the event loop.
     """
 
     params: Any = Field(default=(), exclude=True)
@@ -99,7 +100,7 @@ class StrictTool(Tool):
             return error_result(str(exc))
         fn: Handler = self.fn
         if self.offload:
-            return await anyio.to_thread.run_sync(fn, checked)
+            return await shared_policy().run(lambda: fn(checked))
         return fn(checked)
 
 
