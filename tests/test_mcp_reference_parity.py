@@ -106,17 +106,23 @@ class Script:
         assert list(json.dumps(ours)) == list(json.dumps(theirs))  # key order too
         return ours
 
-    async def step(self, session: str, patch: dict[str, Any], action: Any) -> Any:
-        return await self.same(
-            "execute_step",
-            lambda seen: {
-                "session_id": session,
-                "reasoning_trace": "thinking that must not be kept",
-                "state_update": patch,
-                "action": action,
-                "environment_observation": seen,
-            },
-        )
+    @staticmethod
+    def step_args(
+        session: str, patch: dict[str, Any], action: Any, observation: str | None = None
+    ) -> Callable[[str | None], dict[str, Any]]:
+        """``execute_step`` arguments echoing each side's observation, or ``observation``."""
+        return lambda seen: {
+            "session_id": session,
+            "reasoning_trace": "thinking that must not be kept",
+            "state_update": patch,
+            "action": action,
+            "environment_observation": seen if observation is None else observation,
+        }
+
+    async def step(
+        self, session: str, patch: dict[str, Any], action: Any, observation: str | None = None
+    ) -> Any:
+        return await self.same("execute_step", self.step_args(session, patch, action, observation))
 
 
 async def test_a_mock_session_answers_alike(tmp_path: Path, standin_ready: None) -> None:
@@ -147,27 +153,10 @@ async def test_a_mock_session_answers_alike(tmp_path: Path, standin_ready: None)
             "inject_observation",
             lambda _: {"session_id": "s1", "observation": "alert!", "state_patch": {"d": 1}},
         )
-        drift = await s.same(
-            "execute_step",
-            lambda _: {
-                "session_id": "s1",
-                "reasoning_trace": "",
-                "state_update": {"a": 5},
-                "action": "x",
-                "environment_observation": "not what the runtime said",
-            },
-        )
+        drift = await s.step("s1", {"a": 5}, "x", observation="not what the runtime said")
         assert "context drift" in drift["meta"]["warning"]
-        both_warnings = await s.same(
-            "execute_step",
-            lambda _: {
-                "session_id": "s1",
-                "reasoning_trace": "",
-                "state_update": {"a": 6},
-                "action": {"type": "fail", "reject_transition": True},
-                "environment_observation": "also not what the runtime said",
-            },
-        )
+        reject = {"type": "fail", "reject_transition": True}
+        both_warnings = await s.step("s1", {"a": 6}, reject, observation="also not that")
         assert ".; Action was rejected by environment" in both_warnings["meta"]["warning"]
         done = await s.step("s1", {"e": "é ✓"}, {"type": "complete", "summary": "done"})
         assert done["meta"]["status"] == "completed"
@@ -214,16 +203,7 @@ async def test_the_merge_table_alike_but_for_rfc_7396_empty_objects(
                     "initial_state": state,
                 },
             )
-            mine, ref = await s.call(
-                "execute_step",
-                lambda seen, session=session, patch=patch: {
-                    "session_id": session,
-                    "reasoning_trace": "",
-                    "state_update": patch,
-                    "action": "go",
-                    "environment_observation": seen,
-                },
-            )
+            mine, ref = await s.call("execute_step", s.step_args(session, patch, "go"))
             assert ref["prompt_payload"]["current_state"] == reference, row
             expected = RFC_7396_ROWS.get(row, reference)
             assert mine["prompt_payload"]["current_state"] == expected, row
@@ -274,14 +254,7 @@ async def test_documented_differences_show_as_documented(
         # RFC 7396 (docs/mcp.md, difference 18): a new key given {} or all-null members
         # becomes {}; the reference creates nothing.
         mine, ref = await s.call(
-            "execute_step",
-            lambda seen: {
-                "session_id": "d1",
-                "reasoning_trace": "",
-                "state_update": {"b": {}, "c": {"x": None}},
-                "action": "go",
-                "environment_observation": seen,
-            },
+            "execute_step", s.step_args("d1", {"b": {}, "c": {"x": None}}, "go")
         )
         assert mine["prompt_payload"]["current_state"] == {"b": {}, "c": {}}
         assert ref["prompt_payload"]["current_state"] == {}
@@ -289,39 +262,12 @@ async def test_documented_differences_show_as_documented(
             k: v for k, v in ref.items() if k != "prompt_payload"
         }
         # A completed session refuses further steps here (difference 5); the reference steps on.
-        await s.call(
-            "execute_step",
-            lambda seen: {
-                "session_id": "d1",
-                "reasoning_trace": "",
-                "state_update": {},
-                "action": {"type": "complete"},
-                "environment_observation": seen,
-            },
-        )
-        mine, ref = await s.call(
-            "execute_step",
-            lambda seen: {
-                "session_id": "d1",
-                "reasoning_trace": "",
-                "state_update": {},
-                "action": "more",
-                "environment_observation": seen,
-            },
-        )
+        await s.call("execute_step", s.step_args("d1", {}, {"type": "complete"}))
+        mine, ref = await s.call("execute_step", s.step_args("d1", {}, "more"))
         assert "completed" in mine["error"] and "accepts no more steps" in mine["error"]
         assert ref["step"] == 3
         # Not-found errors name no other session (difference 3).
-        mine, ref = await s.call(
-            "execute_step",
-            lambda _: {
-                "session_id": "nope",
-                "reasoning_trace": "",
-                "state_update": {},
-                "action": "x",
-                "environment_observation": "",
-            },
-        )
+        mine, ref = await s.call("execute_step", s.step_args("nope", {}, "x", observation=""))
         assert mine == {"error": 'Unknown session "nope". Call initialize_skill first.'}
         assert ref == {
             "error": 'Unknown SKILL.state session "nope". Active sessions: d1. '
