@@ -43,7 +43,6 @@ from skillstate_plugins.file_store_format import (
     decode_record,
     encode_entry,
     encode_record,
-    head_version,
     import_entry,
 )
 from skillstate_plugins.file_store_io import (
@@ -58,12 +57,7 @@ from skillstate_plugins.file_store_io import (
     truncate,
     write_new_file,
 )
-from skillstate_plugins.file_store_recovery import (
-    Loaded,
-    clean_open_tail,
-    last_version,
-    recover,
-)
+from skillstate_plugins.file_store_recovery import Loaded, check_version, recover
 from skillstate_plugins.file_store_replay import record_delta
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url", "skillstate_register_stores"]
@@ -320,7 +314,7 @@ class FileStore(Store):
                 raise VersionConflict(run_id, expected, hit.record.version)
             return hit.record, journal.size
         parsed = self._level(run_id, paths, journal)
-        size = self._check_version(run_id, paths, journal, expected)
+        size = check_version(run_id, paths, journal, expected, lambda: self._found(run_id, paths))
         return self._record(run_id, parsed, paths), size
 
     def _level(self, run_id: str, paths: RunFiles, journal: OpenJournal) -> ParsedRecord:
@@ -335,33 +329,10 @@ class FileStore(Store):
             raise RunNotFound(run_id)
         return parsed
 
-    def _check_version(
-        self, run_id: str, paths: RunFiles, journal: OpenJournal, expected: int
-    ) -> int:
-        """Compare-and-swap check (under the lock); the journal's size, or -1 to import.
-
-        After recovery the journal's last version *is* the record's version, so the
-        usual path reads no record at all: only the journal's last line. A rig-state
-        run (last line without a version, or no journal) is read in full.
-        """
-        tail = clean_open_tail(journal)
-        version = last_version(tail, paths.journal)
-        if version is None:
-            parsed = self._parsed(run_id, paths)
-            if parsed is None:
-                raise RunNotFound(run_id)
-            current = self._record(run_id, parsed, paths)
-            if not parsed.legacy:  # our record with an empty (or rig-state) journal
-                raise _out_of_step(run_id, current.version)
-            version = current.version
-            if version != expected:
-                raise VersionConflict(run_id, expected, version)
-            return -1 if journal.size == 0 else journal.size
-        if version != expected:
-            if head_version(read_file(paths.record) or b"", run_id) == expected:
-                raise _out_of_step(run_id, expected)  # the record says yes, its journal no
-            raise VersionConflict(run_id, expected, version)
-        return journal.size
+    def _found(self, run_id: str, paths: RunFiles) -> tuple[RunRecord, bool] | None:
+        """The record and whether it is a bare rig-state state file; ``None`` if missing."""
+        parsed = self._parsed(run_id, paths)
+        return None if parsed is None else (self._record(run_id, parsed, paths), parsed.legacy)
 
     def _publish(self, paths: RunFiles, journal_size: int) -> None:
         """Rename the created record into place and sync the directory (a creation)."""
@@ -417,13 +388,6 @@ class FileStore(Store):
                 remove(path)
             fsync_dir(self.root)
         return existed
-
-
-def _out_of_step(run_id: str, version: int) -> StoreError:
-    return StoreError(
-        f"run '{run_id}': its journal does not end at version {version} like its record; "
-        f"nothing was written (run 'skillstate verify {run_id}')"
-    )
 
 
 @hookimpl

@@ -17,13 +17,14 @@ import os
 from collections.abc import Callable
 from typing import NamedTuple
 
-from skillstate.errors import StoreError
+from skillstate.errors import RunNotFound, StoreError, VersionConflict
 from skillstate.records import JournalEntry, RunRecord
 from skillstate_plugins.file_store_format import (
     count_legacy_lines,
     decode_record,
     encode_record,
     entry_version,
+    head_version,
     parse_line,
 )
 from skillstate_plugins.file_store_io import (
@@ -41,9 +42,11 @@ from skillstate_plugins.file_store_replay import DELTA_KEY, apply_line
 
 __all__ = [
     "Loaded",
+    "check_version",
     "clean_open_tail",
     "clean_tail",
     "last_version",
+    "out_of_step",
     "recover",
     "tail_version",
 ]
@@ -100,6 +103,46 @@ def tail_version(tail: Tail, journal: str) -> int:
     if tail.last is None:
         return 0
     return max(1, count_legacy_lines(read_file(journal)))  # rig-state's: positions
+
+
+def check_version(
+    run_id: str,
+    files: RunFiles,
+    journal: OpenJournal,
+    expected: int,
+    found: Callable[[], tuple[RunRecord, bool] | None],
+) -> int:
+    """A commit's compare-and-swap check, under the lock: the journal's size, or -1 to import.
+
+    After recovery the journal's last version *is* the record's version, so the usual
+    path reads no record at all, only the journal's last line. A rig-state run (a last
+    line without a version, or no journal) is read in full through ``found``, which
+    gives the record and whether it is a bare rig-state state file.
+    """
+    version = last_version(clean_open_tail(journal), files.journal)
+    if version is None:
+        current = found()
+        if current is None:
+            raise RunNotFound(run_id)
+        record, legacy = current
+        if not legacy:  # our record with an empty (or rig-state) journal
+            raise out_of_step(run_id, record.version)
+        if record.version != expected:
+            raise VersionConflict(run_id, expected, record.version)
+        return -1 if journal.size == 0 else journal.size
+    if version != expected:
+        if head_version(read_file(files.record) or b"", run_id) == expected:
+            raise out_of_step(run_id, expected)  # the record says yes, its journal no
+        raise VersionConflict(run_id, expected, version)
+    return journal.size
+
+
+def out_of_step(run_id: str, version: int) -> StoreError:
+    """The error for a record and a journal that disagree on the run's version."""
+    return StoreError(
+        f"run '{run_id}': its journal does not end at version {version} like its record; "
+        f"nothing was written (run 'skillstate verify {run_id}')"
+    )
 
 
 class Loaded(NamedTuple):
