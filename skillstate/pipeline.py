@@ -26,6 +26,7 @@ import attrs
 from skillstate.errors import PluginError, VersionConflict
 from skillstate.host import Host
 from skillstate.jsondoc import check_document, js_numbers
+from skillstate.merge import copy_json
 from skillstate.records import ActionResult, JournalEntry, Problem, RunRecord, SkillDefinition
 from skillstate.store import Store, check_run_id
 
@@ -181,6 +182,7 @@ def create_run(
         problems, base = _prechecks(skill, None, start, False, "initial state")
         if problems and problems[0].code == "patch":
             problems = [Problem("patch", "initial state: expected a JSON object", "")]
+        base = copy_json(base)  # the run's own: the caller may change its dict afterwards
     if problems:
         return Outcome(False, None, tuple(problems))
     candidate = host.merge(base, seed)

@@ -84,6 +84,14 @@ def test_initial_state_nulls_are_kept_as_the_reference_keeps_them(tmp_path: Any)
         again.close()
 
 
+def test_the_session_owns_its_initial_state(rt: Runtime) -> None:
+    initial: dict[str, Any] = {"plan": {"steps": ["a"]}, "owner": None}
+    rt.initialize_skill("own", "P.", initial)
+    initial["plan"]["steps"].append("changed afterwards")
+    initial["owner"] = "someone else"
+    assert rt.get_session("own")["execution_state"] == {"plan": {"steps": ["a"]}, "owner": None}
+
+
 def test_step_payload_keys_and_commit(rt: Runtime) -> None:
     boot = rt.initialize_skill("s1", "P", {"count": 0})
     payload = rt.execute_step("s1", "thinking", {"count": 1}, "do it", _obs(boot))
