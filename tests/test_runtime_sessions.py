@@ -84,12 +84,30 @@ def test_initial_state_nulls_are_kept_as_the_reference_keeps_them(tmp_path: Any)
         again.close()
 
 
-def test_the_session_owns_its_initial_state(rt: Runtime) -> None:
+def test_the_session_owns_what_it_was_given(rt: Runtime) -> None:
+    """The memory store keeps records as objects: nothing the caller passed may stay shared."""
     initial: dict[str, Any] = {"plan": {"steps": ["a"]}, "owner": None}
-    rt.initialize_skill("own", "P.", initial)
+    schema: dict[str, Any] = {"type": "object", "properties": {"plan": {"type": "object"}}}
+    rt.initialize_skill("own", "P.", initial, state_schema=schema)
     initial["plan"]["steps"].append("changed afterwards")
     initial["owner"] = "someone else"
-    assert rt.get_session("own")["execution_state"] == {"plan": {"steps": ["a"]}, "owner": None}
+    schema["properties"]["plan"]["type"] = "string"  # would reject every later step
+    session = rt.get_session("own")
+    assert session["execution_state"] == {"plan": {"steps": ["a"]}, "owner": None}
+    assert session["metadata"]["stateSchema"]["properties"]["plan"] == {"type": "object"}
+    action: dict[str, Any] = {"type": "noop", "items": [1]}
+    patch: dict[str, Any] = {"plan": {"steps": ["a", "b"]}}
+    done = rt.execute_step("own", "", patch, action, session["metadata"]["lastObservation"])
+    assert done["meta"]["rolled_back"] is False
+    action["items"].append(2)
+    patch["plan"]["steps"].append("c")
+    after = rt.get_session("own")
+    assert after["metadata"]["lastAction"] == {"type": "noop", "items": [1]}
+    assert after["execution_state"]["plan"] == {"steps": ["a", "b"]}
+    options: dict[str, Any] = {"mode": "command"}
+    rt.initialize_skill("own-w", "P.", environment="warehouse", environment_options=options)
+    options["mode"] = "episode"
+    assert rt.get_session("own-w")["metadata"]["environmentOptions"] == {"mode": "command"}
 
 
 def test_step_payload_keys_and_commit(rt: Runtime) -> None:

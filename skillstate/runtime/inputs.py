@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from skillstate.jsondoc import check_document, json_kind
+from skillstate.merge import copy_json
 from skillstate.runtime.errors import InvalidSessionId, SessionInputError
 from skillstate.runtime.payloads import json_size
 from skillstate.schema import json_schema_errors
@@ -65,7 +66,12 @@ def _check_json(value: Any, name: str) -> None:
 
 
 def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, Any]:
-    """``value`` must be a JSON object (a ``dict`` with string keys), within ``limit`` bytes."""
+    """``value`` must be a JSON object (a ``dict`` with string keys), within ``limit`` bytes.
+
+    Returns a copy: what a session stores (its schema, options, last action) must not
+    change when the caller later changes its own dict, which the memory store would
+    otherwise share.
+    """
     if type(value) is not dict:
         raise SessionInputError(f"{name} must be a JSON object, got {json_kind(value)}")
     _check_json(value, name)
@@ -73,7 +79,8 @@ def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, A
         size = json_size(value)
         if size > limit:
             raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit")
-    return value
+    copy: dict[str, Any] = copy_json(value)
+    return copy
 
 
 def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> str:
