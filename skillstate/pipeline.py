@@ -113,7 +113,7 @@ def _prechecks(
     for key in skill.immutable_keys:
         if key in patch:
             return [Problem("immutable", f"{key} is set at init and never patched", key)], patch
-    patch = js_numbers(patch)
+    patch = copy_json(js_numbers(patch))  # the journal's own: the caller may change its dict
     if current is not None and not force and skill.phases:
         key = skill.phase_key
         phase = current.get(key)
@@ -182,7 +182,6 @@ def create_run(
         problems, base = _prechecks(skill, None, start, False, "initial state")
         if problems and problems[0].code == "patch":
             problems = [Problem("patch", "initial state: expected a JSON object", "")]
-        base = copy_json(base)  # the run's own: the caller may change its dict afterwards
     if problems:
         return Outcome(False, None, tuple(problems))
     candidate = host.merge(base, seed)
@@ -199,10 +198,10 @@ def create_run(
         created=stamp,
         updated=stamp,
         spec=spec,
-        environment=environment,
+        environment=copy_json(environment),  # the run's own copies (see _prechecks)
         observation=observation,
-        schema=schema,
-        meta=dict(meta or {}),
+        schema=copy_json(schema),
+        meta=copy_json(dict(meta or {})),
     )
     entry = JournalEntry(
         ts=stamp,
@@ -354,7 +353,7 @@ def _attempt(
         patch=patch,
         version=new.version,
         set=stamped,
-        action=None if change.action is NO_ACTION else change.action,
+        action=None if change.action is NO_ACTION else copy_json(change.action),
         observation_sha256=_digest(observation),
         status=status if status != record.status else None,
         turn=step if step != record.step else None,

@@ -91,6 +91,43 @@ def test_create_from_a_start_state_keeps_its_nulls_and_merges_the_seed(
     assert kept.record is not None and kept.record.state == {"task": None}
 
 
+def test_a_run_keeps_its_own_copies_of_what_the_caller_passed(host: Any, store: Any) -> None:
+    """The memory store keeps records and journal entries as objects: a caller changing
+    its dicts after a call must change neither the state nor the history."""
+    skill = SkillDefinition(name="free")
+    seed: dict[str, Any] = {"a": {"b": [1]}}
+    start: dict[str, Any] = {"s": [1]}
+    schema: dict[str, Any] = {"type": "object"}
+    meta: dict[str, Any] = {"tags": ["x"]}
+    environment: dict[str, Any] = {"name": "mock", "options": {}, "state": {"executed": 0}}
+    assert create_run(
+        host,
+        store,
+        skill,
+        "mine",
+        seed,
+        start=start,
+        schema=schema,
+        meta=meta,
+        environment=environment,
+    )
+    patch: dict[str, Any] = {"c": {"d": [1]}}
+    action: dict[str, Any] = {"do": ["it"]}
+    outcome = transition(host, store, "mine", Change(patch=patch, action=action), skill=skill)
+    assert outcome.accepted
+    for value in (seed["a"]["b"], start["s"], meta["tags"], patch["c"]["d"], action["do"]):
+        value.append("changed afterwards")
+    schema["required"] = ["zzz"]
+    environment["options"]["mode"] = "changed afterwards"
+    record, journal = store.get("mine"), store.journal("mine")
+    assert record.environment is not None and record.environment["options"] == {}
+    assert record.state == {"s": [1], "a": {"b": [1]}, "c": {"d": [1]}}
+    assert record.schema == {"type": "object"} and record.meta == {"tags": ["x"]}
+    assert journal[0].patch == {"a": {"b": [1]}} and journal[0].base == {"s": [1]}
+    assert journal[1].patch == {"c": {"d": [1]}} and journal[1].action == {"do": ["it"]}
+    assert verify_record(record, journal) == []
+
+
 def test_a_bad_start_state_is_refused_and_writes_nothing(host: Any, store: Any, skill: Any) -> None:
     for start, message in (
         ({"x": float("nan")}, "x: nan is not a JSON number"),
