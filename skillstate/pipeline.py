@@ -101,6 +101,15 @@ class Outcome:
         return not self.accepted
 
 
+def _own(value: Any) -> Any:
+    """A copy of a caller's JSON value, its numbers as JavaScript writes them (``1.0`` → ``1``).
+
+    A store that keeps objects (memory) then holds what one that keeps text (file, SQLite,
+    PostgreSQL) reads back, and the caller can change its own value afterwards.
+    """
+    return js_numbers(copy_json(value))
+
+
 def _prechecks(
     skill: SkillDefinition, current: Mapping[str, Any] | None, patch: Any, force: bool, what: str
 ) -> tuple[list[Problem], Any]:
@@ -113,7 +122,7 @@ def _prechecks(
     for key in skill.immutable_keys:
         if key in patch:
             return [Problem("immutable", f"{key} is set at init and never patched", key)], patch
-    patch = copy_json(js_numbers(patch))  # the journal's own: the caller may change its dict
+    patch = _own(patch)  # the journal's own: the caller may change its dict
     if current is not None and not force and skill.phases:
         key = skill.phase_key
         phase = current.get(key)
@@ -198,10 +207,10 @@ def create_run(
         created=stamp,
         updated=stamp,
         spec=spec,
-        environment=copy_json(environment),  # the run's own copies (see _prechecks)
+        environment=_own(environment),  # the run's own copies (see _prechecks)
         observation=observation,
-        schema=copy_json(schema),
-        meta=copy_json(dict(meta or {})),
+        schema=_own(schema),
+        meta=_own(dict(meta or {})),
     )
     entry = JournalEntry(
         ts=stamp,
@@ -324,7 +333,7 @@ def _attempt(
         if result.status == "rejected":
             problem = Problem("action", result.observation, "action")
             return Outcome(False, record, (problem,), result, attempts=attempts)
-        environment = {**(environment or {}), "state": snapshot}
+        environment = {**(environment or {}), "state": js_numbers(snapshot)}
         observation = result.observation
         if result.status == "completed":
             status = "completed"
@@ -353,7 +362,7 @@ def _attempt(
         patch=patch,
         version=new.version,
         set=stamped,
-        action=None if change.action is NO_ACTION else copy_json(change.action),
+        action=None if change.action is NO_ACTION else _own(change.action),
         observation_sha256=_digest(observation),
         status=status if status != record.status else None,
         turn=step if step != record.step else None,

@@ -12,6 +12,7 @@ import pytest
 from skillstate import Runtime
 from skillstate.errors import InvalidInput, SkillstateError
 from skillstate.journal import verify_record
+from skillstate.jsondoc import compact
 from skillstate.runtime.errors import (
     InvalidSessionId,
     SessionCorrupt,
@@ -108,6 +109,18 @@ def test_the_session_owns_what_it_was_given(rt: Runtime) -> None:
     rt.initialize_skill("own-w", "P.", environment="warehouse", environment_options=options)
     options["mode"] = "episode"
     assert rt.get_session("own-w")["metadata"]["environmentOptions"] == {"mode": "command"}
+
+
+def test_numbers_are_kept_as_every_store_reads_them_back(rt: Runtime) -> None:
+    """``1.0`` is ``1`` in an action, options and a schema, as in Σ: the memory store
+    must hold what the file, SQLite and PostgreSQL stores read back from their JSON."""
+    schema = {"type": "object", "properties": {"n": {"type": "number", "minimum": 0.0}}}
+    first = rt.initialize_skill("num", "P.", {"n": 1.0}, state_schema=schema)
+    rt.execute_step("num", "", {"m": 2.0}, {"type": "noop", "x": 1.0}, _obs(first))
+    text = compact(rt.get_session("num"))
+    assert '"lastAction":{"type":"noop","x":1}' in text
+    assert '"minimum":0}' in text and '"n":1' in text and '"m":2' in text
+    assert compact(rt.store.journal("num")[-1].action) == '{"type":"noop","x":1}'
 
 
 def test_step_payload_keys_and_commit(rt: Runtime) -> None:
@@ -493,8 +506,6 @@ def test_independent_sessions_do_not_interfere(rt: Runtime) -> None:
 
 
 def test_journal_replays_to_the_session_state(rt: Runtime) -> None:
-    from skillstate.journal import verify_record
-
     rt.initialize_skill("s1", "P", {"count": 0, "o": {"x": 1}})
     rt.execute_step("s1", "", {"o": {"x": None, "y": 2}}, "go")
     rt.execute_step("s1", "", {"count": "bad"}, {"type": "fail", "reject_transition": True})

@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.jsondoc import check_document, json_kind
+from skillstate.jsondoc import check_document, js_numbers, json_kind
 from skillstate.merge import copy_json
 from skillstate.runtime.errors import InvalidSessionId, SessionInputError
 from skillstate.runtime.payloads import json_size
@@ -79,7 +79,7 @@ def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, A
         size = json_size(value)
         if size > limit:
             raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit")
-    copy: dict[str, Any] = copy_json(value)
+    copy: dict[str, Any] = js_numbers(copy_json(value))  # as every store reads it back
     return copy
 
 
