@@ -1,8 +1,9 @@
 """Every store runs the same sessions: one random series of runtime calls, on all of them.
 
-Hypothesis draws a session (mock or warehouse) and a series of calls: steps with random
-patches and actions (every mock action kind, valid and malformed warehouse commands,
-rejections), echoed or drifting observations, and injects. The runtime makes them on
+Hypothesis draws a session (mock or warehouse, with or without a JSON Schema) and a
+series of calls: steps with random patches and actions (every mock action kind, valid
+and malformed warehouse commands, rejections), echoed or drifting observations,
+injects, and sometimes a close followed by a refused step. The runtime makes them on
 the memory, file, SQLite and PostgreSQL stores. Every call must answer the same on
 every store (the payload, or the error), and every store must then show the same
 session (Σ, P, the environment's snapshot, the metadata) and journal; so must new store
@@ -58,6 +59,10 @@ WAREHOUSE_ACTIONS = st.one_of(
 STEP = st.tuples(st.just("step"), PATCHES, st.booleans())
 INJECT = st.tuples(st.just("inject"), PATCHES, st.text(min_size=1, max_size=6))
 SESSION_NUMBERS = itertools.count()
+SCHEMA = {  # JSON Schema 2020-12: some random patches break it, and are rolled back
+    "type": "object",
+    "properties": {"a": {"type": ["number", "boolean"]}, "note": {"type": "string"}},
+}
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +98,10 @@ def _inject(session: str, patch: Any, observation: str, rt: Runtime) -> Any:
     return rt.inject_observation(session, observation, patch)
 
 
+def _close(session: str, rt: Runtime) -> Any:
+    return rt.close_session(session)
+
+
 def _seen(runtime: Runtime, session: str) -> str:
     record = runtime.store.get(session)
     journal = runtime.store.journal(session)
@@ -104,14 +113,18 @@ def _seen(runtime: Runtime, session: str) -> str:
 @settings(max_examples=30)
 @given(
     environment=st.sampled_from(["mock", "warehouse"]),
+    schema=st.sampled_from([None, SCHEMA]),
     initial=PATCHES,
+    close=st.booleans(),
     calls=st.lists(st.tuples(st.one_of(STEP, INJECT), st.data()), min_size=1, max_size=8),
 )
 def test_every_store_runs_the_same_session(
     tmp_path_factory: pytest.TempPathFactory,
     pg_url: str,
     environment: str,
+    schema: dict[str, Any] | None,
     initial: dict[str, Any],
+    close: bool,
     calls: list[tuple[tuple[str, dict[str, Any], Any], st.DataObject]],
 ) -> None:
     root: Path = tmp_path_factory.mktemp("rt-diff")
@@ -127,12 +140,14 @@ def test_every_store_runs_the_same_session(
         answers = {
             name: _answer(
                 lambda rt=rt: rt.initialize_skill(
-                    session, "Do the task.", initial, environment=environment
+                    session, "Do the task.", initial, schema, environment=environment
                 )
             )
             for name, rt in runtimes.items()
         }
         assert len({compact(a) for a in answers.values()}) == 1, answers
+        if "error" in answers["memory"]:  # refused alike everywhere (e.g. by the schema)
+            return
         actions = MOCK_ACTIONS if environment == "mock" else WAREHOUSE_ACTIONS
         for (kind, patch, extra), data in calls:
             if kind == "step":
@@ -142,6 +157,12 @@ def test_every_store_runs_the_same_session(
                 call = partial(_inject, session, patch, extra)
             answers = {name: _answer(partial(call, rt)) for name, rt in runtimes.items()}
             assert len({compact(a) for a in answers.values()}) == 1, answers
+            seen = {name: _seen(rt, session) for name, rt in runtimes.items()}
+            assert len(set(seen.values())) == 1, seen
+        if close:  # then a step, which a closed session refuses
+            for call in (partial(_close, session), partial(_step, session, {}, "go", None)):
+                answers = {name: _answer(partial(call, rt)) for name, rt in runtimes.items()}
+                assert len({compact(a) for a in answers.values()}) == 1, answers
             seen = {name: _seen(rt, session) for name, rt in runtimes.items()}
             assert len(set(seen.values())) == 1, seen
         expected = seen["memory"]
