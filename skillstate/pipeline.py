@@ -341,7 +341,7 @@ def _attempt(
     step = record.step + 1 if change.advance_step else record.step
     meta = record.meta
     if change.meta:
-        meta = {**record.meta, **change.meta}
+        meta = {**record.meta, **_own(change.meta)}
         for key, value in change.meta.items():
             if value is None:
                 del meta[key]

@@ -113,16 +113,19 @@ def test_a_run_keeps_its_own_copies_of_what_the_caller_passed(host: Any, store: 
     )
     patch: dict[str, Any] = {"c": {"d": [1]}}
     action: dict[str, Any] = {"do": ["it"]}
-    outcome = transition(host, store, "mine", Change(patch=patch, action=action), skill=skill)
-    assert outcome.accepted
+    step_meta: dict[str, Any] = {"last": ["m"]}
+    change = Change(patch=patch, action=action, meta=step_meta)
+    assert transition(host, store, "mine", change, skill=skill).accepted
     for value in (seed["a"]["b"], start["s"], meta["tags"], patch["c"]["d"], action["do"]):
         value.append("changed afterwards")
     schema["required"] = ["zzz"]
+    step_meta["last"].append("changed afterwards")
     environment["options"]["mode"] = "changed afterwards"
     record, journal = store.get("mine"), store.journal("mine")
     assert record.environment is not None and record.environment["options"] == {}
     assert record.state == {"s": [1], "a": {"b": [1]}, "c": {"d": [1]}}
-    assert record.schema == {"type": "object"} and record.meta == {"tags": ["x"]}
+    assert record.schema == {"type": "object"}
+    assert record.meta == {"tags": ["x"], "last": ["m"]}
     assert journal[0].patch == {"a": {"b": [1]}} and journal[0].base == {"s": [1]}
     assert journal[1].patch == {"c": {"d": [1]}} and journal[1].action == {"do": ["it"]}
     assert verify_record(record, journal) == []

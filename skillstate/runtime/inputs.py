@@ -13,8 +13,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.jsondoc import check_document, js_numbers, json_kind
-from skillstate.merge import copy_json
+from skillstate.jsondoc import check_document, json_kind
 from skillstate.runtime.errors import InvalidSessionId, SessionInputError
 from skillstate.runtime.payloads import json_size
 from skillstate.schema import json_schema_errors
@@ -68,9 +67,8 @@ def _check_json(value: Any, name: str) -> None:
 def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, Any]:
     """``value`` must be a JSON object (a ``dict`` with string keys), within ``limit`` bytes.
 
-    Returns a copy: what a session stores (its schema, options, last action) must not
-    change when the caller later changes its own dict, which the memory store would
-    otherwise share.
+    Returned as it is: the pipeline stores its own copy of whatever reaches a record or
+    the journal (``skillstate.pipeline._own``).
     """
     if type(value) is not dict:
         raise SessionInputError(f"{name} must be a JSON object, got {json_kind(value)}")
@@ -79,8 +77,7 @@ def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, A
         size = json_size(value)
         if size > limit:
             raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit")
-    copy: dict[str, Any] = js_numbers(copy_json(value))  # as every store reads it back
-    return copy
+    return value
 
 
 def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> str:
