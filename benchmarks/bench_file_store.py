@@ -78,25 +78,22 @@ def _floor(directory: str, record_bytes: bytes, line: bytes) -> Callable[[], Non
         dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
         os.fsync(dfd)
         os.close(dfd)
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(fd, line)
-        os.fsync(fd)
-        os.close(fd)
+        _append(journal, line, os.fsync)
 
     return once
+
+
+def _append(journal: str, line: bytes, sync: Callable[[int], None]) -> None:
+    fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(fd, line)
+    sync(fd)
+    os.close(fd)
 
 
 def _append_floor(directory: str, line: bytes) -> Callable[[], None]:
     """The one sync a commit cannot do without: append a line, ``fdatasync`` it."""
     journal = os.path.join(directory, "append-floor.jsonl")
-
-    def once() -> None:
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(fd, line)
-        os.fdatasync(fd)
-        os.close(fd)
-
-    return once
+    return lambda: _append(journal, line, os.fdatasync)
 
 
 def _transition(host: Any, store: FileStore, run_id: str) -> Callable[[], None]:
