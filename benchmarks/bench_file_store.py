@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 from skillstate_plugins.file_store import FileStore
-from skillstate_plugins.file_store_format import encode_entry, encode_record
+from skillstate_plugins.file_store.format import encode_entry, encode_record
 
 from skillstate import Change, FieldSpec, SkillDefinition, create_run, transition
 from skillstate.journal import verify_record

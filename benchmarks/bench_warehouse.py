@@ -20,8 +20,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from skillstate.bench.policies import OraclePolicy
-from skillstate.bench.runner import EpisodeConfig, run_episode
+from skillstate_plugins.warehouse.bench.policies import OraclePolicy
+from skillstate_plugins.warehouse.bench.runner import EpisodeConfig, run_episode
+
 from skillstate.runtime.sessions import Runtime
 
 

@@ -16,8 +16,9 @@ import uuid
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from skillstate.bench.policies import OraclePolicy
-from skillstate.bench.runner import EpisodeConfig, run_episode
+from skillstate_plugins.warehouse.bench.policies import OraclePolicy
+from skillstate_plugins.warehouse.bench.runner import EpisodeConfig, run_episode
+
 from skillstate.runtime.sessions import Runtime
 
 SERIES = (

@@ -66,6 +66,20 @@ KEYS: dict[str, ConfigKey] = {
             False,
         ),
         ConfigKey(
+            "trace_plugins",
+            "bool",
+            "Print every hook call (implementations, summarised arguments and results) to stderr",
+            "SKILLSTATE_TRACE_PLUGINS",
+            False,
+        ),
+        ConfigKey(
+            "default_environment",
+            "str",
+            "Environment of a session that names none (the reference server's default: mock)",
+            "SKILLSTATE_DEFAULT_ENVIRONMENT",
+            "mock",
+        ),
+        ConfigKey(
             "budget",
             "budget",
             "Default size budget: string_chars, array_items, document_bytes",
@@ -126,6 +140,14 @@ class Config:
     @property
     def strict_plugins(self) -> bool:
         return bool(self.get("strict_plugins"))
+
+    @property
+    def trace_plugins(self) -> bool:
+        return bool(self.get("trace_plugins"))
+
+    @property
+    def default_environment(self) -> str:
+        return str(self.get("default_environment"))
 
     @property
     def budget(self) -> Budget | None:

@@ -8,8 +8,18 @@ under the entry-point group ``skillstate``::
     my-guards = "my_package.guards"
 
 The docstring of each hook is its reference page (``docs/hooks.md`` is generated
-from them): when it fires, its call semantics, its arguments and its return contract,
-with an example. Where a hook fires in the transition pipeline::
+from them): when it fires, its call semantics, its order, what happens when one
+implementation fails (isolation), its arguments and its return contract, with an
+example. Plugin authors import what the examples use from :mod:`skillstate.plugin`.
+
+Every hook is called once, the pluggy way: an implementation may declare any subset
+of the arguments below; ``tryfirst``/``trylast`` and new-style wrappers
+(``@hookimpl(wrapper=True)``) work; old-style ``hookwrapper=True`` is refused when the
+plugin is registered. **Order** is pluggy's: ``tryfirst`` implementations, then the
+rest with the most recently registered plugin first, then ``trylast``; the loader
+registers installed plugins so that they are called in (distribution, entry-point
+name) order, and a plugin registered at run time (``pm.register``) is called before
+them. Where a hook fires in the transition pipeline::
 
     transition(run, patch, action)
       skillstate_merge            candidate = Σ ⊕ patch              (first result)
@@ -23,6 +33,9 @@ with an example. Where a hook fires in the transition pipeline::
 Registry hooks (``skillstate_register_*``) are called once per process, when the
 registry is first needed, with a ``register`` callback; two plugins registering the
 same name is an error naming both.
+
+``SKILLSTATE_TRACE_PLUGINS=1`` prints every hook call, the implementations it runs
+and a summary of the results to stderr.
 """
 
 from __future__ import annotations
@@ -36,6 +49,7 @@ from skillstate.markers import hookspec
 if TYPE_CHECKING:
     from skillstate.records import (
         Budget,
+        CommandSpec,
         DoctorFinding,
         EnvironmentSpec,
         JournalEntry,
@@ -52,6 +66,7 @@ __all__ = [
     "skillstate_doctor",
     "skillstate_guards",
     "skillstate_merge",
+    "skillstate_register_commands",
     "skillstate_register_environments",
     "skillstate_register_skills",
     "skillstate_register_stores",
@@ -67,9 +82,14 @@ def skillstate_merge(state: Mapping[str, Any], patch: Mapping[str, Any]) -> dict
     JSON object, touches no immutable key, does not leave a terminal phase without
     ``force``); and when ``skillstate verify`` replays a journal.
 
-    **Semantics:** first result. The bundled ``merge`` plugin implements RFC 7396
-    (:func:`skillstate.merge_patch`) with ``trylast=True``, so any plugin returning a
-    non-``None`` value replaces it; return ``None`` to defer to the next one.
+    **Semantics:** first result. The essential ``merge`` plugin implements RFC 7396
+    (:func:`skillstate.plugin.merge_patch`) with ``trylast=True``, so any plugin
+    returning a non-``None`` value replaces it; return ``None`` to defer to the next one.
+
+    **Order:** pluggy's; the first non-``None`` answer wins, the essential default last.
+
+    **Isolation:** fail closed. An implementation that raises (or returns something
+    that is not a ``dict``) rejects the transition with a problem naming its plugin.
 
     **Arguments:** ``state`` — the current state Σ; ``patch`` — the sparse patch ΔΣ.
     Neither may be mutated.
@@ -95,6 +115,13 @@ def skillstate_register_skills(register: Callable[[SkillDefinition], None]) -> N
     **Semantics:** collected; call ``register`` once per skill. Registering a name
     another plugin already registered raises
     :class:`~skillstate.errors.PluginConflictError` naming both plugins.
+
+    **Order:** pluggy's; a registry keeps registration order.
+
+    **Isolation:** fail open. An implementation that raises (or registers something
+    that is not a ``SkillDefinition``) is reported in one warning naming its plugin,
+    and none of that plugin's skills are registered; the other plugins' are. Under
+    ``SKILLSTATE_STRICT_PLUGINS=1`` it is an error instead.
 
     **Arguments:** ``register`` — takes one :class:`~skillstate.records.SkillDefinition`.
 
@@ -125,9 +152,16 @@ def skillstate_validate(
     **When:** in every transition and creation, on the merged candidate state,
     before budgets and guards.
 
-    **Semantics:** collected; the problems of all plugins are concatenated (later
-    registered plugins first, per pluggy's order; the bundled ``schema`` plugin is
-    ``trylast``). Any problem rejects the transition and skips the guards.
+    **Semantics:** collected; the problems of all plugins are concatenated. The
+    essential ``schema`` plugin (fields, JSON Schema, phase) is ``trylast`` and cannot be
+    blocked, so a validator adds checks; it does not remove them. Any problem rejects
+    the transition and skips the guards.
+
+    **Order:** pluggy's; problems are reported in call order, the essential ones last.
+
+    **Isolation:** fail closed. An implementation that raises (or returns something
+    other than ``Problem`` records) adds a problem naming its plugin, which rejects the
+    transition; the other validators still run.
 
     **Arguments:** ``skill`` — the run's :class:`~skillstate.records.SkillDefinition`;
     ``state`` — the candidate state; ``schema`` — the run's own JSON Schema (a session
@@ -154,10 +188,15 @@ def skillstate_budget(skill: SkillDefinition) -> Budget | None:
 
     **When:** in every transition and creation, after validation.
 
-    **Semantics:** first result. The bundled ``budgets`` plugin (``trylast``) returns
+    **Semantics:** first result. The essential ``budgets`` plugin (``trylast``) returns
     the skill's own ``budget``; when every plugin returns ``None`` the configured
     ``budget`` (or the defaults: 500 characters per string, 50 items per array, 8,192
-    bytes of compact JSON) applies.
+    bytes of compact JSON) applies. The answer is cached per registered skill.
+
+    **Order:** pluggy's; the first non-``None`` answer wins, the essential default last.
+
+    **Isolation:** fail closed. An implementation that raises (or returns something
+    that is not a ``Budget``) rejects the transition with a problem naming its plugin.
 
     **Arguments:** ``skill`` — the run's skill definition.
 
@@ -182,10 +221,16 @@ def skillstate_guards(
     **When:** in every transition and creation, only when validation and budgets
     found no problem (guards may assume the state is well-shaped).
 
-    **Semantics:** collected, each plugin called on its own. Every problem returned
-    rejects the transition, in the order the guards are declared. A guard that
-    raises **fails closed**: the transition is rejected with a problem naming the
-    plugin and the error.
+    **Semantics:** collected. Every problem returned rejects the transition. A guard
+    may be a generator (``yield Problem(...)``): it is run to the end inside its own
+    call.
+
+    **Order:** pluggy's; problems are reported in call order, so installed plugins'
+    problems come in (distribution, entry-point name) order.
+
+    **Isolation:** fail closed. A guard that raises (or yields something that is not
+    a ``Problem``) adds a problem naming its plugin and the error, which rejects the
+    transition; the other guards still run and report their problems.
 
     **Arguments:** ``skill`` — the skill definition; ``before`` — the current state
     (``None`` at creation); ``after`` — the candidate state.
@@ -212,6 +257,11 @@ def skillstate_register_stores(register: Callable[[StoreSpec], None]) -> None:
     registering one scheme raise :class:`~skillstate.errors.PluginConflictError`
     naming both and how to block one.
 
+    **Order:** pluggy's; a registry keeps registration order.
+
+    **Isolation:** fail open, as for ``skillstate_register_skills``: a failing plugin's
+    schemes are not registered, and a warning names it.
+
     **Arguments:** ``register`` — takes one :class:`~skillstate.records.StoreSpec`
     whose ``factory(url)`` returns a :class:`~skillstate.store.Store`.
 
@@ -226,6 +276,41 @@ def skillstate_register_stores(register: Callable[[StoreSpec], None]) -> None:
 
 
 @hookspec
+def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> None:
+    """Register ``skillstate`` sub-commands (``skillstate NAME ...``).
+
+    **When:** once per ``skillstate`` invocation that loads plugins, before its command
+    line is parsed (and for ``skillstate --help``).
+
+    **Semantics:** collected; call ``register`` once per command with a
+    :class:`~skillstate.records.CommandSpec`. A name that another plugin, or
+    skillstate itself (``init``, ``patch``, ``plugins``...), already registered raises
+    :class:`~skillstate.errors.PluginConflictError` naming both, and ``skillstate``
+    refuses to run until one is blocked. A blocked plugin's commands do not exist.
+    ``configure`` and ``run`` are called only when the command is used: import
+    heavy modules inside them.
+
+    **Order:** pluggy's; ``skillstate --help`` lists plugin commands after the core's,
+    in registration order.
+
+    **Isolation:** fail open, as for ``skillstate_register_skills``: a failing plugin's
+    commands are not registered, and a warning names it. A command whose ``run``
+    raises a :class:`~skillstate.errors.SkillstateError` exits 2 with its message.
+
+    **Arguments:** ``register`` — takes one :class:`~skillstate.records.CommandSpec`.
+
+    **Returns:** nothing.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_register_commands(register):
+            register(CommandSpec.from_module(
+                "report", "summarise the runs of my skill", f"{__package__}.report_cmd"))
+    """
+
+
+@hookspec
 def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]) -> None:
     """Register environments (where session actions run), keyed by name.
 
@@ -233,6 +318,12 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
 
     **Semantics:** collected; call ``register`` once per environment. Duplicate names
     raise :class:`~skillstate.errors.PluginConflictError` naming both plugins.
+
+    **Order:** pluggy's; a registry keeps registration order.
+
+    **Isolation:** fail open, as for ``skillstate_register_skills``: a failing plugin's
+    environments are not registered, and a warning names it. An environment whose
+    ``execute`` raises fails closed: the action is rejected and the step rolls back.
 
     **Arguments:** ``register`` — takes one :class:`~skillstate.records.EnvironmentSpec`
     whose ``factory(options, snapshot)`` returns a fresh
@@ -255,9 +346,14 @@ def skillstate_doctor(root: Path, store: Store | None) -> Iterable[DoctorFinding
 
     **When:** when a user runs ``skillstate doctor`` (or ``rig-state doctor``).
 
-    **Semantics:** collected; each plugin called on its own, and one that raises is
-    reported as an ``error`` finding instead of stopping the others. Doctor checks
-    are read-only.
+    **Semantics:** collected. Doctor checks are read-only; a finding may carry an
+    ``autofix`` (a callable) that ``doctor --fix`` runs.
+
+    **Order:** pluggy's; findings are printed in call order.
+
+    **Isolation:** fail open. A check that raises (or yields something that is not a
+    ``DoctorFinding``) becomes one ``error`` finding naming its plugin; the other checks
+    still run.
 
     **Arguments:** ``root`` — the project directory; ``store`` — the configured store
     (``None`` if it could not be opened).
@@ -280,9 +376,13 @@ def skillstate_after_commit(record: RunRecord, entry: JournalEntry) -> None:
     **When:** after every successful ``create`` or ``commit``, in the process that
     made it, once the store has made the write durable.
 
-    **Semantics:** collected; each observer called on its own. An observer cannot
-    change or undo the write: an exception it raises is logged as a warning and
-    otherwise ignored.
+    **Semantics:** collected. An observer cannot change or undo the write.
+
+    **Order:** pluggy's.
+
+    **Isolation:** fail open. An observer that raises is reported in one warning
+    naming its plugin (``ObserverWarning``); the write stands and the other observers
+    still run.
 
     **Arguments:** ``record`` — the new record; ``entry`` — the journal entry written
     with it.

@@ -1,8 +1,16 @@
 """The typed facade over the plugin manager: one method per hook, plus the registries.
 
-Callers never touch ``pm.hook`` directly; they ask a :class:`Host`. Registries
-(skills, stores, environments) are built on first use, and a name registered by two
-plugins is a :class:`~skillstate.errors.PluginConflictError` naming both.
+Callers never touch ``pm.hook`` directly; they ask a :class:`Host`. Every hook is
+called once, the pluggy way (``pm.hook.<name>(...)``), so argument subsets,
+``tryfirst``/``trylast``, wrappers and hook-call monitoring all behave as pluggy
+documents. A failing implementation comes back as a
+:class:`~skillstate.isolation.HookFailure` (see :mod:`skillstate.isolation`) and is
+handled here by the hook's isolation policy: policy hooks fail closed, observers and
+registries fail open with one warning naming the plugin.
+
+Registries (skills, stores, environments, commands) are built on first use; a name
+registered by two plugins is a :class:`~skillstate.errors.PluginConflictError`
+naming both.
 """
 
 from __future__ import annotations
@@ -10,7 +18,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from skillstate.budgets import check_budget
 from skillstate.config import Config, load_config
@@ -21,6 +29,7 @@ from skillstate.errors import (
     SkillNotFound,
     StoreNotFound,
 )
+from skillstate.isolation import CURRENT_PLUGIN, HookFailure
 from skillstate.manager import SkillstatePluginManager, make_plugin_manager
 from skillstate.records import (
     DEFAULT_BUDGET,
@@ -35,34 +44,75 @@ from skillstate.records import (
 )
 from skillstate.store import Store
 
-__all__ = ["Host", "ObserverWarning", "Registry"]
+if TYPE_CHECKING:
+    from skillstate.records import CommandSpec
+
+__all__ = ["CORE", "HookFailed", "Host", "ObserverWarning", "PluginWarning", "Registry"]
 
 T = TypeVar("T")
 
+CORE = "skillstate"
+"""The owner name of what the core registers itself (its own commands)."""
 
-class ObserverWarning(UserWarning):
+
+class PluginWarning(UserWarning):
+    """A plugin's hook implementation failed where failing open is the rule."""
+
+
+class ObserverWarning(PluginWarning):
     """An after-commit observer raised; the write itself stands."""
+
+
+class HookFailed(PluginError):
+    """A fail-closed hook (merge, budget) failed: the transition is rejected with ``problem``."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def _closed(failure: HookFailure, what: str, code: str) -> Problem:
+    """The problem a failing policy hook turns into (fail closed)."""
+    return Problem(
+        code,
+        f"{what} plugin '{failure.plugin}' failed ({failure.reason}); "
+        "the patch is rejected (fail closed)",
+        "",
+        failure.plugin,
+    )
 
 
 class Registry(Generic[T]):
     """Records registered by plugins under unique names, in registration order."""
 
-    def __init__(self, kind: str, pm: SkillstatePluginManager) -> None:
+    def __init__(
+        self, kind: str, pm: SkillstatePluginManager, reserved: Mapping[str, str] | None = None
+    ) -> None:
         self.kind = kind
         self._pm = pm
         self._items: dict[str, T] = {}
-        self._owners: dict[str, str] = {}
+        self._owners: dict[str, str] = dict(reserved or {})
+
+    def _describe(self, owner: str) -> str:
+        return "skillstate itself" if owner == CORE else self._pm.describe(owner)
 
     def add(self, key: str, item: T, plugin: str) -> None:
-        if key in self._items:
+        if key in self._owners:
             first, second = self._owners[key], plugin
+            block = second if first == CORE else f"{second} (or {first})"
             raise PluginConflictError(
-                f"{self.kind} '{key}' is registered by two plugins: {self._pm.describe(first)} and "
-                f"{self._pm.describe(second)}; block one with SKILLSTATE_DISABLE_PLUGINS={second} "
-                f"(or {first}), or disable_plugins in skillstate.toml"
+                f"{self.kind} '{key}' is registered by two plugins: {self._describe(first)} and "
+                f"{self._describe(second)}; block one with SKILLSTATE_DISABLE_PLUGINS={block}, "
+                "or disable_plugins in skillstate.toml"
             )
         self._items[key] = item
         self._owners[key] = plugin
+
+    def drop_plugin(self, plugin: str) -> None:
+        """Forget everything ``plugin`` registered (its registration hook failed)."""
+        for key in [k for k, owner in self._owners.items() if owner == plugin]:
+            del self._owners[key]
+            self._items.pop(key, None)
 
     def get(self, key: str) -> T | None:
         return self._items.get(key)
@@ -89,6 +139,7 @@ class Host:
         self._skills: Registry[SkillDefinition] | None = None
         self._stores: Registry[StoreSpec] | None = None
         self._environments: Registry[EnvironmentSpec] | None = None
+        self._commands: Registry[CommandSpec] | None = None
         self._open_stores: dict[str, Store] = {}
         self._budgets: dict[str, Budget] = {}
 
@@ -100,25 +151,39 @@ class Host:
             disable=config.disable_plugins,
             allow=config.load_plugins,
             strict=config.strict_plugins,
+            trace=config.trace_plugins,
         )
         return cls(pm, config)
 
     # -- registries -------------------------------------------------------------
     def _build(
-        self, kind: str, hook_name: str, key: Callable[[Any], str], cls: type
+        self,
+        kind: str,
+        hook_name: str,
+        key: Callable[[Any], str],
+        cls: type,
+        reserved: Mapping[str, str] | None = None,
     ) -> Registry[Any]:
-        registry: Registry[Any] = Registry(kind, self.pm)
-        hook = getattr(self.pm.hook, hook_name)
-        for impl in reversed(hook.get_hookimpls()):
+        registry: Registry[Any] = Registry(kind, self.pm, reserved)
 
-            def register(item: Any, _plugin: str = impl.plugin_name) -> None:
-                if not isinstance(item, cls):
-                    raise PluginError(
-                        f"plugin '{_plugin}' registered a {type(item).__name__}, expected a {cls.__name__}"
-                    )
-                registry.add(key(item), item, _plugin)
+        def register(item: Any) -> None:
+            plugin = CURRENT_PLUGIN.get()
+            if plugin is None:
+                raise PluginError(f"{hook_name}'s register was called outside the hook")
+            if not isinstance(item, cls):
+                raise PluginError(f"registered a {type(item).__name__}, expected a {cls.__name__}")
+            registry.add(key(item), item, plugin)
 
-            impl.function(register)
+        for result in getattr(self.pm.hook, hook_name)(register=register):
+            if isinstance(result, HookFailure):
+                registry.drop_plugin(result.plugin)
+                message = (
+                    f"plugin '{result.plugin}' failed in {hook_name} ({result.reason}); "
+                    f"none of its {kind}s are registered"
+                )
+                if self.config.strict_plugins:
+                    raise PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)")
+                warnings.warn(message, PluginWarning, stacklevel=3)
         return registry
 
     @property
@@ -136,6 +201,22 @@ class Host:
                 "store scheme", "skillstate_register_stores", lambda s: s.scheme, StoreSpec
             )
         return self._stores
+
+    @property
+    def commands(self) -> Registry[CommandSpec]:
+        """The ``skillstate`` sub-commands plugins register (the core's names are taken)."""
+        if self._commands is None:
+            from skillstate.cli.main import CORE_COMMANDS
+            from skillstate.records import CommandSpec
+
+            self._commands = self._build(
+                "command",
+                "skillstate_register_commands",
+                lambda c: c.name,
+                CommandSpec,
+                reserved={c.name: CORE for c in CORE_COMMANDS},
+            )
+        return self._commands
 
     @property
     def environments(self) -> Registry[EnvironmentSpec]:
@@ -188,11 +269,21 @@ class Host:
 
     # -- pipeline hooks --------------------------------------------------------
     def merge(self, state: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+        """Σ ⊕ patch by the first merge plugin that answers (RFC 7396 by default).
+
+        Raises :class:`HookFailed` when that plugin failed (fail closed).
+        """
         result = self.pm.hook.skillstate_merge(state=state, patch=patch)
-        if result is None:
-            raise PluginError("no plugin merges patches: is the 'merge' plugin blocked?")
-        if not isinstance(result, dict):
-            raise PluginError(f"the merge hook returned a {type(result).__name__}, expected a dict")
+        if isinstance(result, HookFailure):
+            raise HookFailed(_closed(result, "merge", "merge"))
+        if not isinstance(result, dict):  # a wrapper's doing: no plugin to name
+            raise HookFailed(
+                Problem(
+                    "merge",
+                    f"the merge hook gave a {type(result).__name__}, expected a dict; "
+                    "the patch is rejected (fail closed)",
+                )
+            )
         return result
 
     def validate(
@@ -201,21 +292,22 @@ class Host:
         state: Mapping[str, Any],
         schema: Mapping[str, Any] | None = None,
     ) -> list[Problem]:
-        problems: list[Problem] = []
+        """Shape problems from every validator; a failing one adds a problem naming it."""
         budget = self.budget(skill)
-        for result in self.pm.hook.skillstate_validate(
+        results = self.pm.hook.skillstate_validate(
             skill=skill, state=state, schema=schema, budget=budget
-        ):
-            if result:
-                problems.extend(result)
-        return problems
+        )
+        return _problems(results, "validation", "validate")
 
     def budget(self, skill: SkillDefinition) -> Budget:
+        """The skill's effective budget (first plugin's answer, else config, else defaults)."""
         registered = self.skills.get(skill.name) is skill
         cached = self._budgets.get(skill.name) if registered else None
         if cached is not None:
             return cached
         found = self.pm.hook.skillstate_budget(skill=skill)
+        if isinstance(found, HookFailure):
+            raise HookFailed(_closed(found, "budget", "budget"))
         budget = found if isinstance(found, Budget) else (self.config.budget or DEFAULT_BUDGET)
         if registered:
             self._budgets[skill.name] = budget
@@ -228,62 +320,70 @@ class Host:
     def guards(
         self, skill: SkillDefinition, before: Mapping[str, Any] | None, after: Mapping[str, Any]
     ) -> list[Problem]:
-        """Guard problems in declaration order; a guard that raises fails closed."""
-        problems: list[Problem] = []
-        for impl in reversed(self.pm.hook.skillstate_guards.get_hookimpls()):
-            try:
-                result = impl.function(skill=skill, before=before, after=after)
-                if result:
-                    problems.extend(_checked(result, Problem, impl.plugin_name))
-            except Exception as exc:
-                problems.append(
-                    Problem(
-                        "guard",
-                        f"guard plugin '{impl.plugin_name}' failed ({type(exc).__name__}: {exc}); "
-                        "the patch is rejected (guards fail closed)",
-                        "",
-                        impl.plugin_name,
-                    )
-                )
-        return problems
+        """Guard problems in call order; a guard that fails adds a problem naming it (fail closed)."""
+        results = self.pm.hook.skillstate_guards(skill=skill, before=before, after=after)
+        return _problems(results, "guard", "guard")
 
     def after_commit(self, record: RunRecord, entry: JournalEntry) -> None:
-        for impl in self.pm.hook.skillstate_after_commit.get_hookimpls():
-            try:
-                impl.function(record=record, entry=entry)
-            except Exception as exc:
+        """Tell the observers; one that fails is a warning, never undoes the write."""
+        for result in self.pm.hook.skillstate_after_commit(record=record, entry=entry):
+            if isinstance(result, HookFailure):
                 warnings.warn(
-                    f"after-commit observer '{impl.plugin_name}' failed: {type(exc).__name__}: {exc}",
+                    f"after-commit observer '{result.plugin}' failed: {result.reason}",
                     ObserverWarning,
                     stacklevel=2,
                 )
 
     def doctor(self, root: Path, store: Store | None) -> list[DoctorFinding]:
+        """Every plugin's findings; a failing check becomes an ``error`` finding naming it."""
         findings: list[DoctorFinding] = []
-        for impl in reversed(self.pm.hook.skillstate_doctor.get_hookimpls()):
-            try:
-                result = impl.function(root=root, store=store)
-                if result:
-                    findings.extend(_checked(result, DoctorFinding, impl.plugin_name))
-            except Exception as exc:
+        for result in self.pm.hook.skillstate_doctor(root=root, store=store):
+            if isinstance(result, HookFailure):
                 findings.append(
                     DoctorFinding(
                         "plugin",
                         "error",
-                        f"doctor check of plugin '{impl.plugin_name}' failed: {type(exc).__name__}: {exc}",
-                        source=impl.plugin_name,
+                        f"doctor check of plugin '{result.plugin}' failed: {result.reason}",
+                        source=result.plugin,
                     )
                 )
+            elif result is not None:
+                findings.extend(_only(result, DoctorFinding, "doctor"))
         return findings
 
 
-def _checked(items: Any, cls: type[T], plugin: str) -> list[T]:
-    """``items`` as a list, each checked to be a ``cls`` (naming the plugin otherwise)."""
-    out: list[T] = []
-    for item in items:
+def _only(items: Any, cls: type[T], hook: str) -> list[T]:
+    """``items`` if every one is a ``cls`` (a wrapper may have changed them), else a PluginError."""
+    out = list(items)
+    for item in out:
         if not isinstance(item, cls):
             raise PluginError(
-                f"plugin '{plugin}' returned a {type(item).__name__}, expected a {cls.__name__}"
+                f"the {hook} hook gave a {type(item).__name__}, expected {cls.__name__} records"
             )
-        out.append(item)
     return out
+
+
+def _problems(results: list[Any], what: str, code: str) -> list[Problem]:
+    """Flatten a collected policy hook's results; each failure becomes a fail-closed problem."""
+    problems: list[Problem] = []
+    for result in results:
+        if isinstance(result, HookFailure):
+            problems.append(_closed(result, what, code if code == "guard" else "plugin"))
+        elif result:
+            if isinstance(result, Problem):  # a wrapper added one bare
+                problems.append(result)
+                continue
+            for item in result:
+                if isinstance(item, HookFailure):
+                    problems.append(_closed(item, what, "plugin"))
+                elif isinstance(item, Problem):
+                    problems.append(item)
+                else:
+                    problems.append(
+                        Problem(
+                            "plugin",
+                            f"the {what} hook gave a {type(item).__name__}, expected Problem "
+                            "records; the patch is rejected (fail closed)",
+                        )
+                    )
+    return problems

@@ -1,8 +1,9 @@
 """Building a plugin manager: discovery, block and allow lists, and the plugin table.
 
 There is no import-time global: :func:`make_plugin_manager` builds a fresh manager
-each time. Bundled plugins are ordinary entry points of the ``skillstate``
-distribution, loaded exactly like third-party ones.
+each time. The essential plugins (merge, schema, budgets) are the core's and are
+always registered; every other plugin, bundled or not, is an entry point of the
+``skillstate`` group, loaded the same way.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import attrs
 import pluggy
 
 from skillstate.errors import PluginError
+from skillstate.isolation import HookFailure
 from skillstate.markers import PROJECT
 
 __all__ = [
     "HOOK_PREFIX",
+    "HookFailure",
     "PluginInfo",
     "PluginLoadWarning",
     "SkillstatePluginManager",
@@ -40,8 +43,9 @@ class PluginLoadWarning(UserWarning):
 class PluginInfo:
     """One row of ``skillstate plugins``.
 
-    ``status`` is ``active``, ``blocked`` (by the block list) or ``error`` (it failed
-    to import or declares a hook that does not exist; ``error`` says why).
+    ``status`` is ``essential`` (the core's merge, schema and budgets: always loaded,
+    cannot be blocked), ``active``, ``blocked`` (by the block list) or ``error`` (it
+    failed to import or declares a hook that does not exist; ``error`` says why).
     """
 
     name: str
@@ -77,19 +81,72 @@ def parse_name_list(value: str | None) -> tuple[str, ...] | None:
 
 
 class SkillstatePluginManager(pluggy.PluginManager):
-    """A pluggy manager that only considers ``skillstate_*`` attributes and keeps a plugin table."""
+    """A pluggy manager: ``skillstate_*`` attributes only, isolated implementations, a plugin table.
+
+    The essential plugins (:mod:`skillstate.essentials`) are registered when it is
+    built. Every plugin registered later, by the loader or by ``register`` directly,
+    has its hook implementations guarded (:mod:`skillstate.isolation`); a plugin
+    using an old-style ``hookwrapper=True`` implementation is refused with a
+    :class:`~skillstate.errors.PluginError` naming it.
+    """
 
     def __init__(self) -> None:
         super().__init__(PROJECT)
         from skillstate import hookspecs
+        from skillstate._version import __version__
+        from skillstate.essentials import ESSENTIAL
 
         self.add_hookspecs(hookspecs)
         self.plugin_table: list[PluginInfo] = []
+        for name, cls in ESSENTIAL.items():
+            plugin = cls()
+            self.register(plugin, name=name)
+            self.plugin_table.append(
+                PluginInfo(
+                    name,
+                    "skillstate",
+                    __version__,
+                    "essential",
+                    self.hooks_of(plugin),
+                    f"skillstate.essentials:{cls.__name__}",
+                )
+            )
 
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
         if not name.startswith(HOOK_PREFIX):
             return None
         return super().parse_hookimpl_opts(plugin, name)
+
+    def register(self, plugin: Any, name: str | None = None) -> str | None:
+        """Register ``plugin`` as pluggy does, then guard its hook implementations."""
+        registered = super().register(plugin, name)
+        if registered is None:  # blocked
+            return None
+        try:
+            self._guard(plugin, registered)
+        except PluginError:
+            self.unregister(plugin)
+            raise
+        return registered
+
+    def _guard(self, plugin: Any, name: str) -> None:
+        from skillstate.isolation import guard_impl
+
+        for caller in self.get_hookcallers(plugin) or []:
+            if caller.spec is None:
+                continue  # an unknown hook: reported by the loader
+            for impl in caller.get_hookimpls():
+                if impl.plugin is not plugin:
+                    continue
+                if impl.hookwrapper:
+                    raise PluginError(
+                        f"plugin '{name}': {caller.name} is an old-style hookwrapper "
+                        "(hookwrapper=True); skillstate hooks take new-style wrappers only: "
+                        "@hookimpl(wrapper=True)"
+                    )
+                # pluggy types HookImpl.function as Final; it is a plain slot, and
+                # argnames were read from the original function before this point.
+                impl.function = guard_impl(name, caller.name, impl.function, impl.wrapper)  # type: ignore[misc]
 
     def hooks_of(self, plugin: Any) -> tuple[str, ...]:
         """The hook names (without prefix) a registered plugin implements, sorted."""
@@ -158,34 +215,84 @@ def _entry_points() -> list[Any]:
     return eps
 
 
+def _keys(ep: Any) -> set[str]:
+    """The names that select an entry point: its own, and its distribution's."""
+    keys = {normalize_name(ep.name)}
+    if ep.dist is not None and ep.dist.name:
+        keys.add(normalize_name(ep.dist.name))
+    return keys
+
+
+def _check_names(blocked: set[str], allowed: set[str] | None, eps: list[Any], strict: bool) -> None:
+    """Refuse blocking an essential plugin; report names that select nothing (typos)."""
+    from skillstate.essentials import ESSENTIAL
+
+    essential = sorted(blocked & set(ESSENTIAL))
+    if essential:
+        raise PluginError(
+            f"plugin '{essential[0]}' cannot be disabled: merge, schema and budgets are the "
+            "core's own checks (essential plugins); to change what one does, register a "
+            "plugin that replaces it (docs/plugins.md, 'Replacing a default')"
+        )
+    known: set[str] = set(ESSENTIAL)
+    for ep in eps:
+        known |= _keys(ep)
+    for names, what in ((blocked, "disable_plugins"), (allowed or set(), "load_plugins")):
+        unknown = sorted(names - known)
+        if not unknown:
+            continue
+        available = ", ".join(sorted({normalize_name(ep.name) for ep in eps})) or "(none)"
+        message = (
+            f"{what} names no installed plugin: {', '.join(repr(n) for n in unknown)} "
+            f"(misspelled? installed: {available})"
+        )
+        if strict:
+            raise PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)")
+        warnings.warn(message, PluginLoadWarning, stacklevel=3)
+
+
 def make_plugin_manager(
     load_entrypoints: bool = True,
     disable: Iterable[str] = (),
     allow: Iterable[str] | None = None,
     strict: bool | None = None,
+    trace: bool | None = None,
 ) -> SkillstatePluginManager:
-    """A fresh plugin manager with the hook specs added and, by default, every plugin loaded.
+    """A fresh plugin manager with the hook specs and essentials, and by default every plugin.
 
     - ``disable``: entry-point or distribution names never imported (status ``blocked``).
+      Naming an essential plugin raises :class:`PluginError`; a name that selects no
+      installed plugin is reported (a warning, an error when strict).
     - ``allow``: when not ``None``, only plugins named here are loaded; the others are
-      not imported and not listed (``()`` loads none).
+      not imported and not listed (``()`` loads none). Essentials always load.
     - ``strict``: a plugin that fails to load raises :class:`PluginError` instead of
       being reported with status ``error``; default from ``SKILLSTATE_STRICT_PLUGINS``.
+    - ``trace``: print every hook call to stderr; default from ``SKILLSTATE_TRACE_PLUGINS``.
+
+    Entry points are chosen in (distribution, entry-point name) order and registered in
+    the reverse of it, so that pluggy's last-registered-first calls them in that order.
     """
-    pm = SkillstatePluginManager()
-    if not load_entrypoints:
-        return pm
     if strict is None:
-        strict = os.environ.get("SKILLSTATE_STRICT_PLUGINS", "") not in ("", "0", "false", "no")
+        strict = _env_flag("SKILLSTATE_STRICT_PLUGINS")
+    if trace is None:
+        trace = _env_flag("SKILLSTATE_TRACE_PLUGINS")
     blocked = {normalize_name(n) for n in disable}
     allowed = None if allow is None else {normalize_name(n) for n in allow}
+    eps = _entry_points() if load_entrypoints else []
+    _check_names(blocked, allowed, eps, strict)
+    pm = SkillstatePluginManager()
+    if trace:
+        import sys
+
+        from skillstate.tracing import enable_tracing
+
+        enable_tracing(pm, sys.stderr.write)
+    chosen: list[tuple[Any, str | None, str | None]] = []
     seen: dict[str, str] = {}
-    for ep in _entry_points():
+    for ep in eps:
         dist = ep.dist.name if ep.dist is not None else None
         version = ep.dist.version if ep.dist is not None else None
-        keys = {normalize_name(ep.name)}
-        if dist:
-            keys.add(normalize_name(dist))
+        keys = _keys(ep)
         if allowed is not None and not keys & allowed:
             continue
         if keys & blocked:
@@ -201,35 +308,45 @@ def make_plugin_manager(
                 f"block one with SKILLSTATE_DISABLE_PLUGINS={normalize_name(dist or ep.name)}",
             )
             continue
-        try:
-            plugin = ep.load()
-        except Exception as exc:
-            _fail(
-                pm,
-                strict,
-                PluginInfo(ep.name, dist, version, "error", (), ep.value),
-                f"{type(exc).__name__}: {exc}",
-                exc,
-            )
-            continue
-        try:
-            pm.register(plugin, name=ep.name)
-        except Exception as exc:
-            _fail(
-                pm, strict, PluginInfo(ep.name, dist, version, "error", (), ep.value), str(exc), exc
-            )
-            continue
-        problem = _unknown_hooks(pm, plugin)
-        if problem:
-            pm.unregister(plugin)
-            _fail(pm, strict, PluginInfo(ep.name, dist, version, "error", (), ep.value), problem)
-            continue
         seen[ep.name] = f"{dist} {version}"
-        pm.plugin_table.append(
-            PluginInfo(ep.name, dist, version, "active", pm.hooks_of(plugin), ep.value)
-        )
+        chosen.append((ep, dist, version))
+    for ep, dist, version in reversed(chosen):
+        row = _load(pm, strict, ep, dist, version)
+        if row is not None:
+            pm.plugin_table.append(row)
+    essentials = [r for r in pm.plugin_table if r.status == "essential"]
+    others = [r for r in pm.plugin_table if r.status != "essential"]
+    others.sort(key=lambda r: (normalize_name(r.distribution or ""), r.name))
+    pm.plugin_table[:] = essentials + others
     pm.check_pending()
     return pm
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _load(
+    pm: SkillstatePluginManager, strict: bool, ep: Any, dist: str | None, version: str | None
+) -> PluginInfo | None:
+    """Import and register one entry point; its table row (``None``: already reported)."""
+    failed = PluginInfo(ep.name, dist, version, "error", (), ep.value)
+    try:
+        plugin = ep.load()
+    except Exception as exc:
+        _fail(pm, strict, failed, f"{type(exc).__name__}: {exc}", exc)
+        return None
+    try:
+        pm.register(plugin, name=ep.name)
+    except Exception as exc:
+        _fail(pm, strict, failed, str(exc), exc)
+        return None
+    problem = _unknown_hooks(pm, plugin)
+    if problem:
+        pm.unregister(plugin)
+        _fail(pm, strict, failed, problem)
+        return None
+    return PluginInfo(ep.name, dist, version, "active", pm.hooks_of(plugin), ep.value)
 
 
 def _fail(

@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from skillstate.errors import PluginError, VersionConflict
-from skillstate.host import Host
+from skillstate.host import HookFailed, Host
 from skillstate.jsondoc import check_document, js_numbers
 from skillstate.merge import copy_json
 from skillstate.records import ActionResult, JournalEntry, Problem, RunRecord, SkillDefinition
@@ -139,11 +139,24 @@ def _check_candidate(
     candidate: Mapping[str, Any],
     schema: Mapping[str, Any] | None,
 ) -> list[Problem]:
-    problems = host.validate(skill, candidate, schema)
-    problems.extend(host.check_budget(skill, candidate))
+    try:
+        problems = host.validate(skill, candidate, schema)
+        problems.extend(host.check_budget(skill, candidate))
+    except HookFailed as failed:  # a budget plugin failed: fail closed
+        return [failed.problem]
     if not problems:
         problems = host.guards(skill, before, candidate)
     return problems
+
+
+def _merged(
+    host: Host, state: Mapping[str, Any], patch: Mapping[str, Any]
+) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """``(Σ ⊕ patch, [])``, or ``(None, [problem])`` when the merge plugin failed."""
+    try:
+        return host.merge(state, patch), []
+    except HookFailed as failed:
+        return None, [failed.problem]
 
 
 def _digest(text: str | None) -> str | None:
@@ -193,9 +206,10 @@ def create_run(
             problems = [Problem("patch", "initial state: expected a JSON object", "")]
     if problems:
         return Outcome(False, None, tuple(problems))
-    candidate = host.merge(base, seed)
-    problems = _check_candidate(host, skill, None, candidate, schema)
-    if problems:
+    candidate, problems = _merged(host, base, seed)
+    if candidate is not None:
+        problems = _check_candidate(host, skill, None, candidate, schema)
+    if problems or candidate is None:
         return Outcome(False, None, tuple(problems))
     record = RunRecord(
         id=run_id,
@@ -316,7 +330,10 @@ def _attempt(
         problems, patch = _prechecks(skill, state, change.patch, change.force, "patch")
         if problems:
             return Outcome(False, record, tuple(problems), attempts=attempts)
-        candidate = host.merge(state, patch)
+        merged, problems = _merged(host, state, patch)
+        if merged is None:
+            return Outcome(False, record, tuple(problems), attempts=attempts)
+        candidate = merged
         if skill.updated_key:
             stamped = {skill.updated_key: stamp}
             candidate = {**candidate, skill.updated_key: stamp}  # the pipeline's own stamp

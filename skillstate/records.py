@@ -7,12 +7,15 @@ state in place, it always builds a new one (see :func:`skillstate.merge.merge_pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 if TYPE_CHECKING:
+    import argparse
+
+    from skillstate.cli.context import CliContext
     from skillstate.environment import Environment
     from skillstate.store import Store
 
@@ -21,6 +24,7 @@ __all__ = [
     "FIELD_TYPES",
     "ActionResult",
     "Budget",
+    "CommandSpec",
     "DoctorFinding",
     "EnvironmentSpec",
     "FieldSpec",
@@ -121,7 +125,12 @@ class SkillDefinition:
     - ``run_id_key``, ``skill_key``, ``created_key``, ``updated_key``: when set, the
       pipeline writes the run id, the skill name and timestamps into the state
       (rig's ``runId``, ``skill``, ``createdAt``, ``updatedAt``).
+    - ``next_action_key``: the top-level key whose string value ``skillstate list``
+      shows as a run's next action (rig's ``nextAction``); ``None`` shows none.
     - ``budget``: overrides the default :class:`Budget` for this skill.
+    - ``render``: ``render(record)`` gives the text ``skillstate show`` prints for a
+      run of this skill; ``None`` uses the core's generic block
+      (:func:`skillstate.render.render_block`), which honours the keys above.
     """
 
     name: str
@@ -137,6 +146,8 @@ class SkillDefinition:
     skill_key: str | None = None
     created_key: str | None = None
     updated_key: str | None = None
+    next_action_key: str | None = None
+    render: Callable[[RunRecord], str] | None = attrs.field(default=None, eq=False)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -146,6 +157,17 @@ class SkillDefinition:
             raise ValueError(
                 f"skill {self.name}: terminal phases {unknown} are not among its phases {list(self.phases)}"
             )
+
+    def stamped_keys(self) -> tuple[str, ...]:
+        """The state keys the pipeline writes itself (id, skill, phase, timestamps)."""
+        keys = (
+            self.run_id_key,
+            self.skill_key,
+            self.phase_key if self.phases else None,
+            self.created_key,
+            self.updated_key,
+        )
+        return tuple(k for k in keys if k)
 
     def initial_state(self, run_id: str, now: str) -> dict[str, Any]:
         """The state a new run starts from, before its seed is merged in."""
@@ -220,13 +242,75 @@ class ActionResult:
 
 @attrs.frozen
 class DoctorFinding:
-    """One finding of ``skillstate doctor``. ``severity`` is ``ok``, ``nit``, ``warn`` or ``error``."""
+    """One finding of ``skillstate doctor``.
+
+    ``severity`` is ``ok``, ``nit``, ``warn`` or ``error``; ``fix`` tells a human what
+    to do. ``autofix``, when set, is the safe automatic fix ``doctor --fix`` applies:
+    called with no argument, it makes the change and returns one line saying what it
+    did (``None`` when there was nothing left to do). Only offer an ``autofix`` that
+    cannot lose data.
+    """
 
     check: str
     severity: str
     message: str
     fix: str | None = None
     source: str = "core"
+    autofix: Callable[[], str | None] | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class CommandSpec:
+    """A sub-command of ``skillstate``, registered by a plugin (or by the core).
+
+    ``name`` is what users type (``skillstate NAME``); ``help`` is its one-line help.
+    ``configure(parser)`` adds its arguments to an :class:`argparse.ArgumentParser`;
+    ``run(ctx)`` runs it with a :class:`~skillstate.cli.context.CliContext` (parsed
+    ``ctx.args``, ``ctx.out``/``ctx.err``, and ``ctx.config``/``ctx.host``/``ctx.store``
+    built on first use) and returns the exit code. Both are called only when the
+    command runs (or for ``--help``), so a plugin can import its command's module
+    inside them and keep start-up cheap.
+    """
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[CliContext], int]
+    description: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        name = self.name
+        if (
+            not isinstance(name, str)
+            or not name
+            or name.startswith("-")
+            or any(c.isspace() for c in name)
+        ):
+            raise ValueError(f"a command name must be one word not starting with '-', got {name!r}")
+        if not isinstance(self.help, str):
+            raise ValueError(f"command {name}: help must be a string")
+        if not callable(self.configure) or not callable(self.run):
+            raise ValueError(f"command {name}: configure and run must be callables")
+
+    @classmethod
+    def from_module(cls, name: str, help: str, module: str, description: str = "") -> CommandSpec:
+        """A command whose ``configure`` and ``run`` are the functions of ``module``,
+        imported only when the command is used (``CommandSpec.from_module("x", "...",
+        f"{__package__}.x_cmd")``)."""
+
+        def _module() -> Any:
+            import importlib
+
+            return importlib.import_module(module)
+
+        def configure(parser: argparse.ArgumentParser) -> None:
+            _module().configure(parser)
+
+        def run(ctx: CliContext) -> int:
+            code: int = _module().run(ctx)
+            return code
+
+        return cls(name, help, configure, run, description)
 
 
 @attrs.frozen
@@ -295,32 +379,34 @@ class RunRecord:
             meta=data.get("meta") or {},
         )
 
-    def summary(self, phase_key: str = "phase") -> RunSummary:
-        state = self.state
-        phase = state.get(phase_key) if isinstance(state, Mapping) else None
-        next_action = state.get("nextAction") if isinstance(state, Mapping) else None
-        return RunSummary(
-            id=self.id,
-            skill=self.skill,
-            phase=phase if isinstance(phase, str) else None,
-            status=self.status,
-            updated=self.updated,
-            next_action=next_action if isinstance(next_action, str) else None,
-            version=self.version,
-        )
-
 
 @attrs.frozen
 class RunSummary:
-    """One line of a store listing."""
+    """One line of a store listing.
+
+    ``fields`` holds, for each key the caller asked for (``Store.list(keys=...)``) that
+    the state has at its top level with a string value, that value: the core asks for
+    each skill's ``phase_key`` and ``next_action_key``, so a store never needs to know
+    any skill.
+    """
 
     id: str
     skill: str
-    phase: str | None
     status: str
     updated: str
-    next_action: str | None
     version: int
+    fields: Mapping[str, str] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(cls, record: RunRecord, keys: Sequence[str] = ()) -> RunSummary:
+        """The summary of ``record``, with the string values of ``keys`` (see above)."""
+        state = record.state
+        fields = {}
+        for key in keys:
+            value = state.get(key)
+            if isinstance(value, str):
+                fields[key] = value
+        return cls(record.id, record.skill, record.status, record.updated, record.version, fields)
 
 
 @attrs.frozen

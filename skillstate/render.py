@@ -1,31 +1,34 @@
-"""Text renderings of a state: rig-state's ``renderCompact`` block and ``get --field`` values.
+"""Text renderings of a run: the compact block ``skillstate show`` prints, and ``get --field``.
 
 The compact block is what a skill pastes into a (sub)agent prompt instead of the raw
 JSON: one line per scalar, nested objects flattened to ``parent.child``, arrays as
 ``  - item`` lines (``(none)`` when empty), object items inline as ``k=v`` pairs::
 
-    # rig-task state · abc-18 · phase: green
-    spec.id: ABC-18
-    tests.status: green
-    blockers: (none)
+    # deploy state · d-1 · phase: approved
+    approved_by: ana
+    checks:
+      - lint
     updated: 2026-09-01T00:00:00.000Z
 
-Values are printed as JavaScript's ``String(v)`` would (``true``, ``1`` not ``1.0``).
+:func:`render_block` is the core's generic block: it honours the skill's own keys
+(``phase_key``, ``updated_key`` and the other stamped keys are not repeated as lines).
+A skill may render its own runs (``SkillDefinition.render``): rig renders rig-state's
+exact ``renderCompact`` with :func:`compact_lines`. Values are printed as
+JavaScript's ``String(v)`` would (``true``, ``1`` not ``1.0``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any
 
 from skillstate.jsondoc import compact
 from skillstate.schema import js_string
 
-__all__ = ["HIDDEN_KEYS", "dig_field", "field_text", "render_compact"]
+if TYPE_CHECKING:
+    from skillstate.records import RunRecord, SkillDefinition
 
-HIDDEN_KEYS = frozenset({"skill", "runId", "phase", "createdAt", "updatedAt"})
-
-_MISSING: Any = object()
+__all__ = ["compact_lines", "dig_field", "field_text", "render_block", "render_run"]
 
 
 def _item(value: Any) -> str:
@@ -55,34 +58,42 @@ def _lines(key: str, value: Any, out: list[str]) -> None:
         out.append(f"{key}: {js_string(value)}")
 
 
-def _shown(state: Mapping[str, Any], key: str, default: str | None) -> str:
-    if key in state:
-        return js_string(state[key])
-    return default if default is not None else "undefined"
-
-
-def render_compact(
-    state: Mapping[str, Any], run_id: str | None = None, skill: str | None = None
-) -> str:
-    """rig-state's ``renderCompact(state)``, without a trailing newline.
-
-    ``run_id`` and ``skill`` fill the header for states that do not carry ``runId`` /
-    ``skill`` themselves (runs of non-rig skills).
-    """
-    header = (
-        f"# {_shown(state, 'skill', skill)} state · {_shown(state, 'runId', run_id)}"
-        f" · phase: {_shown(state, 'phase', None)}"
-    )
-    out = [header]
+def compact_lines(state: Mapping[str, Any], hidden: Collection[str] = ()) -> list[str]:
+    """The body lines of a compact block: every top-level key but ``hidden``, flattened."""
+    out: list[str] = []
     for key, value in state.items():
-        if key in HIDDEN_KEYS:
-            continue
-        _lines(key, value, out)
-    updated = state.get("updatedAt")
-    out.append(
-        f"updated: {js_string(updated) if updated not in (None, '', 0, False) else 'unknown'}"
-    )
+        if key not in hidden:
+            _lines(key, value, out)
+    return out
+
+
+def render_block(record: RunRecord, skill: SkillDefinition | None = None) -> str:
+    """The generic compact block of a run, without a trailing newline.
+
+    Header ``# {skill} state · {run id}`` (plus `` · {phase_key}: {phase}`` when the
+    skill has phases), a line per value, then ``updated:`` — the state's
+    ``updated_key`` when the skill stamps one, else the record's last write.
+    """
+    state = record.state
+    header = f"# {record.skill} state · {record.id}"
+    hidden: tuple[str, ...] = ()
+    updated: Any = record.updated
+    if skill is not None:
+        hidden = skill.stamped_keys()
+        if skill.phases:
+            header += f" · {skill.phase_key}: {js_string(state.get(skill.phase_key))}"
+        if skill.updated_key and state.get(skill.updated_key):
+            updated = state[skill.updated_key]
+    out = [header, *compact_lines(state, hidden)]
+    out.append(f"updated: {js_string(updated) if updated else 'unknown'}")
     return "\n".join(out)
+
+
+def render_run(record: RunRecord, skill: SkillDefinition | None) -> str:
+    """What ``show`` prints: the skill's own rendering when it has one, else the generic block."""
+    if skill is not None and skill.render is not None:
+        return skill.render(record)
+    return render_block(record, skill)
 
 
 def dig_field(state: Any, dotted: str) -> tuple[bool, Any]:

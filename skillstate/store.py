@@ -92,8 +92,12 @@ class Store(ABC):
         """Replace the run's record if its stored version is ``expected_version``; append ``entry``."""
 
     @abstractmethod
-    def list(self, skill: str | None = None) -> list[RunSummary]:
-        """Summaries of every run (of ``skill`` when given), sorted by id."""
+    def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> list[RunSummary]:
+        """Summaries of every run (of ``skill`` when given), sorted by id.
+
+        Each summary's ``fields`` holds the string values of ``keys`` found at the top
+        level of the run's state (:meth:`RunSummary.of` builds one from a record).
+        """
 
     @abstractmethod
     def journal(self, run_id: str) -> builtins.list[JournalEntry]:

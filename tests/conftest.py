@@ -1,8 +1,3 @@
-"""pytest configuration shared by every test module (helpers live in support.py)."""
-
-from hypothesis import HealthCheck, settings
-
-# Timing is not what the property tests check, and this 2-core machine is shared: a
-# pause while generating one input (seen: 1.6 s) must not fail a property that holds.
-settings.register_profile("skillstate", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("skillstate")
+"""The core's tests. Shared helpers live in support.py (``from support import ...``): pytest
+puts this directory on ``sys.path`` because this conftest is here. Each bundled plugin's
+tests live beside the plugin (``plugins/skillstate_plugins/<name>/tests/``)."""

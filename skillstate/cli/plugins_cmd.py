@@ -1,4 +1,10 @@
-"""``skillstate plugins [--json] [--hook NAME]``: every plugin, bundled or not, and its status."""
+"""``skillstate plugins [--json] [--hook NAME]``: every plugin, bundled or not, and its status.
+
+Essential plugins (merge, schema, budgets) are listed first with status ``essential``.
+After the table, any name two plugins register (a skill, store scheme, environment or
+command) is reported on stderr, one ``skillstate: conflict: …`` line each, and the
+exit code is then 1.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +25,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _conflicts(ctx: CliContext) -> list[str]:
+    """The message of each registry that cannot be built because of a name conflict."""
+    from skillstate.errors import PluginConflictError
+
+    out = []
+    for registry in ("skills", "stores", "environments", "commands"):
+        try:
+            getattr(ctx.host, registry)
+        except PluginConflictError as exc:
+            out.append(str(exc))
+    return out
+
+
 def run(ctx: CliContext) -> int:
+    code = _table(ctx)
+    for message in _conflicts(ctx):
+        print(f"skillstate: conflict: {message}", file=ctx.err)
+        code = 1
+    return code
+
+
+def _table(ctx: CliContext) -> int:
     rows = ctx.host.pm.plugin_table
     if ctx.args.hook:
         wanted = ctx.args.hook.removeprefix("skillstate_")

@@ -69,10 +69,11 @@ def _reasons(ctx: RunContext, title: str, problems: Sequence[Problem]) -> None:
     ctx.error(f"{title}:{lines}")
 
 
-def _render(record: RunRecord) -> str:
-    from skillstate.render import render_compact
+def _render(ctx: RunContext, record: RunRecord) -> str:
+    """The skill's own rendering of the run, else the core's generic block."""
+    from skillstate.render import render_run
 
-    return render_compact(record.state, record.id, record.skill)
+    return render_run(record, ctx.host.skills.get(record.skill))
 
 
 def _valid_id(ctx: RunContext, run_id: str) -> bool:
@@ -150,7 +151,7 @@ def do_init(
     if not outcome.accepted or outcome.record is None:
         _reasons(ctx, "rejected", outcome.problems)
         return REJECTED
-    print(_render(outcome.record), file=ctx.out)
+    print(_render(ctx, outcome.record), file=ctx.out)
     return OK
 
 
@@ -192,7 +193,7 @@ def do_patch(
         ctx.error(f"run '{run_id}' names unknown skill '{record.skill}'")
         return USAGE
     if outcome.record is not None:
-        print(_render(outcome.record), file=ctx.out)
+        print(_render(ctx, outcome.record), file=ctx.out)
     if not outcome.accepted:
         _reasons(ctx, "patch rejected", outcome.problems)
         return REJECTED
@@ -226,22 +227,26 @@ def do_show(ctx: RunContext, run_id: str) -> int:
     record = _load(ctx, run_id)
     if record is None:
         return USAGE
-    print(_render(record), file=ctx.out)
+    print(_render(ctx, record), file=ctx.out)
     return OK
 
 
 def do_list(ctx: RunContext, skill: str | None = None) -> int:
-    """One line per run, by id: ``id<TAB>skill<TAB>phase<TAB>updated<TAB>nextAction``.
+    """One line per run, by id: ``id<TAB>skill<TAB>phase<TAB>updated<TAB>next action``.
 
-    A record the store cannot read is skipped with a warning on stderr.
+    The phase and next action are read with each run's skill's own ``phase_key`` and
+    ``next_action_key`` (empty for a skill that has none, or is not installed). A
+    record the store cannot read is skipped with a warning on stderr.
     """
     import warnings
 
     from skillstate.store import StoreWarning
 
+    skills = {s.name: s for s in ctx.host.skills}
+    keys = {k for s in skills.values() for k in (s.phase_key, s.next_action_key) if k}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StoreWarning)
-        summaries = ctx.store.list(skill)
+        summaries = ctx.store.list(skill, keys=sorted(keys))
     for warning in caught:
         if issubclass(warning.category, StoreWarning):
             ctx.error(str(warning.message))
@@ -250,10 +255,13 @@ def do_list(ctx: RunContext, skill: str | None = None) -> int:
                 warning.message, warning.category, warning.filename, warning.lineno
             )
     for s in summaries:
-        print(
-            f"{s.id}\t{s.skill}\t{s.phase or ''}\t{s.updated or ''}\t{s.next_action or ''}",
-            file=ctx.out,
-        )
+        run_skill = skills.get(s.skill)
+        phase = next_action = ""
+        if run_skill is not None:
+            phase = s.fields.get(run_skill.phase_key, "")
+            if run_skill.next_action_key:
+                next_action = s.fields.get(run_skill.next_action_key, "")
+        print(f"{s.id}\t{s.skill}\t{phase}\t{s.updated or ''}\t{next_action}", file=ctx.out)
     return OK
 
 

@@ -91,6 +91,7 @@ _CLOSE_DESCRIPTION = (
 def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]:
     """The seven session tools bound to ``runtime``."""
     envs = tuple(runtime.host.environments.names())
+    default_env = runtime.host.config.default_environment
 
     def initialize_skill(a: dict[str, Any]) -> Any:
         return ok_result(
@@ -99,7 +100,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
                 a["skill_specification"],
                 a.get("initial_state"),
                 a.get("state_schema"),
-                a.get("environment", "mock"),
+                a.get("environment"),
                 skill=a.get("skill"),
                 environment_options=a.get("environment_options"),
             )
@@ -158,7 +159,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         Param(
             "environment",
             "name",
-            'The environment that executes actions (default "mock").',
+            f'The environment that executes actions (default "{default_env}").',
             required=False,
             choices=envs,
         ),

@@ -168,13 +168,16 @@ class Runtime:
         skill_specification: str | dict[str, Any],
         initial_state: dict[str, Any] | None = None,
         state_schema: dict[str, Any] | None = None,
-        environment: str = "mock",
+        environment: str | None = None,
         skill: str | None = None,
         environment_options: dict[str, Any] | None = None,
         *,
         provenance: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Create a session: store P (immutable), Σ_0 = initial_state, a fresh environment.
+
+        ``environment`` defaults to the configured ``default_environment`` (``mock``,
+        the reference server's default, unless configured otherwise).
 
         ``provenance`` (optional) is kept as ``meta["skill_store"]``: where P came from
         (see :meth:`initialize_from_skill_store`).
@@ -184,6 +187,8 @@ class Runtime:
         seed = {} if initial_state is None else inputs.check_object(initial_state, "initial_state")
         schema = inputs.check_schema(state_schema, self.limits)
         options = inputs.check_options(environment_options, self.limits)
+        if environment is None:
+            environment = self.host.config.default_environment
         if not isinstance(environment, str) or not environment:
             raise SessionInputError(
                 f"environment must be the name of a registered environment "
@@ -248,7 +253,8 @@ class Runtime:
         """Create a session whose P is the body of the stored skill ``name``, frozen now.
 
         ``skill`` defaults to the skill's ``skillstate-skill`` frontmatter key,
-        ``environment`` to ``skillstate-environment`` (else ``mock``). The session's
+        ``environment`` to ``skillstate-environment`` (else the configured
+        ``default_environment``). The session's
         ``meta["skill_store"]`` records the skill's name, the sha256 of its SKILL.md,
         its source and path. ``skill_store`` defaults to the configured one.
         """
@@ -263,7 +269,7 @@ class Runtime:
             spec.body,
             initial_state,
             state_schema,
-            environment or spec.environment or "mock",
+            environment or spec.environment or None,
             skill if skill is not None else spec.skill_definition,
             environment_options,
             provenance=spec.meta()["skill_store"],

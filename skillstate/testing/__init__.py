@@ -37,7 +37,8 @@ Conformance suites, to subclass in your own tests (each test class gets every te
   ``environment_options`` and ``rejected_action``).
 
 Helpers: :func:`make_host`, :func:`sample_skill`, :func:`temporary_store_url`,
-:func:`require_postgres`.
+:func:`require_postgres`, :func:`require_service`, :func:`clean_env`,
+:func:`run_command` (a console script of this environment, run for real).
 """
 
 from __future__ import annotations
@@ -50,24 +51,34 @@ import pytest
 
 from skillstate.testing.environments import EnvironmentConformance
 from skillstate.testing.helpers import (
+    IN_CI,
     STORE_KINDS,
+    clean_env,
     make_host,
+    postgres_url,
     require_postgres,
+    require_service,
+    run_command,
     sample_skill,
     temporary_store_url,
 )
 from skillstate.testing.stores import StoreConformance
 
 __all__ = [
+    "IN_CI",
     "STORE_KINDS",
     "EnvironmentConformance",
     "StoreConformance",
+    "clean_env",
     "file_store",
     "make_host",
     "memory_store",
     "postgres_store",
+    "postgres_url",
     "register_plugin",
     "require_postgres",
+    "require_service",
+    "run_command",
     "sample_skill",
     "skillstate_host",
     "skillstate_pm",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,21 +16,69 @@ import pytest
 
 __all__ = [
     "DEFAULT_POSTGRES_URL",
+    "IN_CI",
     "POSTGRES_URL_VARIABLE",
     "STORE_KINDS",
+    "clean_env",
     "make_host",
     "postgres_unavailable",
     "postgres_url",
     "require_postgres",
+    "require_service",
+    "run_command",
     "sample_skill",
     "temporary_store_url",
 ]
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+"""Whether the tests run under ``CI=true``, where a missing service fails instead of skipping."""
 
 STORE_KINDS = ("memory", "file", "sqlite", "postgresql")
 """The bundled store kinds :func:`temporary_store_url` (and the store fixtures) can make."""
 
 POSTGRES_URL_VARIABLE = "SKILLSTATE_TEST_POSTGRES"
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The current environment without any ``SKILLSTATE_*`` variable, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLSTATE_")}
+    env.update(extra)
+    return env
+
+
+def require_service(available: bool, reason: str) -> None:
+    """Skip the current test when a service or tool is missing — or fail it when ``CI=true``."""
+    if available:
+        return
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: services must be available)")
+    pytest.skip(reason)
+
+
+def run_command(
+    prog: str,
+    *args: str,
+    cwd: Path | str | None = None,
+    stdin: str | None = None,
+    timeout: float = 120,
+    **env: str,
+) -> subprocess.CompletedProcess[str]:
+    """Run a console script of this environment (``skillstate``, ``rig-state``...) for real.
+
+    The environment is :func:`clean_env` plus ``env``; stdin is ``stdin`` (empty when
+    ``None``); output is captured as text.
+    """
+    return subprocess.run(
+        [str(Path(sys.executable).parent / prog), *args],
+        cwd=cwd,
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        env=clean_env(**env),
+        timeout=timeout,
+        check=False,
+    )
 
 
 def make_host(store_url: str = "memory:", **config_overrides: Any) -> Any:

@@ -192,7 +192,7 @@ class StoreConformance:
     ) -> None:
         import attrs
 
-        from skillstate.pipeline import create_run
+        from skillstate.pipeline import Change, create_run, transition
 
         other_skill = attrs.evolve(skill, name="other")
         for run_id in ("b-run", "a-run", "c-run"):
@@ -201,13 +201,17 @@ class StoreConformance:
         assert [s.id for s in store.list()] == ["a-run", "b-run", "c-run", "d-run"]
         assert [s.id for s in store.list(skill="other")] == ["d-run"]
         summary = store.list(skill="sample")[0]
-        assert (summary.skill, summary.phase, summary.status, summary.version) == (
-            "sample",
-            "start",
-            "active",
-            1,
-        )
+        assert (summary.skill, summary.status, summary.version) == ("sample", "active", 1)
         assert summary.updated
+        assert summary.fields == {}  # no keys asked for, none given
+        # ``keys``: the string values found at the top level, nothing else
+        change = Change(patch={"info": {"title": "t"}, "notes": ["n"]})
+        assert transition(host, store, "a-run", change, skill=skill).accepted
+        keys = ["phase", "info", "notes", "absent", "phase", 'odd "key\\']
+        rows = {s.id: s for s in store.list(skill="sample", keys=keys)}
+        assert rows["a-run"].fields == {"phase": "start"}
+        assert rows["a-run"].version == 2
+        assert [s.id for s in store.list(keys=keys)] == ["a-run", "b-run", "c-run", "d-run"]
 
     def test_delete_removes_record_and_journal(self, host: Any, store: Any, skill: Any) -> None:
         from skillstate.errors import RunNotFound

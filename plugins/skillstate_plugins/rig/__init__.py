@@ -2,7 +2,9 @@
 
 Registered through the ``rig`` entry point, so it can be blocked like any plugin
 (``SKILLSTATE_DISABLE_PLUGINS=rig``). The ``rig-state`` command (:mod:`.cli`) is a
-drop-in replacement for rig's ``scripts/rig-state.ts``; see ``docs/rig.md``.
+drop-in replacement for rig's ``scripts/rig-state.ts``; see ``docs/rig.md``. Runs of
+the rig skills render as rig-state's ``renderCompact`` (:mod:`.render`), and the
+plugin brings ``skillstate migrate-rig-epics`` (:mod:`.epics`).
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillstate.markers import hookimpl
+from skillstate.plugin import CommandSpec, hookimpl
 
 if TYPE_CHECKING:
-    from skillstate.records import DoctorFinding, Problem, SkillDefinition
-    from skillstate.store import Store
+    from skillstate.plugin import DoctorFinding, Problem, SkillDefinition, Store
 
-__all__ = ["skillstate_doctor", "skillstate_guards", "skillstate_register_skills"]
+__all__ = [
+    "skillstate_doctor",
+    "skillstate_guards",
+    "skillstate_register_commands",
+    "skillstate_register_skills",
+]
 
 RIG_SKILL_NAMES = ("rig-task", "rig-epic", "rig-review")
 
@@ -46,3 +52,14 @@ def skillstate_doctor(root: Path, store: Store | None) -> Iterable[DoctorFinding
     from .doctor import rig_findings
 
     return rig_findings(root, store)
+
+
+@hookimpl
+def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> None:
+    register(
+        CommandSpec.from_module(
+            "migrate-rig-epics",
+            "convert rig's old .rig/epics/*.json files into rig-epic runs (dry run unless --apply)",
+            f"{__name__}.epics",
+        )
+    )

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
 
-from skillstate.cli.context import HostContext
+from skillstate.plugin.cli import HostContext
 
 if TYPE_CHECKING:
-    from skillstate.config import Config
+    from skillstate.plugin.cli import Config
 
 __all__ = ["PROG", "RigContext", "main", "parse_args", "state_dir"]
 
@@ -143,14 +143,14 @@ class RigContext(HostContext):
 
     @cached_property
     def config(self) -> Config:
-        from skillstate.config import load_config
+        from skillstate.plugin.cli import load_config
 
         return load_config(self.root, overrides={"store": f"file:{state_dir(self.root)}"})
 
 
 def run(parsed: Parsed, ctx: RigContext) -> int:
     """Run one parsed command; the exit code."""
-    from skillstate.cli import runs
+    import skillstate.plugin.cli as runs
 
     command, args, values = parsed.command, parsed.positionals, parsed.values
     if command == "init":
@@ -180,7 +180,7 @@ def run(parsed: Parsed, ctx: RigContext) -> int:
 def _doctor(parsed: Parsed, ctx: RigContext) -> int:
     from pathlib import Path
 
-    from skillstate.cli.doctor_cmd import report
+    from skillstate.plugin.cli import doctor_report as report
 
     days = parsed.values.get("--stale-days")
     if days is not None:
@@ -197,7 +197,7 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``rig-state`` console script."""
-    from skillstate.errors import SkillstateError
+    from skillstate.plugin import SkillstateError
 
     args = sys.argv[1:] if argv is None else list(argv)
     try:

@@ -3,8 +3,8 @@
 Read-only. Findings (source ``rig``):
 
 - ``rig-gitignore`` — ``.rig/state/`` must be ignored by git (throwaway coordination
-  state, never committed). Checked with ``git check-ignore``; the fix (applied by
-  ``doctor --fix``, the only automatic one) appends ``.rig/state/`` to ``.gitignore``.
+  state, never committed). Checked with ``git check-ignore``; its ``autofix`` (applied
+  by ``doctor --fix``, the only automatic one) appends ``.rig/state/`` to ``.gitignore``.
 - ``rig-stale-run`` — a run whose phase is not terminal but whose work is finished or
   gone: its branch (rig-task ``branch``, rig-epic ``integrationBranch``) exists neither
   locally nor on ``origin``; its PR (rig-task ``pr.number``, rig-review ``pr``) is
@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from skillstate.records import DoctorFinding
-from skillstate.store import Store
+from skillstate.plugin import DoctorFinding, Host, Store
+from skillstate.plugin.cli import load_config
 
 from .skills import RIG_SKILL_NAMES, TERMINAL
 
-__all__ = ["DEFAULT_STALE_DAYS", "StaleCheck", "rig_findings"]
+__all__ = ["DEFAULT_STALE_DAYS", "StaleCheck", "append_gitignore", "rig_findings"]
 
 DEFAULT_STALE_DAYS = 14.0
 STATE_DIR = ".rig/state/"
@@ -162,6 +162,18 @@ class StaleCheck:
         return out
 
 
+def append_gitignore(root: Path, pattern: str) -> bool:
+    """Append ``pattern`` to ``root/.gitignore`` unless a line already says it; True if written."""
+    path = root / ".gitignore"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if pattern in (line.strip() for line in text.splitlines()):
+        return False
+    prefix = "" if not text or text.endswith("\n") else "\n"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(f"{prefix}{pattern}\n")
+    return True
+
+
 def _gitignore_finding(root: Path) -> DoctorFinding | None:
     done = _git(root, "check-ignore", "-q", "--no-index", f"{STATE_DIR}x.json")
     if done is None or done.returncode not in (0, 1):
@@ -175,6 +187,9 @@ def _gitignore_finding(root: Path) -> DoctorFinding | None:
         "and must never be committed",
         fix=f"append {STATE_DIR} to .gitignore",
         source=SOURCE,
+        autofix=lambda: (
+            f"appended {STATE_DIR} to .gitignore" if append_gitignore(root, STATE_DIR) else None
+        ),
     )
 
 
@@ -186,9 +201,6 @@ def _rig_stores(root: Path, store: Store | None) -> Iterator[Store]:
     if store is not None:
         yield store
     if not same and rig_dir.is_dir():
-        from skillstate.config import load_config
-        from skillstate.host import Host
-
         host = Host.from_config(load_config(root, overrides={"store": f"file:{rig_dir}"}))
         try:
             yield host.open_store()
@@ -212,8 +224,9 @@ def rig_findings(
             findings.append(gitignore)
     check: StaleCheck | None = None
     for each in _rig_stores(root, store):
-        for summary in each.list():
-            if summary.skill not in RIG_SKILL_NAMES or summary.phase in TERMINAL:
+        for summary in each.list(keys=("phase",)):
+            phase = summary.fields.get("phase")
+            if summary.skill not in RIG_SKILL_NAMES or phase in TERMINAL:
                 continue
             if check is None:
                 check = StaleCheck(root, stale_days, now, gh)
@@ -224,7 +237,7 @@ def rig_findings(
                     DoctorFinding(
                         "rig-stale-run",
                         "nit",
-                        f"run '{summary.id}' ({summary.skill}, phase {summary.phase}) looks stale: "
+                        f"run '{summary.id}' ({summary.skill}, phase {phase}) looks stale: "
                         + "; ".join(reasons),
                         fix=f"rig-state rm {summary.id}",
                         source=SOURCE,

@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from skillstate.cli.context import CliContext
-    from skillstate.host import Host
-    from skillstate.records import SkillDefinition
+    from skillstate.plugin import Host, SkillDefinition
+    from skillstate.plugin.cli import CliContext
 
 __all__ = ["configure", "convert_epic", "epic_run_id", "run"]
 
@@ -83,7 +82,7 @@ def convert_epic(old: Any, phase: str = "run", source: str | None = None) -> dic
 
 
 def _problems(host: Host, skill: SkillDefinition, run_id: str, seed: dict[str, Any]) -> list[str]:
-    from skillstate.pipeline import now_iso
+    from skillstate.plugin import now_iso
 
     candidate = host.merge(skill.initial_state(run_id, now_iso()), seed)
     problems = host.validate(skill, candidate) + host.check_budget(skill, candidate)
@@ -93,9 +92,7 @@ def _problems(host: Host, skill: SkillDefinition, run_id: str, seed: dict[str, A
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.errors import InvalidInput, RunExists
-    from skillstate.jsondoc import compact, parse_json
-    from skillstate.pipeline import create_run
+    from skillstate.plugin import InvalidInput, RunExists, compact, create_run, parse_json
 
     root = Path(ctx.args.root).resolve()
     folder = root / ".rig" / "epics"

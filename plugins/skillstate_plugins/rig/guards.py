@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from skillstate.records import Problem
+from skillstate.plugin import Problem
 
 from .skills import PHASES
 

@@ -9,7 +9,9 @@ never patched, ``updatedAt`` is stamped on every accepted write.
 
 from __future__ import annotations
 
-from skillstate.records import FieldSpec, SkillDefinition
+from skillstate.plugin import FieldSpec, SkillDefinition
+
+from .render import render_record
 
 __all__ = ["RIG_SKILL_NAMES", "TERMINAL", "rig_skills"]
 
@@ -162,6 +164,8 @@ def rig_skills() -> list[SkillDefinition]:
             skill_key="skill",
             created_key="createdAt",
             updated_key="updatedAt",
+            next_action_key="nextAction",
+            render=render_record,
         )
         for name in RIG_SKILL_NAMES
     ]

@@ -6,7 +6,9 @@ reference runtime's executor; ``episode``: the paper's seeded benchmark), the se
 horizon, telemetry noise level and seed, and a drift scenario — see
 ``docs/warehouse.md``. Modules: ``commands`` (grammar, rules, texts), ``generator``
 (Algorithm 2), ``noise`` (App. C telemetry), ``drift`` (§5.4 scenarios), ``scoring``,
-``options``, ``environment``.
+``options``, ``environment``; the benchmark harness is :mod:`.bench`, and the plugin
+brings two commands: ``skillstate bench`` (:mod:`.bench_cmd`) and ``skillstate demo``
+(:mod:`.demo_cmd`).
 """
 
 from __future__ import annotations
@@ -14,15 +16,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from skillstate.markers import hookimpl
-from skillstate.records import EnvironmentSpec
+from skillstate.plugin import CommandSpec, EnvironmentSpec, hookimpl
 
-__all__ = ["create_environment", "skillstate_register_environments"]
+__all__ = [
+    "create_environment",
+    "skillstate_register_commands",
+    "skillstate_register_environments",
+]
 
 
 def create_environment(options: Mapping[str, Any], snapshot: Any) -> Any:
     """The factory: imports the environment only when a session uses it (CLI start-up)."""
-    from skillstate_plugins.warehouse.environment import WarehouseEnvironment
+    from .environment import WarehouseEnvironment
 
     return WarehouseEnvironment(options, snapshot)
 
@@ -35,5 +40,23 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
             factory=create_environment,
             description="500-shelf warehouse: the reference's commands, or the paper's seeded "
             "episodes with telemetry noise and drift scenarios",
+        )
+    )
+
+
+@hookimpl
+def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> None:
+    register(
+        CommandSpec.from_module(
+            "bench",
+            "run benchmarks: 'bench warehouse' (the paper's episodes)",
+            f"{__name__}.bench_cmd",
+        )
+    )
+    register(
+        CommandSpec.from_module(
+            "demo",
+            "a short warehouse episode, turn by turn, on the file store",
+            f"{__name__}.demo_cmd",
         )
     )

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from skillstate_plugins.warehouse.commands import SHELF_COUNT
-from skillstate_plugins.warehouse.generator import DriftPlan
+from .commands import SHELF_COUNT
+from .generator import DriftPlan
 
 __all__ = ["SCENARIOS", "alert_text", "apply_drift", "canonical_scenario", "drift_step"]
 

@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate.environment import Environment
-from skillstate.errors import InvalidInput
-from skillstate.records import ActionResult
-from skillstate_plugins.warehouse.commands import (
+from skillstate.plugin import ActionResult, Environment, InvalidInput
+
+from .commands import (
     SHELF_COUNT,
     SHELF_IDS,
     Outcome,
@@ -29,11 +28,11 @@ from skillstate_plugins.warehouse.commands import (
     parse_command,
     raw_action,
 )
-from skillstate_plugins.warehouse.drift import alert_text, apply_drift, drift_step
-from skillstate_plugins.warehouse.generator import Episode, generate
-from skillstate_plugins.warehouse.noise import noise_suffix
-from skillstate_plugins.warehouse.options import WarehouseOptions, parse_options
-from skillstate_plugins.warehouse.scoring import event_text, is_correct, score_summary
+from .drift import alert_text, apply_drift, drift_step
+from .generator import Episode, generate
+from .noise import noise_suffix
+from .options import WarehouseOptions, parse_options
+from .scoring import event_text, is_correct, score_summary
 
 __all__ = ["WarehouseEnvironment"]
 

@@ -29,7 +29,7 @@ import random
 
 import attrs
 
-from skillstate_plugins.warehouse.commands import SHELF_COUNT, shelf_number
+from .commands import SHELF_COUNT, shelf_number
 
 __all__ = ["DriftPlan", "Episode", "Event", "generate"]
 

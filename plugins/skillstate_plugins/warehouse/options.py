@@ -14,9 +14,10 @@ from typing import Any
 
 import attrs
 
-from skillstate.errors import InvalidInput
-from skillstate_plugins.warehouse.drift import SCENARIOS, canonical_scenario
-from skillstate_plugins.warehouse.noise import LEVELS
+from skillstate.plugin import InvalidInput
+
+from .drift import SCENARIOS, canonical_scenario
+from .noise import LEVELS
 
 __all__ = ["MAX_HORIZON", "WarehouseOptions", "parse_options"]
 

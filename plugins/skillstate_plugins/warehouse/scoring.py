@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate_plugins.warehouse.commands import Command
-from skillstate_plugins.warehouse.generator import Event
+from .commands import Command
+from .generator import Event
 
 __all__ = ["event_text", "is_correct", "score_summary"]
 

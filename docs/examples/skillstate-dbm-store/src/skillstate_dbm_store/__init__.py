@@ -30,7 +30,7 @@ import contextlib
 import dbm
 import fcntl
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,14 +127,14 @@ class DbmStore(Store):
             db[_entry_key(record.id, entry.version)] = _dump(entry.to_dict())
             db[f"r/{record.id}".encode()] = _dump(record.to_dict())  # the commit point
 
-    def list(self, skill: str | None = None) -> builtins.list[RunSummary]:
+    def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
         out = []
         with self._open(write=False) as db:
             for key in db.keys():
                 if key.startswith(b"r/"):
                     record = RunRecord.from_dict(json.loads(db[key]))
                     if skill is None or record.skill == skill:
-                        out.append(record.summary())
+                        out.append(RunSummary.of(record, keys))
         return sorted(out, key=lambda summary: summary.id)
 
     def journal(self, run_id: str) -> builtins.list[JournalEntry]:

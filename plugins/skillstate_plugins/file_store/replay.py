@@ -1,0 +1,190 @@
+"""Rebuilding a ``file`` store record from its journal lines, exactly.
+
+A commit makes only its journal line durable (one ``fdatasync``); the record file is
+a cache of the journal that is rewritten without a sync. So a journal line carries,
+besides the rig-state-compatible entry (``ts, step, patch, version, ...``), whatever a
+replay of the entry alone would get wrong: under the key ``record``, each record field
+whose new value differs from what the entry implies. A creation line carries every
+field (``skill``, ``created``, ``spec``, ``environment``, ``schema``...), a session
+step its ``observation`` and what changed in its ``environment``, a rig-state
+``patch`` usually nothing.
+
+An object-valued field that changed (``environment``, ``meta``) is written, when
+possible, as a merge patch from its previous value, under ``record.merge`` — a
+warehouse step then carries the one shelf it filled, not the whole warehouse, so a
+journal grows by what each step changed. The patch is used only if applying it
+gives back the new value exactly, key order included (RFC 7396 cannot set a
+``null``); otherwise the whole value is written.
+
+:func:`record_delta` computes that key when a line is written; :func:`apply_line`
+applies a line to the record before it. Folding the lines of a journal from its first
+with :func:`apply_line` gives back every committed record, bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skillstate.plugin import JournalEntry, RunRecord, compact, merge_patch, replay
+
+__all__ = ["DELTA_KEY", "MERGE_KEY", "apply_line", "implied_record", "record_delta"]
+
+DELTA_KEY = "record"
+"""The journal line key holding the record fields a replay of the entry would miss."""
+
+MERGE_KEY = "merge"
+"""Inside ``record``: object-valued fields given as a merge patch from their old value."""
+
+_PATCHABLE = ("environment", "meta")
+
+_FIELDS = (
+    "skill",
+    "step",
+    "status",
+    "created",
+    "updated",
+    "spec",
+    "environment",
+    "observation",
+    "schema",
+    "meta",
+)
+
+
+def _state_after(before: Mapping[str, Any] | None, entry: JournalEntry) -> Any:
+    return replay((entry,), start=before).state
+
+
+def implied_record(run_id: str, before: RunRecord | None, entry: JournalEntry) -> RunRecord:
+    """What ``entry`` alone says the record becomes (``before`` is ``None`` for a creation)."""
+    base = before if before is not None else RunRecord(id=run_id, skill="", state={})
+    return RunRecord(
+        id=run_id,
+        skill=base.skill,
+        state=_state_after(None if before is None else before.state, entry),
+        version=entry.version,
+        step=entry.turn if entry.turn is not None else base.step,
+        status=entry.status or base.status,
+        created=base.created,
+        updated=entry.ts or base.updated,
+        spec=base.spec,
+        environment=base.environment,
+        observation=base.observation,
+        schema=base.schema,
+        meta=base.meta,
+    )
+
+
+def record_delta(
+    before: RunRecord | None, after: RunRecord, entry: JournalEntry
+) -> dict[str, Any] | None:
+    """The fields of ``after`` that :func:`implied_record` would not reproduce (``None``: none).
+
+    ``state`` appears only when the committed state is not the RFC 7396 replay of the
+    entry (a merge plugin, or a caller writing a state of its own).
+    """
+    implied = implied_record(after.id, before, entry)
+    delta: dict[str, Any] = {}
+    patches: dict[str, Any] = {}
+    for name in _FIELDS:
+        new, old = getattr(after, name), getattr(implied, name)
+        if new is old or (new == old and (not isinstance(new, dict) or _same(new, old))):
+            continue
+        patch = _patch_between(old, new) if before is not None and name in _PATCHABLE else None
+        if patch is not None:
+            patches[name] = patch
+        else:
+            delta[name] = new
+    if after.state != implied.state or not _same(after.state, implied.state):
+        delta["state"] = after.state
+    if patches:
+        delta[MERGE_KEY] = patches
+    return delta or None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values are also the same JSON text (key order included)."""
+    return a is b or compact(a) == compact(b)
+
+
+def _patch_between(old: Any, new: Any) -> Any:
+    """A merge patch turning ``old`` into ``new`` exactly (key order too), or ``None``.
+
+    One walk of both values: RFC 7396 keeps the target's key order and appends new
+    keys, and cannot set a ``null`` inside an object it adds, so anything else is
+    refused here rather than checked afterwards by re-encoding both values.
+    """
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return None
+    try:
+        return _diff(old, new)
+    except _Inexact:
+        return None
+
+
+class _Inexact(Exception):
+    """RFC 7396 cannot turn this value into that one exactly."""
+
+
+def _diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    kept = [key for key in old if key in new]
+    if list(new)[: len(kept)] != kept:  # merge_patch keeps old keys' order, appends new ones
+        raise _Inexact
+    patch: dict[str, Any] = {key: None for key in old if key not in new}
+    for key, value in new.items():
+        if key in old:
+            before = old[key]
+            if before is value:
+                continue
+            if isinstance(before, dict) and isinstance(value, dict):
+                sub = _diff(before, value)
+                if sub:
+                    patch[key] = sub
+                continue
+            if type(before) is type(value) and before == value:
+                if not isinstance(value, list) or compact(before) == compact(value):
+                    continue
+        if _holds_null(value):
+            raise _Inexact
+        patch[key] = value
+    return patch
+
+
+def _holds_null(value: Any) -> bool:
+    """Whether merging ``value`` in would drop a ``null`` (at its top or in its objects)."""
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        return any(_holds_null(item) for item in value.values())
+    return False
+
+
+def apply_line(
+    run_id: str, before: RunRecord | None, entry: JournalEntry, delta: Mapping[str, Any] | None
+) -> RunRecord:
+    """The record after the journal line (``entry``, its ``record`` key ``delta``)."""
+    implied = implied_record(run_id, before, entry)
+    if not delta:
+        return implied
+    fields = {name: delta[name] for name in (*_FIELDS, "state") if name in delta}
+    patches = delta.get(MERGE_KEY)
+    if isinstance(patches, dict):
+        for name in _PATCHABLE:
+            if name in patches:
+                fields[name] = merge_patch(getattr(implied, name), patches[name])
+    return RunRecord(
+        id=run_id,
+        skill=fields.get("skill", implied.skill),
+        state=fields.get("state", implied.state),
+        version=entry.version,
+        step=fields.get("step", implied.step),
+        status=fields.get("status", implied.status),
+        created=fields.get("created", implied.created),
+        updated=fields.get("updated", implied.updated),
+        spec=fields.get("spec", implied.spec),
+        environment=fields.get("environment", implied.environment),
+        observation=fields.get("observation", implied.observation),
+        schema=fields.get("schema", implied.schema),
+        meta=fields.get("meta", implied.meta),
+    )

@@ -1,0 +1,106 @@
+"""The ``memory:`` store: runs kept in this process only (tests, benchmarks, throwaway sessions).
+
+``memory:`` opens a fresh, private store; ``memory:NAME`` opens the store named
+NAME, shared by every opener in this process. Records are kept as the (frozen)
+objects committed, without copying: like every state in skillstate they must be
+treated as immutable — the pipeline never changes one in place. That keeps the
+store cheap enough to measure the pipeline itself (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import builtins
+import threading
+import warnings
+from collections.abc import Sequence
+
+from skillstate.plugin import (
+    JournalEntry,
+    RunExists,
+    RunNotFound,
+    RunRecord,
+    RunSummary,
+    Store,
+    StoreWarning,
+    VersionConflict,
+    check_run_id,
+)
+
+__all__ = ["MemoryStore"]
+
+
+class _Space:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.records: dict[str, RunRecord] = {}
+        self.journals: dict[str, list[JournalEntry]] = {}
+
+
+_named: dict[str, _Space] = {}
+_named_lock = threading.Lock()
+
+
+class MemoryStore(Store):
+    """A thread-safe in-process store with compare-and-swap commits."""
+
+    def __init__(self, url: str = "memory:") -> None:
+        self.url = url
+        name = url.split(":", 1)[1] if ":" in url else ""
+        if name:
+            with _named_lock:
+                self._space = _named.setdefault(name, _Space())
+        else:
+            self._space = _Space()
+
+    def get(self, run_id: str) -> RunRecord:
+        check_run_id(run_id)
+        record = self._space.records.get(run_id)
+        if record is None:
+            raise RunNotFound(run_id)
+        return record
+
+    def create(self, record: RunRecord, entry: JournalEntry) -> None:
+        check_run_id(record.id)
+        with self._space.lock:
+            if record.id in self._space.records:
+                raise RunExists(record.id)
+            self._space.records[record.id] = record
+            self._space.journals[record.id] = [entry]
+
+    def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
+        check_run_id(record.id)
+        space = self._space
+        with space.lock:
+            current = space.records.get(record.id)
+            if current is None:
+                raise RunNotFound(record.id)
+            if current.version != expected_version:
+                raise VersionConflict(record.id, expected_version, current.version)
+            space.records[record.id] = record
+            space.journals[record.id].append(entry)
+
+    def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> list[RunSummary]:
+        out = []
+        for run_id in sorted(self._space.records):
+            try:
+                record = self.get(run_id)
+            except RunNotFound as exc:  # deleted meanwhile
+                warnings.warn(f"skipping run {run_id}: {exc}", StoreWarning, stacklevel=2)
+                continue
+            if skill is None or record.skill == skill:
+                out.append(RunSummary.of(record, keys))
+        return out
+
+    def journal(self, run_id: str) -> builtins.list[JournalEntry]:
+        check_run_id(run_id)
+        entries = self._space.journals.get(run_id)
+        if entries is None:
+            raise RunNotFound(run_id)
+        return list(entries)
+
+    def delete(self, run_id: str) -> bool:
+        check_run_id(run_id)
+        with self._space.lock:
+            existed = self._space.records.pop(run_id, None) is not None
+            self._space.journals.pop(run_id, None)
+        return existed

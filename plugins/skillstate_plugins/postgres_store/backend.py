@@ -1,0 +1,323 @@
+"""The ``postgresql:`` store's implementation (registered by :mod:`skillstate_plugins.postgres_store`).
+
+Runs shared by many processes and machines (psycopg 3 + a pool). URLs and their
+options: :mod:`.postgres_url`; the tables, their migrations and how a record is
+stored: :mod:`.postgres_tables`.
+
+Writes: a commit is ONE statement — ``UPDATE … WHERE id = $id AND version =
+$expected`` feeding the journal ``INSERT`` in a CTE — so the version check, the record
+and the journal entry commit together (one round trip, fsynced by the server). Under
+READ COMMITTED a concurrent commit on the same run waits for the row lock, re-checks
+the version and matches nothing: a conflict, never a fork.
+
+Connections: a connection that died (server restart, ``pg_terminate_backend``,
+network) is dropped and the operation retried once on a fresh one. A write whose
+outcome is unknown (the connection died while committing) is looked up first: if its
+journal entry is there it succeeded; if not it is retried, still guarded by the
+version check; if that fails too the error says so and nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from skillstate.plugin import (
+    JournalEntry,
+    RunExists,
+    RunNotFound,
+    RunRecord,
+    RunSummary,
+    Store,
+    StoreError,
+    VersionConflict,
+    check_import,
+    check_run_id,
+    compact,
+)
+
+from .tables import RUN_COLUMNS, RUN_VALUES, migrate, run_params
+from .url import parse_postgres_url, redact
+
+if TYPE_CHECKING:
+    import psycopg
+    import psycopg_pool
+
+__all__ = ["PostgresStore", "parse_postgres_url"]
+
+T = TypeVar("T")
+
+
+class PostgresStore(Store):
+    """Runs in PostgreSQL tables; the pool is opened (and the schema created) on first use."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.conninfo, self.options = parse_postgres_url(url)
+        self.schema: str = self.options["schema"]
+        s = f'"{self.schema}"'
+        self._runs, self._journal = f"{s}.skillstate_runs", f"{s}.skillstate_journal"
+        self._pool: psycopg_pool.ConnectionPool[Any] | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+        self._sql_commit = (
+            f"WITH updated AS (UPDATE {self._runs} SET ({RUN_COLUMNS}) = ({RUN_VALUES})"
+            " WHERE id = %(id)s AND version = %(expected)s RETURNING id)"
+            f" INSERT INTO {self._journal} (run_id, version, ts, entry)"
+            " SELECT id, %(entry_version)s, %(ts)s, %(entry)s::json FROM updated RETURNING version"
+        )
+        self._sql_create = (
+            f"WITH created AS (INSERT INTO {self._runs} (id, {RUN_COLUMNS})"
+            f" VALUES (%(id)s, {RUN_VALUES}) ON CONFLICT (id) DO NOTHING RETURNING id)"
+            f" INSERT INTO {self._journal} (run_id, version, ts, entry)"
+            " SELECT id, %(entry_version)s, %(ts)s, %(entry)s::json FROM created RETURNING version"
+        )
+
+    # -- connections -----------------------------------------------------------
+    def _open(self) -> psycopg_pool.ConnectionPool[Any]:
+        pool = self._pool
+        if pool is not None:
+            return pool
+        with self._lock:
+            if self._pool is not None:
+                return self._pool
+            if self._closed:
+                raise StoreError(f"store {redact(self.url)} is closed")
+            import psycopg
+            import psycopg_pool
+
+            pool = psycopg_pool.ConnectionPool(
+                self.conninfo,
+                min_size=self.options["pool_min"],
+                max_size=self.options["pool_max"],
+                timeout=self.options["pool_timeout"],
+                kwargs={"autocommit": True},
+                open=False,
+                name=f"skillstate:{self.schema}",
+            )
+            try:
+                pool.open(wait=True, timeout=self.options["pool_timeout"])
+                with pool.connection() as conn:
+                    migrate(conn, self.schema)
+            except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+                pool.close()
+                raise StoreError(
+                    f"cannot connect to PostgreSQL at {redact(self.url)}: {exc}".rstrip()
+                ) from exc
+            self._pool = pool
+            return pool
+
+    def _run(
+        self,
+        what: str,
+        work: Callable[[psycopg.Connection[Any]], T],
+        landed: Callable[[psycopg.Connection[Any]], bool] | None = None,
+    ) -> T:
+        """Run ``work`` on a pooled connection; on a dead connection, retry once.
+
+        ``landed`` (for writes) tells whether a write whose outcome is unknown did commit.
+        """
+        import psycopg
+        import psycopg_pool
+
+        pool = self._open()
+        for attempt in (1, 2):
+            conn: psycopg.Connection[Any] | None = None
+            try:
+                with pool.connection() as conn:
+                    if attempt == 2 and landed is not None and landed(conn):
+                        return None  # type: ignore[return-value]  # writes return None
+                    return work(conn)
+            except psycopg_pool.PoolTimeout as exc:
+                raise StoreError(f"cannot {what}: no PostgreSQL connection ({exc})") from exc
+            except psycopg.OperationalError as exc:
+                dead = conn is None or conn.closed or conn.broken
+                if not dead or attempt == 2:
+                    raise StoreError(
+                        f"cannot {what}: PostgreSQL connection failed ({exc}); "
+                        "nothing was changed unless a re-read shows it"
+                        if landed is not None
+                        else f"cannot {what}: PostgreSQL connection failed ({exc})"
+                    ) from exc
+                pool.check()  # replace every other dead connection too
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot {what}: PostgreSQL error: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    def _entry_landed(self, run_id: str, entry: JournalEntry) -> Callable[[Any], bool]:
+        text = compact(entry.to_dict())
+
+        def landed(conn: psycopg.Connection[Any]) -> bool:
+            row = conn.execute(
+                f"SELECT entry::text = %s FROM {self._journal} WHERE run_id = %s AND version = %s",
+                (text, run_id, entry.version),
+            ).fetchone()
+            return bool(row and row[0])
+
+        return landed
+
+    # -- writes ----------------------------------------------------------------
+    def _cas(
+        self, conn: psycopg.Connection[Any], record: RunRecord, entry: JournalEntry, expected: int
+    ) -> None:
+        """The compare-and-swap statement (its own transaction unless one is open)."""
+        params = run_params(record)
+        params.update(
+            expected=expected,
+            entry_version=entry.version,
+            ts=entry.ts,
+            entry=compact(entry.to_dict()),
+        )
+        if conn.execute(self._sql_commit, params).fetchone() is not None:
+            return
+        row = conn.execute(
+            f"SELECT version FROM {self._runs} WHERE id = %s", (record.id,)
+        ).fetchone()
+        if row is None:
+            raise RunNotFound(record.id)
+        raise VersionConflict(record.id, expected, int(row[0]))
+
+    def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
+        check_run_id(record.id)
+        self._run(
+            f"commit run '{record.id}' version {record.version}",
+            lambda conn: self._cas(conn, record, entry, expected_version),
+            self._entry_landed(record.id, entry),
+        )
+
+    def create(self, record: RunRecord, entry: JournalEntry) -> None:
+        check_run_id(record.id)
+        params = run_params(record)
+        params.update(entry_version=entry.version, ts=entry.ts, entry=compact(entry.to_dict()))
+
+        def work(conn: psycopg.Connection[Any]) -> None:
+            if conn.execute(self._sql_create, params).fetchone() is None:
+                raise RunExists(record.id)
+
+        self._run(f"create run '{record.id}'", work, self._entry_landed(record.id, entry))
+
+    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+        """Write ``record`` and its whole journal in one transaction."""
+        check_run_id(record.id)
+        check_import(record, entries)
+        params = run_params(record)
+        rows = [(record.id, e.version, e.ts, compact(e.to_dict())) for e in entries]
+
+        def work(conn: psycopg.Connection[Any]) -> None:
+            with conn.transaction():
+                inserted = conn.execute(
+                    f"INSERT INTO {self._runs} (id, {RUN_COLUMNS}) VALUES (%(id)s, {RUN_VALUES})"
+                    " ON CONFLICT (id) DO NOTHING RETURNING id",
+                    params,
+                ).fetchone()
+                if inserted is None:
+                    raise RunExists(record.id)
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        f"INSERT INTO {self._journal} (run_id, version, ts, entry)"
+                        " VALUES (%s, %s, %s, %s::json)",
+                        rows,
+                    )
+
+        self._run(f"import run '{record.id}'", work, self._entry_landed(record.id, entries[-1]))
+
+    def delete(self, run_id: str) -> bool:
+        check_run_id(run_id)
+        return self._run(
+            f"delete run '{run_id}'",
+            lambda conn: (
+                conn.execute(f"DELETE FROM {self._runs} WHERE id = %s", (run_id,)).rowcount > 0
+            ),
+        )
+
+    # -- reads -----------------------------------------------------------------
+    def get(self, run_id: str) -> RunRecord:
+        check_run_id(run_id)
+        row = self._run(
+            f"read run '{run_id}'",
+            lambda conn: conn.execute(
+                "SELECT skill, version, state_text, step, status, created, updated, spec,"
+                f" environment, observation, schema, meta FROM {self._runs} WHERE id = %s",
+                (run_id,),
+            ).fetchone(),
+        )
+        if row is None:
+            raise RunNotFound(run_id)
+        skill, version, state_text, step, status, created, updated, *rest = row
+        spec, environment, observation, schema, meta = rest
+        return RunRecord(
+            id=run_id,
+            skill=skill,
+            state=json.loads(state_text),
+            version=int(version),
+            step=int(step),
+            status=status,
+            created=created,
+            updated=updated,
+            spec=spec,
+            environment=environment,
+            observation=observation,
+            schema=schema,
+            meta=meta,
+        )
+
+    def exists(self, run_id: str) -> bool:
+        check_run_id(run_id)
+        row = self._run(
+            f"read run '{run_id}'",
+            lambda conn: conn.execute(
+                f"SELECT 1 FROM {self._runs} WHERE id = %s", (run_id,)
+            ).fetchone(),
+        )
+        return row is not None
+
+    def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
+        keys = tuple(dict.fromkeys(keys))
+        # One text value per key, NULL unless the state has it as a string.
+        picks = "".join(
+            ", CASE WHEN jsonb_typeof(state -> %s::text) = 'string' THEN state ->> %s::text END"
+            for _ in keys
+        )
+        params: list[Any] = [k for key in keys for k in (key, key)]
+        sql = f"SELECT id, skill, status, updated, version{picks} FROM {self._runs}"
+        if skill is not None:
+            sql += " WHERE skill = %s"
+            params.append(skill)
+        rows = self._run(
+            "list runs",
+            lambda conn: conn.execute(sql + ' ORDER BY id COLLATE "C"', params).fetchall(),
+        )
+        return [
+            RunSummary(
+                id=r[0],
+                skill=r[1],
+                status=r[2],
+                updated=r[3],
+                version=int(r[4]),
+                fields={k: v for k, v in zip(keys, r[5:], strict=True) if v is not None},
+            )
+            for r in rows
+        ]
+
+    def journal(self, run_id: str) -> builtins.list[JournalEntry]:
+        check_run_id(run_id)
+        rows = self._run(
+            f"read the journal of run '{run_id}'",
+            lambda conn: conn.execute(
+                f"SELECT entry::text FROM {self._journal} WHERE run_id = %s ORDER BY version",
+                (run_id,),
+            ).fetchall(),
+        )
+        if not rows and not self.exists(run_id):
+            raise RunNotFound(run_id)
+        return [JournalEntry.from_dict(json.loads(r[0])) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()

@@ -1,0 +1,142 @@
+"""The ``postgresql:`` store against the real server: conformance, URLs, NUL, schema setup."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from skillstate.plugin import JournalEntry, RunRecord, StoreError
+from skillstate.testing import StoreConformance, make_host, postgres_url, temporary_store_url
+
+from .. import parse_postgres_url
+
+pytestmark = pytest.mark.postgres
+
+
+class TestPostgresStore(StoreConformance):
+    @pytest.fixture
+    def store_url(self) -> Iterator[str]:
+        with temporary_store_url("postgresql", ".") as url:
+            yield url
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with temporary_store_url("postgresql", ".") as store_url:
+        yield store_url
+
+
+@pytest.fixture
+def store(url: str) -> Iterator[Any]:
+    host = make_host(url)
+    yield host.open_store()
+    host.close()
+
+
+def test_url_options_are_taken_out_and_the_rest_goes_to_libpq() -> None:
+    conninfo, options = parse_postgres_url(
+        "postgres://u:pw@h:5433/db?schema=s1&sslmode=disable&pool_max=3&pool_timeout=2.5"
+    )
+    assert conninfo == "postgres://u:pw@h:5433/db?sslmode=disable&application_name=skillstate"
+    assert options == {"schema": "s1", "pool_min": 1, "pool_max": 3, "pool_timeout": 2.5}
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql://h/db?schema=a;drop", "schema 'a;drop' must be letters"),
+        ('postgresql://h/db?schema="x"', "must be letters, digits and _"),
+        ("postgresql://h/db?pool_max=lots", "pool_max must be a number, got 'lots'"),
+        ("postgresql://h/db?pool_max=0", "pool_max must be positive"),
+        ("postgresql://h/db?pool_min=5&pool_max=2", "pool_min is larger than pool_max"),
+    ],
+)
+def test_bad_urls_are_refused_clearly(url: str, message: str) -> None:
+    with pytest.raises(StoreError, match=message):
+        parse_postgres_url(url)
+
+
+def test_unreachable_server_fails_clearly_without_the_password() -> None:
+    store = make_host().open_store("postgresql://u:secret@127.0.0.1:1/db?pool_timeout=1")
+    with pytest.raises(StoreError, match=r"cannot connect to PostgreSQL at .*u:\*\*\*@") as info:
+        store.list()
+    assert "secret" not in str(info.value)
+
+
+def test_both_schemes_open_the_same_store(url: str) -> None:
+    host = make_host(url)
+    a = host.open_store()
+    b = host.open_store(url.replace("postgresql://", "postgres://", 1))
+    a.create(RunRecord(id="r", skill="s", state={}), JournalEntry("t", "init", {}, 1))
+    assert b.get("r").id == "r"
+    host.close()
+
+
+def test_nul_is_kept_everywhere_and_jsonb_gets_a_replacement(store: Any, url: str) -> None:
+    import psycopg
+
+    record = RunRecord(
+        id="nul",
+        skill="s",
+        state={"z": "a\x00b", "a": {"k\x00": 1}},
+        spec="P\x00",
+        observation="\x00obs",
+        environment={"name": "e\x00"},
+        meta={"m": "\x00"},
+    )
+    entry = JournalEntry(ts="t", step="in\x00it", patch={"p": "\x00"}, version=1)
+    store.create(record, entry)
+    got = store.get("nul")
+    assert got == record and list(got.state) == ["z", "a"]
+    assert store.journal("nul") == [entry]
+    with psycopg.connect(postgres_url()) as conn:
+        schema = parse_postgres_url(url)[1]["schema"]
+        jsonb = conn.execute(
+            f"SELECT state ->> 'z' FROM \"{schema}\".skillstate_runs WHERE id = %s", ("nul",)
+        ).fetchone()
+    assert jsonb == ("a\ufffdb",)
+
+
+def test_key_order_survives_although_jsonb_sorts_keys(store: Any) -> None:
+    state = {"zeta": 1, "alpha": {"yy": 1, "b": 2}, "mid": [{"z": 1, "a": 2}]}
+    store.create(RunRecord(id="order", skill="s", state=state), JournalEntry("t", "init", {}, 1))
+    got = store.get("order").state
+    assert list(got) == ["zeta", "alpha", "mid"]
+    assert list(got["alpha"]) == ["yy", "b"] and list(got["mid"][0]) == ["z", "a"]
+
+
+def test_schema_setup_is_safe_when_processes_start_together(url: str) -> None:
+    """Eight stores open the same fresh schema at once: no error, one set of tables."""
+    import psycopg
+
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def open_one(n: int) -> None:
+        store = make_host().open_store(url)
+        barrier.wait()
+        try:
+            store.create(
+                RunRecord(id=f"r{n}", skill="s", state={}), JournalEntry("t", "init", {}, 1)
+            )
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=open_one, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    schema = parse_postgres_url(url)[1]["schema"]
+    with psycopg.connect(postgres_url()) as conn:
+        version = conn.execute(
+            f'SELECT value FROM "{schema}".skillstate_meta WHERE key = %s', ("schema_version",)
+        ).fetchone()
+    assert version == ("1",)
+    assert len(make_host().open_store(url).list()) == 8

@@ -1,0 +1,74 @@
+"""The ``postgresql:`` store's URLs: the libpq URI and the store's own query options.
+
+URLs are libpq URIs (``postgresql://user:pw@host:5432/db`` or ``postgres://…``) with
+the store's own query options, removed before connecting:
+
+- ``schema=NAME`` — the PostgreSQL schema holding the tables (default ``public``;
+  created if missing), so several stores or test runs can share one database;
+- ``pool_max=N`` (default 8) and ``pool_min=N`` (default 1) — connections per store;
+- ``pool_timeout=SECONDS`` (default 10) — how long to wait to connect or for a free
+  connection before failing with :class:`~skillstate.errors.StoreError`.
+
+Other options (``sslmode``, ``connect_timeout``, ``application_name``…) go to libpq.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from skillstate.plugin import StoreError
+
+__all__ = ["OUR_OPTIONS", "SCHEMA_NAME", "parse_postgres_url", "redact"]
+
+SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+OUR_OPTIONS = ("schema", "pool_min", "pool_max", "pool_timeout")
+
+
+def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
+    """Split a store URL into the libpq URI and the store's own options (validated)."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("postgresql", "postgres"):
+        raise StoreError(
+            f"bad PostgreSQL URL: expected postgresql://..., got scheme '{parts.scheme}'"
+        )
+    ours: dict[str, str] = {}
+    theirs: list[tuple[str, str]] = []
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        (ours.__setitem__(key, value) if key in OUR_OPTIONS else theirs.append((key, value)))
+    schema = ours.get("schema", "public")
+    if not SCHEMA_NAME.fullmatch(schema):
+        raise StoreError(
+            f"bad PostgreSQL URL: schema '{schema}' must be letters, digits and _ "
+            "(not starting with a digit), at most 63 characters"
+        )
+    options: dict[str, Any] = {"schema": schema}
+    for key, default, kind in (
+        ("pool_min", 1, int),
+        ("pool_max", 8, int),
+        ("pool_timeout", 10.0, float),
+    ):
+        raw = ours.get(key)
+        try:
+            number: float = kind(raw) if raw is not None else default
+        except ValueError:
+            raise StoreError(f"bad PostgreSQL URL: {key} must be a number, got '{raw}'") from None
+        if (number <= 0 and key != "pool_min") or number < 0:
+            raise StoreError(f"bad PostgreSQL URL: {key} must be positive, got '{raw}'")
+        options[key] = number
+    if options["pool_min"] > options["pool_max"]:
+        raise StoreError("bad PostgreSQL URL: pool_min is larger than pool_max")
+    if not any(k == "application_name" for k, _ in theirs):
+        theirs.append(("application_name", "skillstate"))
+    conninfo = urlunsplit(parts._replace(query=urlencode(theirs)))
+    return conninfo, options
+
+
+def redact(url: str) -> str:
+    """``url`` without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))

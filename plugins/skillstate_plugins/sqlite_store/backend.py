@@ -1,0 +1,352 @@
+"""The ``sqlite:`` store's implementation (registered by :mod:`skillstate_plugins.sqlite_store`).
+
+Every run in one SQLite database file (standard library only).
+
+URLs: ``sqlite:///abs/path/runs.db`` (absolute) and ``sqlite:relative/runs.db``
+(relative to the working directory). Query options: ``?timeout=SECONDS`` (how long a
+writer waits for the write lock, default 30).
+
+Guarantees: the database is in WAL mode with ``synchronous=FULL``, so a commit that
+returned survives a crash or power loss. Every write is one transaction opened with
+``BEGIN IMMEDIATE`` (the write lock is taken up front): the record update with its
+version check and the journal insert commit together or not at all, and several
+processes on one machine never lose an update. Readers never block writers. The
+whole record is kept as canonical JSON text (key order and ``\\u0000`` survive); the
+summary columns serve :meth:`SQLiteStore.list` without parsing documents.
+Do not put the file on a network filesystem: SQLite's locking needs a local disk.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from skillstate.plugin import (
+    JournalEntry,
+    RunExists,
+    RunNotFound,
+    RunRecord,
+    RunSummary,
+    Store,
+    StoreError,
+    VersionConflict,
+    check_import,
+    check_run_id,
+    compact,
+)
+
+__all__ = ["SQLiteStore", "parse_sqlite_url"]
+
+# The list index is the schema version (0 = empty database); never edit an entry.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE IF NOT EXISTS runs (
+            id TEXT PRIMARY KEY,
+            skill TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            step INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            phase TEXT,
+            next_action TEXT,
+            record TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS runs_skill ON runs (skill, id)",
+        """CREATE TABLE IF NOT EXISTS journal (
+            run_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            ts TEXT NOT NULL,
+            entry TEXT NOT NULL,
+            PRIMARY KEY (run_id, version)
+        ) WITHOUT ROWID""",
+    ),
+    # 1: summaries are read from the record with json_extract (a skill names its own
+    # phase and next-action keys), so the columns that held rig's keys go.
+    (
+        "ALTER TABLE runs DROP COLUMN phase",
+        "ALTER TABLE runs DROP COLUMN next_action",
+    ),
+)
+
+
+def parse_sqlite_url(url: str) -> tuple[Path, float]:
+    """The database path and lock timeout of a ``sqlite:`` URL; :class:`StoreError` if malformed."""
+    scheme, _, rest = url.partition(":")
+    if scheme.lower() != "sqlite" or not rest:
+        raise StoreError(
+            f"bad SQLite URL '{url}': expected sqlite:///absolute/path.db or sqlite:relative.db"
+        )
+    rest, _, query = rest.partition("?")
+    if rest.startswith("//"):
+        host, slash, path = rest[2:].partition("/")
+        if host not in ("", "localhost") or not slash:
+            raise StoreError(
+                f"bad SQLite URL '{url}': a host ('{host}') is not supported; "
+                "use sqlite:///absolute/path.db"
+            )
+        rest = "/" + path
+    if rest in ("", "/") or rest.endswith("/"):
+        raise StoreError(f"bad SQLite URL '{url}': it names no database file")
+    timeout = 30.0
+    for key, values in parse_qs(query, keep_blank_values=True).items():
+        if key != "timeout":
+            raise StoreError(f"bad SQLite URL '{url}': unknown option '{key}' (known: timeout)")
+        try:
+            timeout = float(values[-1])
+        except ValueError:
+            raise StoreError(
+                f"bad SQLite URL '{url}': timeout must be a number of seconds, got '{values[-1]}'"
+            ) from None
+        if not timeout >= 0:
+            raise StoreError(f"bad SQLite URL '{url}': timeout must be >= 0")
+    return Path(rest), timeout
+
+
+class SQLiteStore(Store):
+    """Runs and journals in one SQLite file; one connection per thread, opened on first use."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.path, self.timeout = parse_sqlite_url(url)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    # -- connections -----------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        if self._closed:
+            raise StoreError(f"store {self.url} is closed")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
+            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            self._set_wal(conn)
+            conn.execute("PRAGMA synchronous = FULL")
+            self._migrate(conn)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open SQLite database {self.path}: {exc}") from exc
+        self._local.conn = conn
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    def _set_wal(self, conn: sqlite3.Connection) -> None:
+        # Switching to WAL needs a moment of exclusive access; another process opening
+        # the file at the same time can make it report "locked" despite busy_timeout.
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        if str(mode).lower() != "wal":
+            raise StoreError(f"SQLite database {self.path} cannot use WAL mode (got '{mode}')")
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        if conn.execute("PRAGMA user_version").fetchone()[0] >= len(MIGRATIONS):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            for statements in MIGRATIONS[current:]:
+                for statement in statements:
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {max(current, len(MIGRATIONS))}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _write(self, work: Callable[[sqlite3.Connection], None]) -> None:
+        """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction; commit, or roll back on error."""
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot lock SQLite database {self.path}: {exc}") from exc
+        try:
+            work(conn)
+            self._finish(conn)
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"cannot write SQLite database {self.path}: {exc}") from exc
+            raise
+
+    def _finish(self, conn: sqlite3.Connection) -> None:
+        """Commit the open transaction (tests override this to stop mid-transaction)."""
+        conn.execute("COMMIT")
+
+    def _read(self, sql: str, params: Sequence[object]) -> builtins.list[tuple[object, ...]]:
+        try:
+            return self._conn().execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read SQLite database {self.path}: {exc}") from exc
+
+    # -- rows ------------------------------------------------------------------
+    @staticmethod
+    def _columns(record: RunRecord) -> tuple[object, ...]:
+        """The ``runs`` columns after ``id``, in table order."""
+        return (
+            record.skill,
+            record.version,
+            record.step,
+            record.status,
+            record.created,
+            record.updated,
+            compact(record.to_dict()),
+        )
+
+    def _insert_run(self, conn: sqlite3.Connection, record: RunRecord) -> None:
+        conn.execute(
+            "INSERT INTO runs (id, skill, version, step, status, created, updated, record)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.id, *self._columns(record)),
+        )
+
+    @staticmethod
+    def _insert_entry(conn: sqlite3.Connection, run_id: str, entry: JournalEntry) -> None:
+        conn.execute(
+            "INSERT INTO journal (run_id, version, ts, entry) VALUES (?, ?, ?, ?)",
+            (run_id, entry.version, entry.ts, compact(entry.to_dict())),
+        )
+
+    def _cas(
+        self, conn: sqlite3.Connection, record: RunRecord, entry: JournalEntry, expected: int
+    ) -> None:
+        """Inside a transaction: the version check, the record update, the journal insert."""
+        row = conn.execute("SELECT version FROM runs WHERE id = ?", (record.id,)).fetchone()
+        if row is None:
+            raise RunNotFound(record.id)
+        if row[0] != expected:
+            raise VersionConflict(record.id, expected, row[0])
+        conn.execute(
+            "UPDATE runs SET skill = ?, version = ?, step = ?, status = ?, created = ?,"
+            " updated = ?, record = ? WHERE id = ?",
+            (*self._columns(record), record.id),
+        )
+        self._insert_entry(conn, record.id, entry)
+
+    # -- the Store contract ----------------------------------------------------
+    def get(self, run_id: str) -> RunRecord:
+        check_run_id(run_id)
+        rows = self._read("SELECT record FROM runs WHERE id = ?", (run_id,))
+        if not rows:
+            raise RunNotFound(run_id)
+        return RunRecord.from_dict(json.loads(str(rows[0][0])))
+
+    def exists(self, run_id: str) -> bool:
+        check_run_id(run_id)
+        return bool(self._read("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
+
+    def create(self, record: RunRecord, entry: JournalEntry) -> None:
+        check_run_id(record.id)
+
+        def work(conn: sqlite3.Connection) -> None:
+            if conn.execute("SELECT 1 FROM runs WHERE id = ?", (record.id,)).fetchone():
+                raise RunExists(record.id)
+            conn.execute("DELETE FROM journal WHERE run_id = ?", (record.id,))
+            self._insert_run(conn, record)
+            self._insert_entry(conn, record.id, entry)
+
+        self._write(work)
+
+    def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
+        check_run_id(record.id)
+        self._write(lambda conn: self._cas(conn, record, entry, expected_version))
+
+    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+        """Write ``record`` and its whole journal in one transaction."""
+        check_run_id(record.id)
+        check_import(record, entries)
+
+        def work(conn: sqlite3.Connection) -> None:
+            if conn.execute("SELECT 1 FROM runs WHERE id = ?", (record.id,)).fetchone():
+                raise RunExists(record.id)
+            conn.execute("DELETE FROM journal WHERE run_id = ?", (record.id,))
+            self._insert_run(conn, record)
+            for entry in entries:
+                self._insert_entry(conn, record.id, entry)
+
+        self._write(work)
+
+    def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
+        keys = tuple(dict.fromkeys(keys))
+        if any('"' in key or "\\" in key for key in keys):  # not a JSON path label: parse
+            where = "" if skill is None else " WHERE skill = ?"
+            rows = self._read(
+                f"SELECT record FROM runs{where} ORDER BY id", () if skill is None else (skill,)
+            )
+            return [RunSummary.of(RunRecord.from_dict(json.loads(str(r[0]))), keys) for r in rows]
+        # One text value per key, NULL unless the state has it as a string.
+        picks = "".join(
+            ", CASE WHEN json_type(record, ?) = 'text' THEN json_extract(record, ?) END"
+            for _ in keys
+        )
+        params: list[object] = []
+        for key in keys:
+            path = f'$.state."{key}"'
+            params += [path, path]
+        sql = f"SELECT id, skill, status, updated, version{picks} FROM runs"
+        if skill is not None:
+            sql += " WHERE skill = ?"
+            params.append(skill)
+        rows = self._read(sql + " ORDER BY id", params)
+        return [
+            RunSummary(
+                id=str(r[0]),
+                skill=str(r[1]),
+                status=str(r[2]),
+                updated=str(r[3]),
+                version=int(r[4]),  # type: ignore[call-overload]
+                fields={k: str(v) for k, v in zip(keys, r[5:], strict=True) if v is not None},
+            )
+            for r in rows
+        ]
+
+    def journal(self, run_id: str) -> builtins.list[JournalEntry]:
+        check_run_id(run_id)
+        rows = self._read("SELECT entry FROM journal WHERE run_id = ? ORDER BY version", (run_id,))
+        if not rows and not self.exists(run_id):
+            raise RunNotFound(run_id)
+        return [JournalEntry.from_dict(json.loads(str(r[0]))) for r in rows]
+
+    def delete(self, run_id: str) -> bool:
+        check_run_id(run_id)
+        deleted: builtins.list[bool] = []
+
+        def work(conn: sqlite3.Connection) -> None:
+            cursor = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+            conn.execute("DELETE FROM journal WHERE run_id = ?", (run_id,))
+            deleted.append(cursor.rowcount > 0)
+
+        self._write(work)
+        return deleted[0]
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._local = threading.local()

@@ -1,0 +1,215 @@
+"""Isolation: one plugin's failing hook implementation never takes the others down.
+
+Every hook is called the pluggy way, once, through ``pm.hook.<name>(...)``: pluggy
+passes each implementation only the arguments it declares, orders them (``tryfirst``,
+LIFO, ``trylast``), runs new-style wrappers around them, and reports the call to
+hook-call monitoring (``SKILLSTATE_TRACE_PLUGINS``). What pluggy does not do is keep
+going when one implementation raises. So when a plugin is registered, the manager
+replaces the function of each of its hook implementations (``HookImpl.function``)
+with a guard made here, which:
+
+- runs the implementation with :data:`CURRENT_PLUGIN` set to the plugin's name (the
+  registries use it to know who registered what);
+- turns an exception into a :class:`HookFailure` returned in the implementation's
+  place (a value, so a ``firstresult`` hook stops there rather than silently falling
+  through to the next implementation);
+- runs generator results (``yield Problem(...)`` guards) inside the guard, and checks
+  the result's type (:data:`POLICIES`), so that a bad return value is that plugin's
+  failure too.
+
+The host decides what a failure means per hook (its **Isolation** line in
+``docs/hooks.md``): policy hooks fail closed (the transition is rejected), observers
+and registries fail open (a one-line warning names the plugin).
+:class:`~skillstate.errors.PluginConflictError` is never swallowed: a name
+registered twice is a configuration error, not one plugin's failure.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+from collections.abc import Callable, Generator
+from typing import Any
+
+import attrs
+
+from skillstate.errors import PluginConflictError
+
+__all__ = ["CURRENT_PLUGIN", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
+
+CURRENT_PLUGIN: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "skillstate_current_plugin", default=None
+)
+"""The name of the plugin whose hook implementation is running (``None`` outside one)."""
+
+
+class HookFailure:
+    """Returned in place of a hook implementation's result when it raised or returned garbage."""
+
+    __slots__ = ("error", "hook", "plugin")
+
+    def __init__(self, plugin: str, hook: str, error: BaseException | str) -> None:
+        self.plugin = plugin
+        self.hook = hook
+        self.error = error
+
+    @property
+    def reason(self) -> str:
+        """``ValueError: boom`` (an exception) or the message (a bad return value)."""
+        if isinstance(self.error, BaseException):
+            return f"{type(self.error).__name__}: {self.error}"
+        return self.error
+
+    def __repr__(self) -> str:
+        return f"HookFailure(plugin={self.plugin!r}, hook={self.hook!r}, reason={self.reason!r})"
+
+
+def _each(kind: str) -> Callable[[Any], str | None]:
+    def check(result: Any) -> str | None:
+        from skillstate import records
+
+        cls = getattr(records, kind)
+        for item in result:
+            if not isinstance(item, cls):
+                return (
+                    f"returned a {type(item).__name__} among its results, expected {kind} records"
+                )
+        return None
+
+    return check
+
+
+def _one(kind: str, *, optional: bool = True) -> Callable[[Any], str | None]:
+    def check(result: Any) -> str | None:
+        if result is None and optional:
+            return None
+        if kind == "dict":
+            ok = isinstance(result, dict)
+        else:
+            from skillstate import records
+
+            ok = isinstance(result, getattr(records, kind))
+        return None if ok else f"returned a {type(result).__name__}, expected a {kind} or None"
+
+    return check
+
+
+@attrs.frozen
+class HookPolicy:
+    """How one hook's implementations are guarded.
+
+    ``iterable`` — the result is an iterable of records, materialised inside the guard
+    (so a generator's exception is caught there); ``check`` — ``None`` when a result is
+    acceptable, else why not; ``firstresult`` — a failure replaces the hook's single
+    result instead of joining a list (for wrappers).
+    """
+
+    iterable: bool = False
+    check: Callable[[Any], str | None] | None = None
+    firstresult: bool = False
+
+
+POLICIES: dict[str, HookPolicy] = {
+    "skillstate_merge": HookPolicy(check=_one("dict"), firstresult=True),
+    "skillstate_validate": HookPolicy(iterable=True, check=_each("Problem")),
+    "skillstate_budget": HookPolicy(check=_one("Budget"), firstresult=True),
+    "skillstate_guards": HookPolicy(iterable=True, check=_each("Problem")),
+    "skillstate_doctor": HookPolicy(iterable=True, check=_each("DoctorFinding")),
+}
+"""Hooks not listed are guarded with the default policy (exceptions only)."""
+
+_DEFAULT = HookPolicy()
+
+
+def _run(plugin: str, hook: str, policy: HookPolicy, fn: Callable[..., Any], args: Any) -> Any:
+    token = CURRENT_PLUGIN.set(plugin)
+    try:
+        result = fn(*args)
+        if policy.iterable and result is not None and not isinstance(result, list):
+            result = list(result)
+    except PluginConflictError:
+        raise
+    except Exception as exc:
+        return HookFailure(plugin, hook, exc)
+    finally:
+        CURRENT_PLUGIN.reset(token)
+    if policy.check is not None and result is not None:
+        problem = policy.check(result)
+        if problem is not None:
+            return HookFailure(plugin, hook, problem)
+    return result
+
+
+def _with_failure(result: Any, failure: HookFailure, policy: HookPolicy) -> Any:
+    if policy.firstresult:
+        return failure
+    return [*(result or []), failure]
+
+
+def _guard_wrapper(
+    plugin: str, hook: str, policy: HookPolicy, fn: Callable[..., Any]
+) -> Callable[..., Generator[None, Any, Any]]:
+    """A new-style wrapper, delegating to ``fn``'s generator; its own failures become results."""
+
+    @functools.wraps(fn)
+    def guarded(*args: Any) -> Generator[None, Any, Any]:
+        failure: HookFailure | None = None
+        gen: Generator[None, Any, Any] | None = None
+        token = CURRENT_PLUGIN.set(plugin)
+        try:
+            gen = fn(*args)
+            next(gen)
+        except StopIteration:
+            failure = HookFailure(plugin, hook, "the wrapper returned without yielding")
+        except PluginConflictError:
+            raise
+        except Exception as exc:
+            failure = HookFailure(plugin, hook, exc)
+        finally:
+            CURRENT_PLUGIN.reset(token)
+        try:
+            result = yield
+        except BaseException as exc:  # pluggy throws an inner error into the wrappers
+            if failure is not None or gen is None:
+                raise
+            token = CURRENT_PLUGIN.set(plugin)
+            try:
+                gen.throw(exc)
+            except StopIteration as stop:  # the wrapper handled it and gave a result
+                return stop.value
+            finally:
+                CURRENT_PLUGIN.reset(token)
+            gen.close()
+            raise
+        if failure is not None or gen is None:
+            return _with_failure(
+                result, failure or HookFailure(plugin, hook, "no generator"), policy
+            )
+        token = CURRENT_PLUGIN.set(plugin)
+        try:
+            gen.send(result)
+        except StopIteration as stop:
+            return stop.value
+        except PluginConflictError:
+            raise
+        except Exception as exc:
+            return _with_failure(result, HookFailure(plugin, hook, exc), policy)
+        finally:
+            CURRENT_PLUGIN.reset(token)
+        gen.close()
+        return _with_failure(result, HookFailure(plugin, hook, "the wrapper yielded twice"), policy)
+
+    return guarded
+
+
+def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) -> Callable[..., Any]:
+    """The guarded replacement for one hook implementation's function (see the module doc)."""
+    policy = POLICIES.get(hook, _DEFAULT)
+    if wrapper:
+        return _guard_wrapper(plugin, hook, policy, fn)
+
+    @functools.wraps(fn)
+    def guarded(*args: Any) -> Any:
+        return _run(plugin, hook, policy, fn, args)
+
+    return guarded

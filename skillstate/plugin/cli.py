@@ -1,0 +1,91 @@
+"""For plugins with a command line: the command context and the run commands.
+
+A plugin's :class:`~skillstate.plugin.CommandSpec` receives a :class:`CliContext`
+in ``run(ctx)``. A plugin with a whole command line of its own (the ``rig-state``
+drop-in) subclasses :class:`HostContext` to say where its configuration comes from,
+and reuses the run commands (``do_init``, ``do_patch``...), which print and exit
+exactly as ``skillstate``'s own (``skillstate.cli.runs``)::
+
+    from skillstate.plugin.cli import HostContext, do_show, load_config
+
+    class MyContext(HostContext):
+        prog = "my-tool"
+        ...
+
+Exit codes: :data:`OK` (0), :data:`REJECTED` (1), :data:`USAGE` (2).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skillstate._lazy import lazy_getattr
+
+if TYPE_CHECKING:
+    from skillstate.cli.context import CliContext, HostContext
+    from skillstate.cli.doctor_cmd import doctor_report
+    from skillstate.cli.runs import (
+        OK,
+        REJECTED,
+        USAGE,
+        RunContext,
+        do_get,
+        do_init,
+        do_journal,
+        do_list,
+        do_patch,
+        do_rm,
+        do_show,
+        read_document,
+    )
+    from skillstate.config import Config, load_config
+
+__all__ = [
+    "OK",
+    "REJECTED",
+    "USAGE",
+    "CliContext",
+    "Config",
+    "HostContext",
+    "RunContext",
+    "do_get",
+    "do_init",
+    "do_journal",
+    "do_list",
+    "do_patch",
+    "do_rm",
+    "do_show",
+    "doctor_report",
+    "load_config",
+    "read_document",
+]
+
+_RUNS = (
+    "OK",
+    "REJECTED",
+    "USAGE",
+    "RunContext",
+    "do_get",
+    "do_init",
+    "do_journal",
+    "do_list",
+    "do_patch",
+    "do_rm",
+    "do_show",
+    "read_document",
+)
+
+_LAZY = {
+    "CliContext": "skillstate.cli.context",
+    "HostContext": "skillstate.cli.context",
+    "doctor_report": "skillstate.cli.doctor_cmd",
+    "Config": "skillstate.config",
+    "load_config": "skillstate.config",
+    **{name: "skillstate.cli.runs" for name in _RUNS},
+}
+
+__getattr__ = lazy_getattr("skillstate.plugin.cli", _LAZY, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,294 @@
+"""Meta-tests of the plugin framework: docs, entry points, block/allow lists, errors, conflicts."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import ROOT, clean_env
+
+from skillstate import StoreSpec, hookimpl
+from skillstate.errors import PluginConflictError, PluginError
+from skillstate.hookdoc import hook_signatures, render
+from skillstate.host import PluginWarning
+from skillstate.manager import make_plugin_manager
+
+PLUGIN_DIR = ROOT / "plugins" / "skillstate_plugins"
+
+
+def test_every_hook_is_documented_with_its_exact_signature() -> None:
+    page = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
+    assert page == render(), (
+        "docs/hooks.md is stale: run python -m skillstate.hookdoc > docs/hooks.md"
+    )
+    for name, signature in hook_signatures().items():
+        assert f"## {name}" in page, f"Missing from plugin hook documentation: {name}"
+        assert f"`{signature}`" in page, f"Missing from plugin hook documentation: {signature}"
+        assert "**When:**" in page.split(f"## {name}", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_hook_has_a_test() -> None:
+    files = [*(ROOT / "tests").rglob("test_*.py"), *PLUGIN_DIR.rglob("test_*.py")]
+    sources = "\n".join(p.read_text(encoding="utf-8") for p in files)
+    for name in hook_signatures():
+        short = name.removeprefix("skillstate_")
+        assert re.search(rf"def test_hook_{short}\b", sources), f"no test_hook_{short} for {name}"
+
+
+def plugin_modules() -> list[str]:
+    """Every module under plugins/ that implements a hook (support modules implement none)."""
+    import importlib
+    import pkgutil
+
+    import skillstate_plugins
+
+    found = []
+    for info in pkgutil.walk_packages(skillstate_plugins.__path__, "skillstate_plugins."):
+        module = importlib.import_module(info.name)
+        if any(
+            name.startswith("skillstate_") and hasattr(getattr(module, name), "skillstate_impl")
+            for name in dir(module)
+        ):
+            found.append(info.name)
+    return found
+
+
+def test_every_bundled_plugin_module_has_an_entry_point() -> None:
+    from importlib.metadata import distribution
+
+    values = {
+        ep.value for ep in distribution("skillstate").entry_points if ep.group == "skillstate"
+    }
+    modules = plugin_modules()
+    assert "skillstate_plugins.rig" in modules and "skillstate_plugins.file_store" in modules
+    # A package's hooks may be defined in a submodule and re-exported by the package.
+    missing = [
+        m for m in modules if m not in values and not any(m.startswith(v + ".") for v in values)
+    ]
+    assert missing == [], f"bundled plugin modules without an entry point: {missing}"
+
+
+def test_bundled_plugins_load_active_and_in_deterministic_order() -> None:
+    pm = make_plugin_manager()
+    rows = [r for r in pm.plugin_table if r.distribution == "skillstate"]
+    assert [(r.name, r.status) for r in rows[:3]] == [
+        ("merge", "essential"),
+        ("schema", "essential"),
+        ("budgets", "essential"),
+    ]
+    rows = rows[3:]
+    assert rows and all(r.status == "active" for r in rows), [(r.name, r.error) for r in rows]
+    assert [r.name for r in rows] == sorted(r.name for r in rows)
+    pm.check_pending()
+
+
+def run_py(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=clean_env(**env),
+        timeout=60,
+    )
+
+
+IMPORTED = """
+    import sys, json
+    from skillstate.host import Host
+    host = Host.from_config()
+    print(json.dumps({"imported": sorted(m for m in sys.modules if m.startswith("skillstate_plugins.")),
+                      "table": [[r.name, r.status] for r in host.pm.plugin_table]}))
+"""
+
+
+ESSENTIALS = [["merge", "essential"], ["schema", "essential"], ["budgets", "essential"]]
+
+
+def test_blocking_by_entry_point_name_prevents_import() -> None:
+    out = json.loads(run_py(IMPORTED, SKILLSTATE_DISABLE_PLUGINS="rig").stdout)
+    assert not any(m.startswith("skillstate_plugins.rig") for m in out["imported"])
+    assert ["rig", "blocked"] in out["table"]
+    assert "skillstate_plugins.mock" in out["imported"]
+
+
+def test_blocking_by_distribution_name_prevents_every_import() -> None:
+    out = json.loads(run_py(IMPORTED, SKILLSTATE_DISABLE_PLUGINS="SkillState").stdout)
+    assert out["imported"] == []
+    assert out["table"][:3] == ESSENTIALS  # the core's own: never blocked
+    assert out["table"][3:] and all(status == "blocked" for _, status in out["table"][3:])
+
+
+def test_empty_allow_list_loads_nothing_but_the_essentials() -> None:
+    out = json.loads(run_py(IMPORTED, SKILLSTATE_LOAD_PLUGINS="").stdout)
+    assert out == {"imported": [], "table": ESSENTIALS}
+    listed = subprocess.run(
+        [str(Path(sys.executable).parent / "skillstate"), "plugins", "--json"],
+        capture_output=True,
+        text=True,
+        env=clean_env(SKILLSTATE_LOAD_PLUGINS=""),
+        timeout=60,
+    )
+    assert listed.returncode == 0
+    assert [[r["name"], r["status"]] for r in json.loads(listed.stdout)] == ESSENTIALS
+
+
+def test_allow_list_loads_only_the_named_plugins() -> None:
+    out = json.loads(run_py(IMPORTED, SKILLSTATE_LOAD_PLUGINS="mock, memory-store").stdout)
+    assert out["imported"] == ["skillstate_plugins.memory_store", "skillstate_plugins.mock"]
+    assert [name for name, _ in out["table"][3:]] == ["memory-store", "mock"]
+
+
+def make_distribution(
+    root: Path, name: str, module: str, source: str, entry_points: dict[str, str]
+) -> None:
+    """A real (unpacked) installed distribution: a module plus a .dist-info on sys.path."""
+    (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    info = root / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8"
+    )
+    lines = "".join(f"{ep} = {value}\n" for ep, value in entry_points.items())
+    (info / "entry_points.txt").write_text(f"[skillstate]\n{lines}", encoding="utf-8")
+
+
+def test_a_plugin_that_raises_on_import_is_reported_and_skipped_or_fatal_when_strict(
+    tmp_path: Path,
+) -> None:
+    make_distribution(
+        tmp_path,
+        "broken-plugin",
+        "broken_plugin",
+        "raise RuntimeError('kaboom')\n",
+        {"broken": "broken_plugin"},
+    )
+    out = run_py(IMPORTED, PYTHONPATH=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert ["broken", "error"] in json.loads(out.stdout)["table"]
+    assert (
+        "plugin 'broken' from broken-plugin 1.0 failed to load: RuntimeError: kaboom" in out.stderr
+    )
+    strict = run_py(IMPORTED, PYTHONPATH=str(tmp_path), SKILLSTATE_STRICT_PLUGINS="1")
+    assert (
+        strict.returncode != 0
+        and "kaboom" in strict.stderr
+        and "SKILLSTATE_STRICT_PLUGINS" in strict.stderr
+    )
+    listed = subprocess.run(
+        [str(Path(sys.executable).parent / "skillstate"), "plugins"],
+        capture_output=True,
+        text=True,
+        env=clean_env(PYTHONPATH=str(tmp_path)),
+        timeout=60,
+    )
+    assert re.search(
+        r"broken\s+broken-plugin\s+1\.0\s+error\s+RuntimeError: kaboom", listed.stdout
+    ), listed.stdout
+
+
+def test_a_misspelled_hook_fails_loudly(tmp_path: Path) -> None:
+    source = """
+        from skillstate import hookimpl
+        @hookimpl
+        def skillstate_gaurds(skill, before, after):
+            return None
+    """
+    make_distribution(tmp_path, "typo-plugin", "typo_plugin", source, {"typo": "typo_plugin"})
+    out = run_py(IMPORTED, PYTHONPATH=str(tmp_path))
+    assert ["typo", "error"] in json.loads(out.stdout)["table"]
+    assert "unknown hook(s) skillstate_gaurds (misspelled?)" in out.stderr
+    strict = run_py(IMPORTED, PYTHONPATH=str(tmp_path), SKILLSTATE_STRICT_PLUGINS="1")
+    assert strict.returncode != 0 and "skillstate_gaurds" in strict.stderr
+
+
+def test_a_duplicate_store_scheme_is_an_error_naming_both_plugins() -> None:
+    from skillstate.testing import make_host
+
+    class Duplicate:
+        @hookimpl
+        def skillstate_register_stores(self, register: Any) -> None:
+            register(StoreSpec(scheme="memory", factory=lambda url: None))  # type: ignore[arg-type,return-value]
+
+    host = make_host()
+    host.pm.register_local(Duplicate(), "my-memory")
+    with pytest.raises(PluginConflictError) as info:
+        host.open_store("memory:")
+    message = str(info.value)
+    assert "store scheme 'memory' is registered by two plugins" in message
+    assert "'memory-store' (skillstate 0.1.0)" in message and "'my-memory'" in message
+    assert "SKILLSTATE_DISABLE_PLUGINS=" in message
+
+
+def test_a_duplicate_installed_plugin_is_reported_by_name(tmp_path: Path) -> None:
+    source = """
+        from skillstate import hookimpl, StoreSpec
+        from skillstate_plugins.memory_store.store import MemoryStore
+        @hookimpl
+        def skillstate_register_stores(register):
+            register(StoreSpec(scheme="memory", factory=MemoryStore))
+    """
+    make_distribution(
+        tmp_path, "other-memory", "other_memory", source, {"other-memory": "other_memory"}
+    )
+    code = """
+        from skillstate.host import Host
+        try:
+            Host.from_config().open_store("memory:")
+        except Exception as exc:
+            print(type(exc).__name__, exc)
+    """
+    out = run_py(code, PYTHONPATH=str(tmp_path)).stdout
+    assert out.startswith("PluginConflictError")
+    assert "'memory-store' (skillstate 0.1.0)" in out and "'other-memory' (other-memory 1.0)" in out
+    blocked = run_py(code, PYTHONPATH=str(tmp_path), SKILLSTATE_DISABLE_PLUGINS="other-memory")
+    assert blocked.returncode == 0 and blocked.stdout == ""
+
+
+def test_registering_the_wrong_record_type_names_the_plugin() -> None:
+    from skillstate.testing import make_host
+
+    class Wrong:
+        @hookimpl
+        def skillstate_register_stores(self, register: Any) -> None:
+            register("not a spec")
+
+    host = make_host()
+    host.pm.register_local(Wrong(), "wrong")
+    with pytest.warns(PluginWarning) as caught:
+        assert host.open_store("memory:") is not None  # the other plugins' stores are there
+    assert [str(w.message) for w in caught] == [
+        "plugin 'wrong' failed in skillstate_register_stores (PluginError: registered a str, "
+        "expected a StoreSpec); none of its store schemes are registered"
+    ]
+    strict = make_host(strict_plugins=True)
+    strict.pm.register_local(Wrong(), "wrong")
+    with pytest.raises(PluginError, match="plugin 'wrong' failed in skillstate_register_stores"):
+        strict.open_store("memory:")
+
+
+def test_local_plugins_with_unknown_hooks_are_refused() -> None:
+    class Typo:
+        @hookimpl
+        def skillstate_mrege(self, state: Any, patch: Any) -> None:
+            return None
+
+    pm = make_plugin_manager(load_entrypoints=False)
+    with pytest.raises(PluginError, match="skillstate_mrege"):
+        pm.register_local(Typo(), "typo")
+
+
+def test_non_prefixed_attributes_are_ignored() -> None:
+    class Mixed:
+        @hookimpl
+        def merge(self, state: Any, patch: Any) -> None:  # not a skillstate_ name
+            raise AssertionError("never called")
+
+    pm = make_plugin_manager(load_entrypoints=False)
+    pm.register_local(Mixed(), "mixed")
+    assert pm.hooks_of(pm.get_plugin("mixed")) == ()
