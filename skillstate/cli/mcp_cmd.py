@@ -1,7 +1,9 @@
 """``skillstate mcp``: the SKILL.state MCP server on stdio (default) or Streamable HTTP.
 
 The store is the configured one (``--store``, ``SKILLSTATE_STORE``, the config file).
-Only this command imports the MCP SDK, and only when it runs.
+Only this command imports the MCP SDK, and only when it runs. The SDK and the web
+libraries are the ``mcp`` extra (``pip install 'skillstate[mcp]'``); without them the
+command says so in one line and exits 2.
 """
 
 from __future__ import annotations
@@ -16,6 +18,24 @@ if TYPE_CHECKING:
 __all__ = ["configure", "run"]
 
 DEFAULT_PORT = 3211
+EXTRA_MODULES = ("mcp", "mcp_types", "anyio", "starlette", "pydantic", "uvicorn")
+"""What ``skillstate/mcp`` imports from the ``mcp`` extra."""
+MISSING_EXTRA = (
+    "the MCP server needs the 'mcp' extra, which is not installed: "
+    "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)"
+)
+
+
+def extra_installed() -> bool:
+    """Whether every library of the ``mcp`` extra can be imported."""
+    import importlib.util
+
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in EXTRA_MODULES)
+    except (ImportError, ValueError):  # a broken or half-removed install
+        return False
+
+
 DEFAULT_MAX_BODY = 1024 * 1024
 
 
@@ -98,6 +118,9 @@ def run(ctx: CliContext) -> int:
     token = args.token if args.token is not None else os.environ.get("SKILLSTATE_MCP_TOKEN") or None
     if not args.http and (args.token is not None or args.allowed_host or args.port is not None):
         ctx.error("--token, --allowed-host and --port apply to --http only")
+        return 2
+    if not extra_installed():
+        ctx.error(MISSING_EXTRA)
         return 2
 
     from skillstate.mcp.server import build_server

@@ -52,6 +52,7 @@ import pytest
 from skillstate.testing.environments import EnvironmentConformance
 from skillstate.testing.helpers import (
     IN_CI,
+    PLUGIN_SELECTION,
     STORE_KINDS,
     clean_env,
     make_host,
@@ -66,6 +67,7 @@ from skillstate.testing.stores import StoreConformance
 
 __all__ = [
     "IN_CI",
+    "PLUGIN_SELECTION",
     "STORE_KINDS",
     "EnvironmentConformance",
     "StoreConformance",
@@ -86,6 +88,12 @@ __all__ = [
     "sqlite_store",
     "temporary_store_url",
 ]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The markers the conformance suites and the bundled plugins' tests use."""
+    config.addinivalue_line("markers", "slow: long-running (crash, concurrency, venv) tests")
+    config.addinivalue_line("markers", "postgres: needs a PostgreSQL server")
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import pytest
 __all__ = [
     "DEFAULT_POSTGRES_URL",
     "IN_CI",
+    "PLUGIN_SELECTION",
     "POSTGRES_URL_VARIABLE",
     "STORE_KINDS",
     "clean_env",
@@ -31,6 +32,12 @@ __all__ = [
 ]
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+PLUGIN_SELECTION = ("SKILLSTATE_DISABLE_PLUGINS", "SKILLSTATE_LOAD_PLUGINS")
+"""Environment variables that say which installed plugins are active: unlike every other
+``SKILLSTATE_*`` setting, :func:`make_host` and :func:`clean_env` keep them, so a suite run
+with a bundled plugin blocked (``SKILLSTATE_DISABLE_PLUGINS=file-store``, to test a
+replacement) runs every host and subprocess that way."""
 """Whether the tests run under ``CI=true``, where a missing service fails instead of skipping."""
 
 STORE_KINDS = ("memory", "file", "sqlite", "postgresql")
@@ -41,8 +48,13 @@ DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """The current environment without any ``SKILLSTATE_*`` variable, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLSTATE_")}
+    """The current environment without any ``SKILLSTATE_*`` variable but the
+    :data:`PLUGIN_SELECTION` ones, plus ``extra``."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SKILLSTATE_") or k in PLUGIN_SELECTION
+    }
     env.update(extra)
     return env
 
@@ -82,11 +94,16 @@ def run_command(
 
 
 def make_host(store_url: str = "memory:", **config_overrides: Any) -> Any:
-    """A host with all installed plugins and ``store_url`` as the configured store."""
+    """A host with the installed plugins and ``store_url`` as the configured store.
+
+    No configuration file or ``SKILLSTATE_*`` variable applies, except the
+    :data:`PLUGIN_SELECTION` ones.
+    """
     from skillstate.config import load_config
     from skillstate.host import Host
 
-    config = load_config(env={}, overrides={"store": store_url, **config_overrides})
+    env = {k: v for k, v in os.environ.items() if k in PLUGIN_SELECTION}
+    config = load_config(env=env, overrides={"store": store_url, **config_overrides})
     return Host.from_config(config)
 
 

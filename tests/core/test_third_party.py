@@ -67,13 +67,13 @@ def test_out_of_tree_guard_plugin_installs_lists_and_enforces(
 ) -> None:
     row = next(r for r in listed(plugin_env, tmp_path) if r["name"] == "word-limit")
     assert row["distribution"] == "skillstate-word-limit" and row["version"] == "1.2.0"
-    assert row["status"] == "active" and row["hooks"] == ["guards", "register_skills"]
+    assert row["status"] == "active"
+    assert row["hooks"] == ["after_commit", "guards", "register_skills"]
     script = textwrap.dedent(
         """
-        from skillstate import Change, create_run, transition
-        from skillstate.config import load_config
-        from skillstate.host import Host
-        host = Host.from_config(load_config(overrides={"store": "memory:"}))
+        from skillstate.plugin import Change, create_run, transition
+        from skillstate.testing import make_host
+        host = make_host("memory:")
         store = host.open_store()
         memo = host.skill("memo")
         assert create_run(host, store, memo, "m", {"summary": "short"}).accepted
@@ -90,6 +90,34 @@ def test_out_of_tree_guard_plugin_installs_lists_and_enforces(
         timeout=60,
     )
     assert out.stdout.strip() == "['summary must be at most 5 words']", out.stderr
+    # the subset-signature observer ran for the creation only (the patch was rejected)
+    assert out.stderr == "word-limit saw m v1\n"
+
+
+def test_the_base_install_does_not_pull_the_mcp_sdk(plugin_env: Path, tmp_path: Path) -> None:
+    """``pip install skillstate`` is the small core: no MCP SDK, and ``skillstate mcp`` says so."""
+    probe = subprocess.run(
+        [str(plugin_env / "python"), "-c", "import importlib.util as u; print(u.find_spec('mcp'))"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+    )
+    assert probe.stdout.strip() == "None", probe.stdout + probe.stderr
+    out = subprocess.run(
+        [str(plugin_env / "skillstate"), "mcp"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=tmp_path,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        "skillstate: the MCP server needs the 'mcp' extra, which is not installed: "
+        "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)\n"
+    )
 
 
 EPISODE = textwrap.dedent(

@@ -77,3 +77,36 @@ def test_security_settings_and_masking() -> None:
     assert "10.0.0.5:*" in security_settings("10.0.0.5").allowed_hosts
     assert mask_url("postgresql://u:pw@db:5432/x") == "postgresql://u:***@db:5432/x"
     assert mask_url("file:/srv/state") == "file:/srv/state"
+
+
+def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Any) -> None:
+    """The libraries are hidden from a real subprocess by an import hook, as if not installed."""
+    import subprocess
+    import sys
+
+    from support import clean_env
+
+    code = (
+        "import importlib.abc, sys\n"
+        "class Hide(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('mcp', 'starlette'):\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        "from skillstate.cli.main import main\n"
+        "sys.exit(main(['mcp']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=tmp_path,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "skillstate: the MCP server needs the 'mcp' extra, which is not installed: "
+        "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)\n"
+    )

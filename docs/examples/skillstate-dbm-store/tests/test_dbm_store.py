@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from skillstate_dbm_store import parse_dbm_url
 
-from skillstate.errors import StoreError
+from skillstate.plugin import StoreError
 from skillstate.testing import StoreConformance, make_host
 
 
@@ -30,7 +30,7 @@ def test_a_url_without_a_file_name_is_refused(url):
 
 
 def test_runs_survive_reopening(tmp_path):
-    from skillstate.pipeline import Change, create_run, transition
+    from skillstate.plugin import Change, create_run, transition
     from skillstate.testing import sample_skill
 
     url = f"dbm://{tmp_path}/runs"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from skillstate import Change, Problem, create_run, hookimpl, transition
+from skillstate.plugin import Change, Problem, create_run, hookimpl, transition
 
 CHECKLIST = [{"item": "run migrations", "done": True}, {"item": "notify on-call", "done": False}]
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from skillstate import Runtime
-from skillstate.errors import InvalidInput
+from skillstate.plugin import InvalidInput
+from skillstate.plugin.runtime import Runtime
 from skillstate.testing import EnvironmentConformance
 
 READ_2 = {"type": "read", "id": "M-2"}

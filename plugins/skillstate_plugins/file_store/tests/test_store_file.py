@@ -123,11 +123,15 @@ def test_url_forms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_file_store_is_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
     from skillstate.plugin import Host
     from skillstate.plugin.cli import load_config
+    from skillstate.testing import PLUGIN_SELECTION
 
     monkeypatch.chdir(tmp_path)
-    host = Host.from_config(load_config(env={}))
+    env = {k: v for k, v in os.environ.items() if k in PLUGIN_SELECTION}  # no store configured
+    host = Host.from_config(load_config(env=env))
     store = host.open_store()
     assert isinstance(store, FileStore)
     assert store.root == str(tmp_path / ".skillstate" / "state")

@@ -104,12 +104,24 @@ def test_bench_bad_arguments_are_named(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "SKILLSTATE_LLM_MODEL" in bad.stderr
 
 
+def _this_plugin() -> str:
+    """The entry-point name this package is installed under (``warehouse`` when bundled)."""
+    from skillstate.testing import make_host
+
+    owner = make_host().environments.owner("warehouse")
+    assert owner is not None
+    return str(owner)
+
+
 def test_a_blocked_warehouse_plugin_is_unknown_and_its_commands_are_gone(tmp_path: Path) -> None:
+    import os
+
+    blocked = ",".join(filter(None, [os.environ.get("SKILLSTATE_DISABLE_PLUGINS"), _this_plugin()]))
     for command in ("bench", "demo"):
-        out = run(command, cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS="warehouse")
+        out = run(command, cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS=blocked)
         assert out.returncode == 2
         assert f"invalid choice: '{command}'" in out.stderr
-    listing = run("--help", cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS="warehouse").stdout
+    listing = run("--help", cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS=blocked).stdout
     assert "  bench " not in listing and "  demo " not in listing and "  init " in listing
     code = (
         "from skillstate.plugin.runtime import Runtime\n"
@@ -120,19 +132,19 @@ def test_a_blocked_warehouse_plugin_is_unknown_and_its_commands_are_gone(tmp_pat
         "    print(type(exc).__name__, exc)\n"
         "print(rt.list_sessions()['active_sessions'])\n"
     )
-    blocked = subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        env=clean_env(SKILLSTATE_DISABLE_PLUGINS="warehouse"),
+        env=clean_env(SKILLSTATE_DISABLE_PLUGINS=blocked),
         cwd=tmp_path,
         timeout=60,
     )
-    first, count = blocked.stdout.splitlines()
+    first, count = done.stdout.splitlines()
     assert first.startswith("EnvironmentNotFound unknown environment 'warehouse'. Available: mock")
     assert count == "0"
-    listed = run("plugins", "--json", cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS="warehouse")
-    row = next(r for r in json.loads(listed.stdout) if r["name"] == "warehouse")
+    listed = run("plugins", "--json", cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS=blocked)
+    row = next(r for r in json.loads(listed.stdout) if r["name"] == _this_plugin())
     assert row["status"] != "active"
 
 

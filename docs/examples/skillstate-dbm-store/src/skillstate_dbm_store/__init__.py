@@ -34,10 +34,19 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from skillstate import hookimpl
-from skillstate.errors import RunExists, RunNotFound, StoreError, VersionConflict
-from skillstate.records import JournalEntry, RunRecord, RunSummary, StoreSpec
-from skillstate.store import Store, check_run_id
+from skillstate.plugin import (
+    JournalEntry,
+    RunExists,
+    RunNotFound,
+    RunRecord,
+    RunSummary,
+    Store,
+    StoreError,
+    StoreSpec,
+    VersionConflict,
+    check_run_id,
+    hookimpl,
+)
 
 __all__ = ["DbmStore", "parse_dbm_url", "skillstate_register_stores"]
 

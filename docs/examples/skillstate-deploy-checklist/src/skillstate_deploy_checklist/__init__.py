@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from skillstate import FieldSpec, Problem, SkillDefinition, hookimpl
+from skillstate.plugin import FieldSpec, Problem, SkillDefinition, hookimpl
 
 __all__ = ["DEPLOY", "skillstate_guards", "skillstate_register_skills"]
 

@@ -22,8 +22,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from skillstate import ActionResult, Environment, EnvironmentSpec, hookimpl
-from skillstate.errors import InvalidInput
+from skillstate.plugin import ActionResult, Environment, EnvironmentSpec, InvalidInput, hookimpl
 
 __all__ = ["DEFAULT_MESSAGES", "Inbox", "skillstate_register_environments"]
 

@@ -1,0 +1,118 @@
+"""The plugin API is the one door: plugins import only ``skillstate.plugin…``, the core names none.
+
+- every bundled plugin and every example package imports from skillstate only
+  ``skillstate.plugin`` (and its sub-modules); their tests may also import
+  ``skillstate.testing``;
+- nothing under ``skillstate/`` names ``skillstate_plugins``: the core finds its
+  plugins through entry points only;
+- every name ``skillstate.plugin`` exports is documented in its tutorial docstring
+  or a sub-module's, so the one module a plugin author reads covers what it offers.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from support import ROOT
+
+PLUGINS = ROOT / "plugins" / "skillstate_plugins"
+EXAMPLES = ROOT / "docs" / "examples"
+
+
+def _python_files(*roots: Path) -> list[Path]:
+    return sorted(p for root in roots for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _is_test(path: Path) -> bool:
+    return "tests" in path.parts
+
+
+def _skillstate_imports(path: Path) -> list[tuple[int, str]]:
+    """``(line, module)`` of every import of ``skillstate`` or one of its sub-modules."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            if name == "skillstate" or name.startswith("skillstate."):
+                found.append((node.lineno, name))
+    return found
+
+
+def _allowed(module: str, test: bool) -> bool:
+    if module == "skillstate.plugin" or module.startswith("skillstate.plugin."):
+        return True
+    return test and (module == "skillstate.testing" or module.startswith("skillstate.testing."))
+
+
+@pytest.mark.parametrize(
+    "root", [PLUGINS, EXAMPLES, ROOT / "tests" / "fixtures"], ids=lambda p: p.name
+)
+def test_plugins_and_examples_import_only_the_plugin_api(root: Path) -> None:
+    files = _python_files(root)
+    assert len(files) >= 2  # the scan itself found something
+    bad = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for path in files
+        for line, module in _skillstate_imports(path)
+        if not _allowed(module, _is_test(path))
+    ]
+    assert not bad, "imports outside skillstate.plugin:\n" + "\n".join(bad)
+
+
+def test_the_scan_catches_a_forbidden_import(tmp_path: Path) -> None:
+    planted = tmp_path / "plugin.py"
+    planted.write_text(
+        "from skillstate.records import Problem\nimport skillstate.host\n"
+        "from skillstate.plugin import hookimpl\n",
+        encoding="utf-8",
+    )
+    modules = [m for _, m in _skillstate_imports(planted) if not _allowed(m, False)]
+    assert modules == ["skillstate.records", "skillstate.host"]
+
+
+def test_plugin_packages_import_their_own_modules_relatively() -> None:
+    """So a package can be copied out under another name and still import (see test_liftable)."""
+    bad = []
+    for path in _python_files(PLUGINS):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                if (node.module or "").startswith("skillstate_plugins"):
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            elif isinstance(node, ast.Import):
+                if any(a.name.startswith("skillstate_plugins") for a in node.names):
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not bad, "absolute imports of skillstate_plugins:\n" + "\n".join(bad)
+
+
+def test_the_core_names_no_plugin() -> None:
+    files = _python_files(ROOT / "skillstate")
+    assert len(files) > 40
+    naming = [
+        str(path.relative_to(ROOT))
+        for path in files
+        if "skillstate_plugins" in path.read_text(encoding="utf-8")
+    ]
+    assert naming == []
+
+
+def test_every_plugin_api_name_is_documented() -> None:
+    import skillstate.plugin
+    import skillstate.plugin.cli
+    import skillstate.plugin.runtime
+
+    for module in (skillstate.plugin, skillstate.plugin.cli, skillstate.plugin.runtime):
+        doc = module.__doc__ or ""
+        assert len(doc) > 300, module.__name__
+        for name in module.__all__:
+            value = getattr(module, name)
+            documented = bool(getattr(value, "__doc__", None)) or name.isupper()
+            assert documented, f"{module.__name__}.{name} has no docstring"
