@@ -71,9 +71,9 @@ def test_out_of_tree_guard_plugin_installs_lists_and_enforces(
     assert row["hooks"] == ["after_commit", "guards", "register_skills"]
     script = textwrap.dedent(
         """
-        from skillstate.plugin import Change, create_run, transition
-        from skillstate.testing import make_host
-        host = make_host("memory:")
+        from skillstate.plugin import Change, Host, create_run, transition
+        from skillstate.plugin.cli import load_config
+        host = Host.from_config(load_config(overrides={"store": "memory:"}))
         store = host.open_store()
         memo = host.skill("memo")
         assert create_run(host, store, memo, "m", {"summary": "short"}).accepted

@@ -90,3 +90,12 @@ def test_a_blocked_plugin_is_never_imported(tmp_path: Path, how: str) -> None:
     assert done.returncode == 0, done.stderr
     assert " blocked " in _row(done.stdout)
     assert "imported!" not in done.stdout + done.stderr
+
+
+def test_the_documented_block_list_messages_are_the_real_ones(tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "troubleshooting.md").read_text()
+    typo = _skillstate(tmp_path, "--disable-plugin", "rgi", "--store", "memory:", "list")
+    assert typo.returncode == 0 and typo.stderr.strip() in page
+    essential = _skillstate(tmp_path, "--disable-plugin", "schema", "init", "rig-task", "t1")
+    assert essential.returncode == 2 and essential.stderr.strip() in page
+    assert not (tmp_path / ".skillstate").exists()
