@@ -292,3 +292,42 @@ def test_non_prefixed_attributes_are_ignored() -> None:
     pm = make_plugin_manager(load_entrypoints=False)
     pm.register_local(Mixed(), "mixed")
     assert pm.hooks_of(pm.get_plugin("mixed")) == ()
+
+
+def test_a_plugin_command_taking_a_core_name_stops_skillstate_but_not_plugins(
+    tmp_path: Path,
+) -> None:
+    source = """
+        from skillstate.plugin import CommandSpec, hookimpl
+
+        @hookimpl
+        def skillstate_register_commands(register):
+            register(CommandSpec("list", "my own list", lambda p: None, lambda ctx: 0))
+            register(CommandSpec("hello", "say hello", lambda p: None, lambda ctx: 0))
+    """
+    make_distribution(tmp_path, "greedy-cmds", "greedy_cmds", source, {"greedy": "greedy_cmds"})
+    bin_dir = Path(sys.executable).parent
+
+    def skillstate(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(bin_dir / "skillstate"), *args],
+            capture_output=True,
+            text=True,
+            env=clean_env(PYTHONPATH=str(tmp_path), **env),
+            cwd=tmp_path,
+            timeout=60,
+        )
+
+    message = (
+        "command 'list' is registered by two plugins: skillstate itself and 'greedy' "
+        "(greedy-cmds 1.0); block one with SKILLSTATE_DISABLE_PLUGINS=greedy, or "
+        "disable_plugins in skillstate.toml"
+    )
+    for args in (("list",), ("hello",), ("--help",)):
+        done = skillstate(*args)
+        assert (done.returncode, done.stderr) == (2, f"skillstate: {message}\n"), args
+    listed = skillstate("plugins")
+    assert listed.returncode == 1 and listed.stderr == f"skillstate: conflict: {message}\n"
+    assert "greedy" in listed.stdout
+    blocked = skillstate("--help", SKILLSTATE_DISABLE_PLUGINS="greedy")
+    assert blocked.returncode == 0 and "hello" not in blocked.stdout
