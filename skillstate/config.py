@@ -75,9 +75,9 @@ KEYS: dict[str, ConfigKey] = {
         ConfigKey(
             "default_environment",
             "str",
-            "Environment of a session that names none (the reference server's default: mock)",
+            "Environment of a session that names none (unset: the one a plugin offers as default)",
             "SKILLSTATE_DEFAULT_ENVIRONMENT",
-            "mock",
+            None,
         ),
         ConfigKey(
             "budget",
@@ -146,8 +146,9 @@ class Config:
         return bool(self.get("trace_plugins"))
 
     @property
-    def default_environment(self) -> str:
-        return str(self.get("default_environment"))
+    def default_environment(self) -> str | None:
+        value = self.get("default_environment")
+        return None if value is None else str(value)
 
     @property
     def budget(self) -> Budget | None:

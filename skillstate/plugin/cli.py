@@ -4,7 +4,9 @@ A plugin's :class:`~skillstate.plugin.CommandSpec` receives a :class:`CliContext
 in ``run(ctx)``. A plugin with a whole command line of its own (the ``rig-state``
 drop-in) subclasses :class:`HostContext` to say where its configuration comes from,
 and reuses the run commands (``do_init``, ``do_patch``...), which print and exit
-exactly as ``skillstate``'s own (``skillstate.cli.runs``)::
+exactly as ``skillstate``'s own (``skillstate.cli.runs``); call
+:func:`install_warning_format` first so skillstate's warnings print as one
+``{prog}: warning: …`` line each::
 
     from skillstate.plugin.cli import HostContext, do_show, load_config
 
@@ -24,6 +26,7 @@ from skillstate._lazy import lazy_getattr
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext, HostContext
     from skillstate.cli.doctor_cmd import doctor_report
+    from skillstate.cli.main import install_warning_format
     from skillstate.cli.runs import (
         OK,
         REJECTED,
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
         read_document,
     )
     from skillstate.config import Config, load_config
+
 
 __all__ = [
     "OK",
@@ -56,6 +60,7 @@ __all__ = [
     "do_rm",
     "do_show",
     "doctor_report",
+    "install_warning_format",
     "load_config",
     "read_document",
 ]
@@ -79,6 +84,7 @@ _LAZY = {
     "CliContext": "skillstate.cli.context",
     "HostContext": "skillstate.cli.context",
     "doctor_report": "skillstate.cli.doctor_cmd",
+    "install_warning_format": "skillstate.cli.main",
     "Config": "skillstate.config",
     "load_config": "skillstate.config",
     **{name: "skillstate.cli.runs" for name in _RUNS},

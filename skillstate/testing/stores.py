@@ -68,7 +68,7 @@ class StoreConformance:
             "round.trip_1",
             seed,
             spec="Do the thing.\nCarefully.",
-            environment={"name": "mock", "options": {"a": 1}, "state": {"n": [1, 2]}},
+            environment={"name": "an-environment", "options": {"a": 1}, "state": {"n": [1, 2]}},
             observation="hello",
             schema={"type": "object"},
             meta={"k": "v"},

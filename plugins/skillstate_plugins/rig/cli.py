@@ -198,6 +198,9 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``rig-state`` console script."""
     from skillstate.plugin import SkillstateError
+    from skillstate.plugin.cli import install_warning_format
+
+    install_warning_format(PROG)
 
     args = sys.argv[1:] if argv is None else list(argv)
     try:

@@ -68,10 +68,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID""",
     ),
     # 1: summaries are read from the record with json_extract (a skill names its own
-    # phase and next-action keys), so the columns that held rig's keys go.
+    # phase and next-action keys), so the columns that held rig's keys go. The table is
+    # rebuilt rather than altered: ALTER TABLE ... DROP COLUMN needs SQLite 3.35.
     (
-        "ALTER TABLE runs DROP COLUMN phase",
-        "ALTER TABLE runs DROP COLUMN next_action",
+        """CREATE TABLE runs_v1 (
+            id TEXT PRIMARY KEY,
+            skill TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            step INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            record TEXT NOT NULL
+        )""",
+        "INSERT INTO runs_v1 SELECT id, skill, version, step, status, created, updated, record"
+        " FROM runs",
+        "DROP TABLE runs",
+        "ALTER TABLE runs_v1 RENAME TO runs",
+        "CREATE INDEX IF NOT EXISTS runs_skill ON runs (skill, id)",
     ),
 )
 
