@@ -192,6 +192,13 @@ class FileStore(Store):
             return rig_state_entries(data, path, state)
         return decode_entries(data, path)
 
+    def raw_journal(self, run_id: str) -> str | None:
+        """``<id>.jsonl`` as it is on disk, up to its last complete line."""
+        data = read_file(self._files(run_id).journal)
+        if data is None:
+            return None
+        return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
+
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
         try:
             entries = {entry.name: entry for entry in os.scandir(self.root)}

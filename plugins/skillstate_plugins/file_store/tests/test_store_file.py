@@ -428,3 +428,16 @@ def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Pat
     finally:
         os.close(other)
         os.close(acquired[0])
+
+
+def test_raw_journal_is_the_file_up_to_its_last_complete_line(host: Any, store: FileStore) -> None:
+    _create(host, store)
+    path = Path(store.root) / "run-1.jsonl"
+    whole = path.read_bytes()
+    assert store.raw_journal("run-1") == whole.decode("utf-8")
+    with path.open("ab") as handle:
+        handle.write(b'{"ts": "torn')  # a line still being written
+    assert store.raw_journal("run-1") == whole.decode("utf-8")
+    assert store.raw_journal("no-such-run") is None
+    with pytest.raises(InvalidRunId):
+        store.raw_journal("../etc/passwd")
