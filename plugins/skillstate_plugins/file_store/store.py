@@ -34,12 +34,14 @@ from skillstate.plugin import (
     RunNotFound,
     RunRecord,
     RunSummary,
+    Snapshot,
     Store,
     StoreError,
     StoreWarning,
     VersionConflict,
     check_run_id,
     is_valid_run_id,
+    snapshot_due,
 )
 
 from .cache import OpenRuns
@@ -65,6 +67,7 @@ from .format import (
     encode_record,
     parse_record_file,
 )
+from .history import all_snapshots, entries_between, find_snapshot, lines_of
 from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
 from .recovery import recover
 from .replay import record_delta
@@ -199,6 +202,31 @@ class FileStore(Store):
             return None
         return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
 
+    def _journal_lines(self, run_id: str) -> tuple[builtins.list[bytes], str, bool]:
+        """The journal's complete lines, its path, and whether it begins with rig-state's."""
+        self.get(run_id)  # RunNotFound, and the record brought level with its journal
+        path = self._files(run_id).journal
+        data = read_file(path) or b""
+        return lines_of(data), path, starts_with_rig_state_line(data)
+
+    def journal_range(
+        self, run_id: str, *, after: int = 0, before: int | None = None
+    ) -> builtins.list[JournalEntry]:
+        """The lines of those versions only (version *v* is line *v*), parsed."""
+        lines, path, legacy = self._journal_lines(run_id)
+        found = None if legacy else entries_between(lines, path, after, before)
+        if found is None:
+            return super().journal_range(run_id, after=after, before=before)
+        return found
+
+    def snapshot(self, run_id: str, version: int) -> Snapshot | None:
+        lines, path, _ = self._journal_lines(run_id)
+        return find_snapshot(lines, path, version)
+
+    def snapshots(self, run_id: str) -> builtins.list[Snapshot]:
+        lines, path, _ = self._journal_lines(run_id)
+        return all_snapshots(lines, path)
+
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
         try:
             entries = {entry.name: entry for entry in os.scandir(self.root)}
@@ -272,7 +300,8 @@ class FileStore(Store):
                     if before.version != expected_version:
                         raise VersionConflict(run_id, expected_version, before.version)
                     size = journal.size
-                    line = encode_entry(entry, record_delta(before, record, entry))
+                    snapshot = Snapshot.of(record) if snapshot_due(record.version) else None
+                    line = encode_entry(entry, record_delta(before, record, entry), snapshot)
                     if size == 0:  # a rig-state run without a journal: its state comes first
                         line = import_line(before) + line
                     write_file(files.pending, encode_record(record, size + len(line)), sync=False)
