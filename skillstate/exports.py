@@ -120,14 +120,15 @@ def renamed(
     record: RunRecord, entries: Sequence[JournalEntry], new_id: str, run_id_key: str | None
 ) -> tuple[RunRecord, list[JournalEntry]]:
     """The run under the id ``new_id``: the record's id, and the skill's run-id key in the
-    state (rig's ``runId``) in the record and in the first entry's ``base``."""
+    state (rig's ``runId``) in the record and in every entry's ``base`` (the creation's,
+    a rewind's) that holds the old id."""
     import attrs
 
     state = dict(record.state)
     out = list(entries)
     if run_id_key and state.get(run_id_key) == record.id:
         state[run_id_key] = new_id
-        first = out[0]
-        if first.base is not None and first.base.get(run_id_key) == record.id:
-            out[0] = attrs.evolve(first, base={**first.base, run_id_key: new_id})
+        for index, entry in enumerate(out):
+            if entry.base is not None and entry.base.get(run_id_key) == record.id:
+                out[index] = attrs.evolve(entry, base={**entry.base, run_id_key: new_id})
     return attrs.evolve(record, id=new_id, state=state), out
