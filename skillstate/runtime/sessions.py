@@ -470,16 +470,15 @@ class Runtime:
             call = ("execute_step", expected, digest)
 
         def attempt() -> dict[str, Any]:
+            record = self._load(session_id)
             if call is not None:
-                record = self._load(session_id)
                 found = retries.matches(record, *call)
                 if found is not None:
                     return self._replayed_step(record, found)
-                record = self._active(session_id, "steps")
-                if record.step != call[1]:
-                    raise StaleStep(session_id, call[1], record.step, "step")
-            else:
-                record = self._active(session_id, "steps")
+            if record.status != "active":
+                raise SessionNotActive(session_id, record.status, "steps")
+            if call is not None and record.step != call[1]:
+                raise StaleStep(session_id, call[1], record.step, "step")
             skill = self._skill(record)
             return run_step(
                 self.host, self.store, record, skill, patch, action, environment_observation, call
@@ -542,14 +541,15 @@ class Runtime:
 
         def attempt() -> dict[str, Any] | None:
             meta = None
+            record = self._load(session_id)
             if call is not None:
-                current = self._load(session_id)
-                found = retries.matches(current, *call)
+                found = retries.matches(record, *call)
                 if found is not None:
-                    payload = pl.inject_payload(self._replayed(current, found))
+                    payload = pl.inject_payload(self._replayed(record, found))
                     payload["meta"]["replayed"] = True
                     return payload
-            record = self._active(session_id, "observations")
+            if record.status != "active":
+                raise SessionNotActive(session_id, record.status, "observations")
             if call is not None:
                 if record.step != call[1]:
                     raise StaleStep(session_id, call[1], record.step, "observation")
