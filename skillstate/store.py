@@ -38,6 +38,7 @@ __all__ = [
     "check_import",
     "check_run_id",
     "check_version",
+    "imported_records",
     "is_valid_run_id",
     "snapshot_due",
 ]
@@ -82,6 +83,40 @@ def check_run_id(run_id: Any) -> str:
             shown = shown.replace("\x00", "\\0")
         raise InvalidRunId(f"run id '{shown}' must be alphanumeric with . _ -, under 80 chars")
     return str(run_id)
+
+
+def imported_records(
+    record: RunRecord, entries: Sequence[JournalEntry]
+) -> Iterator[tuple[RunRecord, JournalEntry]]:
+    """Each entry of an imported journal with the record after it, creation first.
+
+    The last is ``record`` itself; each earlier one is ``record`` with the replayed
+    (RFC 7396) state, version, status, step and time of that entry (its other fields
+    are ``record``'s). What :meth:`Store.import_run` writes, one entry at a time.
+    """
+    import attrs
+
+    from skillstate.journal import replay
+
+    state: Any = {}
+    status, step = "active", 0
+    for index, entry in enumerate(entries):
+        if index == len(entries) - 1:
+            yield record, entry
+            return
+        base = entry.base if entry.base is not None else state
+        state = replay([attrs.evolve(entry, base=base)]).state
+        status = entry.status if entry.status is not None else status
+        step = entry.turn if entry.turn is not None else step
+        current = attrs.evolve(
+            record,
+            state=state,
+            version=entry.version,
+            status=status,
+            step=step,
+            updated=entry.ts or record.updated,
+        )
+        yield current, entry
 
 
 def check_import(record: RunRecord, entries: Sequence[JournalEntry]) -> None:
@@ -259,36 +294,16 @@ class Store(ABC):
         state) and deletes the run again if a write fails, so it works for every
         store; a transactional store should override it with one atomic write.
         """
-        import attrs
-
         from skillstate.errors import RunExists
-        from skillstate.journal import replay
 
         check_run_id(record.id)
         check_import(record, entries)
         if self.exists(record.id):
             raise RunExists(record.id)
-        state: Any = {}
-        status, step = "active", 0
         created = False
         try:
-            for index, entry in enumerate(entries):
-                if index == len(entries) - 1:
-                    current = record
-                else:  # the run as it was after this entry
-                    base = entry.base if entry.base is not None else state
-                    state = replay([attrs.evolve(entry, base=base)]).state
-                    status = entry.status if entry.status is not None else status
-                    step = entry.turn if entry.turn is not None else step
-                    current = attrs.evolve(
-                        record,
-                        state=state,
-                        version=entry.version,
-                        status=status,
-                        step=step,
-                        updated=entry.ts or record.updated,
-                    )
-                if index == 0:
+            for current, entry in imported_records(record, entries):
+                if entry.version == 1:
                     self.create(current, entry)
                     created = True
                 else:

@@ -143,6 +143,7 @@ if TYPE_CHECKING:
         check_import,
         check_run_id,
         check_version,
+        imported_records,
         is_valid_run_id,
         snapshot_due,
     )
@@ -200,6 +201,7 @@ __all__ = [
     "due_snapshots",
     "field_text",
     "hookimpl",
+    "imported_records",
     "is_valid_run_id",
     "js_numbers",
     "js_string",
@@ -295,6 +297,7 @@ _LAZY = {
             "check_import",
             "check_run_id",
             "check_version",
+            "imported_records",
             "is_valid_run_id",
             "snapshot_due",
         )

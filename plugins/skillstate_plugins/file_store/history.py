@@ -1,75 +1,151 @@
 """Reading part of a ``file`` store journal: entries between two versions, and snapshots.
 
-A journal has one line per version, in order, so version *v* is line *v* (counting
-from 1) — for rig-state's lines too, which are numbered by position. Reading versions
-101..150 of a long run then parses those 50 lines only, and the state at a version
-is replayed from the nearest earlier line that carries a ``snapshot`` (every
-``SNAPSHOT_INTERVAL`` versions, written by the commit of that version): at most that
-many lines are parsed, whatever the journal's length. A line whose version is not its
-position (a journal changed by hand) makes the reader fall back to the whole journal.
+A journal has one line per version, in version order, so the line of a version is
+found by bisection over the file's bytes (each probe parses one line), and reading
+versions 101..150 of a long run parses those 50 lines only. The state at a version is
+replayed from the nearest earlier line that carries a ``snapshot`` (written by the
+commit of every ``SNAPSHOT_INTERVAL``-th version), found by searching backwards for
+the key. The journal is memory-mapped, not read: whatever its length, a read costs a
+few dozen line parses plus at most ``SNAPSHOT_INTERVAL`` entries replayed. A journal
+that does not begin with one of our lines (rig-state's) or whose lines are not one
+per version (changed by hand) makes the store read it whole instead.
 See ``docs/storage-format.md``, "Snapshots".
 """
 
 from __future__ import annotations
 
+import mmap
+import os
+from typing import Any
+
 from skillstate.plugin import JournalEntry, Snapshot, StoreError
 
+from .fileio import store_error
 from .format import SNAPSHOT_KEY, parse_line
 
-__all__ = ["all_snapshots", "entries_between", "find_snapshot", "lines_of"]
+__all__ = ["JournalView"]
 
 _MARK = b'"' + SNAPSHOT_KEY.encode() + b'":'
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def lines_of(journal: bytes) -> list[bytes]:
-    """The complete lines of a journal (a torn last line is left out)."""
-    return journal.split(b"\n")[:-1]
+class JournalView:
+    """A journal file, memory-mapped for reading (use as a context manager)."""
 
-
-def entries_between(
-    lines: list[bytes], path: str, after: int, before: int | None
-) -> list[JournalEntry] | None:
-    """The entries ``after < version < before`` of our own journal lines, or ``None``
-    when the lines are not one per version in order (the caller reads the whole journal)."""
-    stop = len(lines) if before is None else min(len(lines), max(0, before - 1))
-    out = []
-    for number in range(after, stop):
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._map: Any = b""
         try:
-            data = parse_line(lines[number])
-            entry = JournalEntry.from_dict(data)
-        except (TypeError, ValueError) as exc:
-            raise StoreError(f"journal {path} line {number + 1} is damaged: {exc}") from None
-        if entry.version != number + 1:
+            fd = os.open(path, _FLAGS)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise store_error(exc, "read", path) from None
+        try:
+            if os.fstat(fd).st_size:
+                self._map = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"cannot read {path}: {exc}") from None
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> JournalView:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if isinstance(self._map, mmap.mmap):
+            self._map.close()
+
+    # -- lines -------------------------------------------------------------------
+    def _line(self, start: int) -> tuple[Any, int]:
+        """The parsed line starting at ``start`` and the offset after its newline; a
+        torn last line (no newline) is ``(None, -1)``."""
+        end = self._map.find(b"\n", start)
+        if end < 0:
+            return None, -1
+        try:
+            return parse_line(self._map[start:end]), end + 1
+        except ValueError as exc:
+            raise StoreError(f"journal {self.path} has a damaged line: {exc}") from None
+
+    def is_ours(self) -> bool:
+        """Whether the journal begins with one of our lines (it has a ``version``)."""
+        if not len(self._map):
+            return True
+        first, _ = self._line(0)
+        return isinstance(first, dict) and "version" in first
+
+    def offset_of(self, version: int) -> int:
+        """Where the first line of a version >= ``version`` starts (the end if none)."""
+        low, high = 0, len(self._map)
+        while low < high:
+            start = self._map.rfind(b"\n", 0, (low + high) // 2) + 1
+            line, after = self._line(start)
+            if line is None:
+                high = start
+            elif _version(line) < version:
+                low = after
+            else:
+                high = start
+        return low
+
+    # -- what the store asks for --------------------------------------------------
+    def entries(self, after: int, before: int | None) -> list[JournalEntry] | None:
+        """The entries ``after < version < before``; ``None`` if the lines are not one
+        per version from ``after + 1`` on (the caller reads the whole journal then)."""
+        position = self.offset_of(after + 1)
+        out: list[JournalEntry] = []
+        expected = after + 1
+        while position < len(self._map) and (before is None or expected < before):
+            line, position = self._line(position)
+            if line is None:
+                break
+            try:
+                entry = JournalEntry.from_dict(line)
+            except (TypeError, ValueError) as exc:
+                raise StoreError(f"journal {self.path} has a damaged line: {exc}") from None
+            if entry.version != expected:
+                return None
+            out.append(entry)
+            expected += 1
+        return out
+
+    def snapshot(self, version: int) -> Snapshot | None:
+        """The snapshot on the line of the latest version at or before ``version``."""
+        end = self.offset_of(version + 1)
+        while True:
+            found = self._map.rfind(_MARK, 0, end)
+            if found < 0:
+                return None
+            start = self._map.rfind(b"\n", 0, found) + 1
+            snapshot = self._snapshot_at(start)
+            if snapshot is not None and snapshot.version <= version:
+                return snapshot
+            end = start  # a key inside a value, or a later version: look further back
+
+    def snapshots(self) -> list[Snapshot]:
+        """Every snapshot in the journal, in version order."""
+        found, end = [], len(self._map)
+        while (mark := self._map.rfind(_MARK, 0, end)) >= 0:
+            start = self._map.rfind(b"\n", 0, mark) + 1
+            snapshot = self._snapshot_at(start)
+            if snapshot is not None:
+                found.append(snapshot)
+            end = start
+        return found[::-1]
+
+    def _snapshot_at(self, start: int) -> Snapshot | None:
+        line, _ = self._line(start)
+        if not isinstance(line, dict) or SNAPSHOT_KEY not in line:
             return None
-        out.append(entry)
-    return out
+        try:
+            return Snapshot.from_dict(_version(line), line[SNAPSHOT_KEY])
+        except ValueError as exc:
+            raise StoreError(f"journal {self.path} has a damaged snapshot: {exc}") from None
 
 
-def _snapshot_at(lines: list[bytes], path: str, number: int) -> Snapshot | None:
-    line = lines[number]
-    if _MARK not in line:
-        return None
-    try:
-        data = parse_line(line)
-        if not isinstance(data, dict) or SNAPSHOT_KEY not in data:
-            return None  # the mark was inside a value
-        if data.get("version") != number + 1:
-            return None
-        return Snapshot.from_dict(number + 1, data[SNAPSHOT_KEY])
-    except ValueError as exc:
-        raise StoreError(f"journal {path} line {number + 1} has a damaged snapshot: {exc}") from None
-
-
-def find_snapshot(lines: list[bytes], path: str, version: int) -> Snapshot | None:
-    """The snapshot on the line of the latest version at or before ``version``, if any."""
-    for number in range(min(version, len(lines)) - 1, -1, -1):
-        found = _snapshot_at(lines, path, number)
-        if found is not None:
-            return found
-    return None
-
-
-def all_snapshots(lines: list[bytes], path: str) -> list[Snapshot]:
-    """Every snapshot in the journal, in version order."""
-    found = (_snapshot_at(lines, path, number) for number in range(len(lines)))
-    return [snapshot for snapshot in found if snapshot is not None]
+def _version(line: Any) -> int:
+    version = line.get("version") if isinstance(line, dict) else None
+    if type(version) is not int:
+        raise StoreError("a journal line without a version among the store's own lines")
+    return version
