@@ -101,7 +101,9 @@ def _process_ms(args: list[str], url: str, rounds: int) -> float:
     return _median_ms(call, rounds)
 
 
-def measure(url: str, record: Any, entries: list[Any], rounds: int, processes: bool) -> dict[str, Any]:
+def measure(
+    url: str, record: Any, entries: list[Any], rounds: int, processes: bool
+) -> dict[str, Any]:
     host = make_host(url)
     store = host.open_store()
     start = time.perf_counter()

@@ -198,7 +198,9 @@ def _check(key: ConfigKey, value: Any, where: str) -> Any:
         return tuple(value)
     if key.kind == "int":
         if type(value) is not int or value < 0:
-            raise ConfigError(f"{where}: key '{key.name}' must be a whole number >= 0, got {value!r}")
+            raise ConfigError(
+                f"{where}: key '{key.name}' must be a whole number >= 0, got {value!r}"
+            )
         return value
     if key.kind == "duration":
         return _duration(key, value, where)

@@ -91,7 +91,7 @@ def read_export(text: str, name: str, merge: Any = None) -> tuple[RunRecord, lis
             f"{name} is not a complete skillstate export (cut short or damaged?): {exc}"
         ) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ExportError(f"{name} is not a skillstate run export (no \"format\": \"{FORMAT}\")")
+        raise ExportError(f'{name} is not a skillstate run export (no "format": "{FORMAT}")')
     version = doc.get("format_version")
     if version != FORMAT_VERSION:
         raise ExportError(
@@ -100,7 +100,7 @@ def read_export(text: str, name: str, merge: Any = None) -> tuple[RunRecord, lis
         )
     run, journal = doc.get("run"), doc.get("journal")
     if not isinstance(run, dict) or not isinstance(journal, list):
-        raise ExportError(f"{name} is damaged: it needs a \"run\" object and a \"journal\" list")
+        raise ExportError(f'{name} is damaged: it needs a "run" object and a "journal" list')
     if doc.get("sha256") != _digest(run, journal):
         raise ExportError(
             f"{name} does not match its sha256: it was changed (or damaged) after it was exported"

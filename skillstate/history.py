@@ -135,9 +135,7 @@ def log_rows(
     return rows
 
 
-def state_changes(
-    before: Any, after: Any, path: str = ""
-) -> Iterator[tuple[str, str, Any, Any]]:
+def state_changes(before: Any, after: Any, path: str = "") -> Iterator[tuple[str, str, Any, Any]]:
     """``(op, dotted path, old, new)`` for each difference: ``+`` added, ``-`` removed,
     ``~`` changed. Objects are compared key by key; any other value whole."""
     if isinstance(before, Mapping) and isinstance(after, Mapping):
@@ -207,9 +205,7 @@ def fork_run(
     return outcome
 
 
-def rewind_run(
-    host: Host, store: Store, run_id: str, to: int, *, force: bool = False
-) -> Outcome:
+def rewind_run(host: Host, store: Store, run_id: str, to: int, *, force: bool = False) -> Outcome:
     """Append a version of ``run_id`` whose state is Σ_``to`` (checked like any write).
 
     Raises :class:`VersionNotFound` for a version the run lacks.

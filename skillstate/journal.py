@@ -12,9 +12,9 @@ from typing import Any
 
 import attrs
 
+from skillstate.errors import StoreError
 from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
-from skillstate.errors import StoreError
 from skillstate.records import HistoryItem, JournalEntry, RunRecord, Snapshot
 
 __all__ = [

@@ -59,6 +59,7 @@ def check_version(value: Any, what: str = "version") -> int:
         raise InvalidInput(f"{what} must be a whole number >= 0, got {value!r}")
     return value
 
+
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
 
@@ -246,9 +247,7 @@ class Store(ABC):
             start = None  # not what was asked for: replay from the creation
         after = 0 if start is None else start.version - 1
         entries = self.journal_range(run_id, after=after, before=high + 1)
-        return replay_history(
-            run_id, entries, start=start, first=low, merge=merge or merge_patch
-        )
+        return replay_history(run_id, entries, start=start, first=low, merge=merge or merge_patch)
 
     def state_at(
         self, run_id: str, version: int, *, merge: Callable[[Any, Any], Any] | None = None

@@ -18,7 +18,9 @@ __all__ = ["configure", "run"]
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_id", metavar="RUN_ID")
     parser.add_argument("v1", metavar="V1", help="the version to compare from")
-    parser.add_argument("v2", metavar="V2", nargs="?", help="the version to compare to (default: the current one)")
+    parser.add_argument(
+        "v2", metavar="V2", nargs="?", help="the version to compare to (default: the current one)"
+    )
     parser.add_argument("--json", action="store_true", help="print an RFC 6902 JSON Patch")
 
 

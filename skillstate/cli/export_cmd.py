@@ -38,7 +38,9 @@ def run(ctx: CliContext) -> int:
             break
         record = ctx.store.get(record.id)
     else:
-        ctx.error(f"run '{record.id}' does not replay to its record; run 'skillstate verify {record.id}'")
+        ctx.error(
+            f"run '{record.id}' does not replay to its record; run 'skillstate verify {record.id}'"
+        )
         return ERROR
     text = dump_export(record, entries, now_iso())
     target = ctx.args.output

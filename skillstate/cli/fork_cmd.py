@@ -19,7 +19,9 @@ __all__ = ["configure", "run"]
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_id", metavar="RUN_ID")
     parser.add_argument("new_id", metavar="NEW_ID", help="the new run's id (must be free)")
-    parser.add_argument("--at", metavar="V", help="the version to start from (default: the current one)")
+    parser.add_argument(
+        "--at", metavar="V", help="the version to start from (default: the current one)"
+    )
 
 
 def run(ctx: CliContext) -> int:

@@ -44,7 +44,9 @@ def run(ctx: CliContext) -> int:
         ctx.error("gc needs --closed-before DATE or --older-than AGE (or both); nothing deleted")
         return USAGE
     try:
-        closed_before = None if a.closed_before is None else parse_date(a.closed_before, "--closed-before")
+        closed_before = (
+            None if a.closed_before is None else parse_date(a.closed_before, "--closed-before")
+        )
         older = None if a.older_than is None else parse_duration(a.older_than, "--older-than")
     except InvalidInput as exc:
         ctx.error(f"{exc}; nothing deleted")
@@ -64,12 +66,16 @@ def run(ctx: CliContext) -> int:
             continue
         if not a.dry_run:
             store.delete(summary.id)
-        gone.append({"id": fresh.id, "skill": fresh.skill, "status": fresh.status, "updated": fresh.updated})
+        gone.append(
+            {"id": fresh.id, "skill": fresh.skill, "status": fresh.status, "updated": fresh.updated}
+        )
     verb = "would delete" if a.dry_run else "deleted"
     if a.json:
         print(json.dumps({"dry_run": a.dry_run, "runs": gone}, indent=2), file=ctx.out)
         return OK
     for row in gone:
-        print(f"{verb} {row['id']}\t{row['skill']}\t{row['status']}\t{row['updated']}", file=ctx.out)
+        print(
+            f"{verb} {row['id']}\t{row['skill']}\t{row['status']}\t{row['updated']}", file=ctx.out
+        )
     print(f"{verb} {len(gone)} run{'s' if len(gone) != 1 else ''}", file=ctx.out)
     return OK

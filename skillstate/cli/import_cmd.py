@@ -18,8 +18,12 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="an export written by 'skillstate export' ('-': stdin)")
-    parser.add_argument("--as", dest="new_id", metavar="NEW_ID", help="import under this id instead")
+    parser.add_argument(
+        "file", metavar="FILE", help="an export written by 'skillstate export' ('-': stdin)"
+    )
+    parser.add_argument(
+        "--as", dest="new_id", metavar="NEW_ID", help="import under this id instead"
+    )
 
 
 def run(ctx: CliContext) -> int:
@@ -49,7 +53,9 @@ def run(ctx: CliContext) -> int:
         record, entries = read_export(text, name, ctx.host.merge)
         if a.new_id is not None and a.new_id != record.id:
             skill = ctx.host.skills.get(record.skill)
-            record, entries = renamed(record, entries, a.new_id, skill.run_id_key if skill else None)
+            record, entries = renamed(
+                record, entries, a.new_id, skill.run_id_key if skill else None
+            )
             problems = verify_record(record, entries, ctx.host.merge)
             if problems:
                 raise ExportError(f"{name} cannot be renamed: {'; '.join(problems)}")
@@ -64,5 +70,8 @@ def run(ctx: CliContext) -> int:
     except RunExists:
         ctx.error(f"run '{record.id}' already exists — import it with --as NEW_ID; nothing written")
         return USAGE
-    print(f"imported {record.id} (version {record.version}, {len(entries)} journal entries)", file=ctx.out)
+    print(
+        f"imported {record.id} (version {record.version}, {len(entries)} journal entries)",
+        file=ctx.out,
+    )
     return OK

@@ -18,31 +18,24 @@ __all__ = ["configure", "run"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_id", metavar="RUN_ID")
-    parser.add_argument("--limit", metavar="N", help="at most N versions (the last N, or the first N after --since)")
+    parser.add_argument(
+        "--limit", metavar="N", help="at most N versions (the last N, or the first N after --since)"
+    )
     parser.add_argument("--since", metavar="V", help="only the versions after version V")
     parser.add_argument("--json", action="store_true", help="print a JSON array of the rows")
-
-
-def _count(ctx: CliContext, text: str | None, flag: str, least: int) -> int | None | bool:
-    if text is None:
-        return None
-    if not text.isascii() or not text.isdigit() or int(text) < least:
-        ctx.error(f"{flag} must be a whole number >= {least}, got {text!r}")
-        return False
-    return int(text)
 
 
 def run(ctx: CliContext) -> int:
     import json
 
-    from skillstate.cli.runs import OK, USAGE, open_run
+    from skillstate.cli.runs import OK, USAGE, number_arg, open_run
     from skillstate.errors import VersionNotFound
     from skillstate.history import log_rows
     from skillstate.jsondoc import compact
 
     a = ctx.args
-    limit = _count(ctx, a.limit, "--limit", 1)
-    since = _count(ctx, a.since, "--since", 0)
+    limit = number_arg(ctx, a.limit, "--limit", 1)
+    since = number_arg(ctx, a.since, "--since", 0)
     if limit is False or since is False:
         return USAGE
     record = open_run(ctx, a.run_id)

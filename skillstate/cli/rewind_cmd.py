@@ -18,7 +18,9 @@ __all__ = ["configure", "run"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_id", metavar="RUN_ID")
-    parser.add_argument("--to", metavar="V", required=True, help="the version whose state to restore")
+    parser.add_argument(
+        "--to", metavar="V", required=True, help="the version whose state to restore"
+    )
     parser.add_argument(
         "--force", action="store_true", help="allow leaving a terminal phase (as for patch)"
     )

@@ -39,6 +39,7 @@ __all__ = [
     "do_patch",
     "do_rm",
     "do_show",
+    "number_arg",
     "open_run",
     "print_run",
     "read_document",
@@ -252,14 +253,27 @@ def do_patch(
     return OK
 
 
-def version_arg(ctx: RunContext, text: str | None, flag: str) -> int | None | bool:
-    """The version a flag names (``None`` when not given), or ``False`` after an error line."""
+def number_arg(
+    ctx: RunContext, text: str | None, flag: str, least: int = 0, what: str = ""
+) -> int | bool | None:
+    """The whole number ``>= least`` a flag gives (``None`` when not given), or ``False``
+    after an error line naming the flag (and ``what`` the number is)."""
     if text is None:
         return None
-    if not text.isascii() or not text.isdigit() or int(text) < 1:
-        ctx.error(f"{flag} must be a version: a whole number >= 1 (1 is the creation), got {text!r}")
+    if not text.isascii() or not text.isdigit() or int(text) < least:
+        ctx.error(
+            f"{flag} must be {what}a whole number >= {least}{_WHAT.get(what, '')}, got {text!r}"
+        )
         return False
     return int(text)
+
+
+_WHAT = {"a version: ": " (1 is the creation)"}
+
+
+def version_arg(ctx: RunContext, text: str | None, flag: str) -> int | bool | None:
+    """The version a flag names (``None`` when not given), or ``False`` after an error line."""
+    return number_arg(ctx, text, flag, 1, "a version: ")
 
 
 def _conflict(exc: Exception) -> str:

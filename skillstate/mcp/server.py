@@ -129,7 +129,9 @@ def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = T
     def history_page(session_id: str, after: int) -> str:
         page = runtime.session_history(session_id, after=after)
         following = page["next_after"]
-        page["next"] = None if following is None else f"skill-state://{session_id}/history/{following}"
+        page["next"] = (
+            None if following is None else f"skill-state://{session_id}/history/{following}"
+        )
         return pretty(page)
 
     @server.resource(

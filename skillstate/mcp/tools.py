@@ -338,8 +338,15 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             "(a version; next_after in the answer) and limit (default 50, at most 500).",
             [
                 _SESSION_ID,
-                Param("after", "integer", "Only versions after this one (default 0).", required=False),
-                Param("limit", "integer", "At most this many rows (1-500, default 50).", required=False),
+                Param(
+                    "after", "integer", "Only versions after this one (default 0).", required=False
+                ),
+                Param(
+                    "limit",
+                    "integer",
+                    "At most this many rows (1-500, default 50).",
+                    required=False,
+                ),
             ],
             session_history,
             read_only=True,

@@ -43,9 +43,8 @@ from skillstate.host import Host
 from skillstate.jsondoc import check_document
 from skillstate.pipeline import Change, create_run
 from skillstate.records import RunRecord, SkillDefinition
-from skillstate.runtime import inputs
+from skillstate.runtime import inputs, retries
 from skillstate.runtime import payloads as pl
-from skillstate.runtime import retries
 from skillstate.runtime.errors import (
     SessionBusy,
     SessionCorrupt,

@@ -11,9 +11,8 @@ import logging
 from typing import Any
 
 from skillstate.host import Host
-from skillstate.records import ActionResult
 from skillstate.pipeline import Change, Outcome, transition
-from skillstate.records import Problem, RunRecord, SkillDefinition
+from skillstate.records import ActionResult, Problem, RunRecord, SkillDefinition
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import SessionCorrupt, SessionNotActive
 from skillstate.runtime.retries import MARKER, marker

@@ -267,7 +267,7 @@ class StoreConformance:
         from skillstate.journal import verify_record
 
         self._create(host, store, skill)
-        patches = [
+        patches: list[dict[str, Any]] = [
             {"phase": "middle", "info": {"title": "t", "detail": {"level": 1}}},
             {"info": {"detail": {"level": None, "tag": "x"}}, "notes": ["a", "b"]},
             {"items": [{"id": "1", "done": False}], "notes": None},
@@ -355,7 +355,7 @@ class StoreConformance:
         from skillstate.pipeline import Change, transition
 
         records = [self._create(host, store, skill, run_id)]
-        patches = [
+        patches: list[dict[str, Any]] = [
             {"phase": "middle", "info": {"title": "t", "detail": {"level": 1}}},
             {"info": {"detail": {"level": None, "tag": "x"}}, "notes": ["a", "b"]},
             {"items": [{"id": "1", "done": False}], "notes": None},
@@ -363,7 +363,9 @@ class StoreConformance:
         ]
         for n in range(1, count):
             patch = {**patches[n % len(patches)], "counter": n}
-            outcome = transition(host, store, run_id, Change(patch=patch, label=f"s{n}"), skill=skill)
+            outcome = transition(
+                host, store, run_id, Change(patch=patch, label=f"s{n}"), skill=skill
+            )
             assert outcome.accepted, outcome.problems
             records.append(outcome.record)
         return records
@@ -413,9 +415,10 @@ class StoreConformance:
         for bad in (0, 6, 10**9):
             with pytest.raises(VersionNotFound, match=f"no version {bad}: its versions are 1 to 5"):
                 store.state_at("at-1", bad)
-        for bad in (-1, "2", 2.0, None):
+        wrong: tuple[Any, ...] = (-1, "2", 2.0, None)
+        for value in wrong:
             with pytest.raises(InvalidInput):
-                store.state_at("at-1", bad)
+                store.state_at("at-1", value)
         assert store.get("at-1") == records[-1]  # reading history changes nothing
 
     def test_history_from_snapshots_equals_a_full_replay(

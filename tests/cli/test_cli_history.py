@@ -56,10 +56,16 @@ def test_log_diff_and_reading_old_versions(store: str, tmp_path: Path) -> None:
     assert lines[1][3] == "phase,tests" and lines[3][3] == "phase,tests"
     rows = json.loads(sk(store, "log", "t1", "--json", "--limit", "2", cwd=tmp_path).stdout)
     assert [r["version"] for r in rows] == [3, 4] and rows[0]["keys"] == ["phase", "tests"]
-    since = json.loads(sk(store, "log", "t1", "--since", "1", "--limit", "1", "--json", cwd=tmp_path).stdout)
+    since = json.loads(
+        sk(store, "log", "t1", "--since", "1", "--limit", "1", "--json", cwd=tmp_path).stdout
+    )
     assert [r["version"] for r in since] == [2]
 
-    assert state_at(store, tmp_path, "t1", 3)["tests"] == {"command": "pytest", "fail": 0, "pass": 7}
+    assert state_at(store, tmp_path, "t1", 3)["tests"] == {
+        "command": "pytest",
+        "fail": 0,
+        "pass": 7,
+    }
     field = sk(store, "get", "t1", "--at", "2", "--field", "phase", "--with-version", cwd=tmp_path)
     assert field.stdout.splitlines() == ["2", "red"]
     show = sk(store, "show", "t1", "--at", "3", cwd=tmp_path)
@@ -103,12 +109,17 @@ def test_fork_rewind_export_import_round_trip_through_verify(store: str, tmp_pat
     with temporary_store_url("sqlite", tmp_path / "other") as other:
         assert sk(other, "import", str(exported), cwd=tmp_path).returncode == 0
         assert sk(other, "verify", "t1", cwd=tmp_path).returncode == 0
-        assert sk(other, "log", "t1", cwd=tmp_path).stdout == sk(store, "log", "t1", cwd=tmp_path).stdout
+        assert (
+            sk(other, "log", "t1", cwd=tmp_path).stdout
+            == sk(store, "log", "t1", cwd=tmp_path).stdout
+        )
 
 
 def test_rewind_out_of_a_terminal_phase_needs_force(store: str, tmp_path: Path) -> None:
     make_run(store, tmp_path)
-    assert sk(store, "patch", "t1", "--json", '{"phase": "abandoned"}', cwd=tmp_path).returncode == 0
+    assert (
+        sk(store, "patch", "t1", "--json", '{"phase": "abandoned"}', cwd=tmp_path).returncode == 0
+    )
     refused = sk(store, "rewind", "t1", "--to", "3", cwd=tmp_path)
     assert refused.returncode == 1 and "terminal phase 'abandoned'" in refused.stderr
     assert json.loads(sk(store, "get", "t1", cwd=tmp_path).stdout)["phase"] == "abandoned"
@@ -126,8 +137,16 @@ BAD = [
     (("fork", "t1", "new", "--at", "12"), 2, "has no version 12"),
     (("fork", "nope", "new"), 2, "no run 'nope'"),
     (("rewind", "t1", "--to", "99"), 2, "has no version 99"),
-    (("patch", "t1", "--expected-version", "2", "--json", "{}"), 4, "is at version 4, not the expected version 2"),
-    (("patch", "t1", "--expected-version", "-1", "--json", "{}"), 2, "--expected-version must be a version"),
+    (
+        ("patch", "t1", "--expected-version", "2", "--json", "{}"),
+        4,
+        "is at version 4, not the expected version 2",
+    ),
+    (
+        ("patch", "t1", "--expected-version", "-1", "--json", "{}"),
+        2,
+        "--expected-version must be a version",
+    ),
     (("gc",), 2, "gc needs --closed-before DATE or --older-than AGE"),
     (("gc", "--older-than", "soon"), 2, "--older-than must be a number with a unit"),
 ]
@@ -158,7 +177,9 @@ def test_bad_input_is_one_line_a_distinct_code_and_nothing_written(
     assert after == before
 
 
-def test_an_import_of_a_tampered_or_truncated_file_writes_nothing(tmp_path: Path, made: Path) -> None:
+def test_an_import_of_a_tampered_or_truncated_file_writes_nothing(
+    tmp_path: Path, made: Path
+) -> None:
     import shutil
 
     shutil.copytree(made, tmp_path / "state")
@@ -177,7 +198,9 @@ def test_an_import_of_a_tampered_or_truncated_file_writes_nothing(tmp_path: Path
         out = sk(url, "import", str(path), "--as", f"x-{name}", cwd=tmp_path)
         assert out.returncode == 5, (name, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1 and "nothing written" in out.stderr
-    assert sorted(p.name for p in (tmp_path / "state").iterdir() if p.suffix == ".json") == ["t1.json"]
+    assert sorted(p.name for p in (tmp_path / "state").iterdir() if p.suffix == ".json") == [
+        "t1.json"
+    ]
     exists = subprocess.run(  # from stdin, onto an id that is taken
         [SKILLSTATE, "--store", url, "import", "-"],
         input=good,
@@ -200,7 +223,9 @@ def test_gc_deletes_finished_and_old_runs_only(store: str, tmp_path: Path) -> No
     assert sk(store, "list", cwd=tmp_path).stdout.count("\n") == 2
 
 
-def test_every_command_on_the_memory_store_in_one_process(capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_command_on_the_memory_store_in_one_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from skillstate.cli.main import main
 
     url = "memory:cli-history-test"
@@ -229,7 +254,10 @@ def test_every_command_on_the_memory_store_in_one_process(capsys: pytest.Capture
         assert call("import", "-")[0] == 0
     finally:
         sys.stdin = sys.__stdin__
-    assert call("verify")[0] == 0 and call("patch", "m1", "--expected-version", "1", "--json", "{}")[0] == 4
+    assert (
+        call("verify")[0] == 0
+        and call("patch", "m1", "--expected-version", "1", "--json", "{}")[0] == 4
+    )
 
 
 SHELL = r"""
@@ -251,13 +279,28 @@ def test_four_shells_compare_and_swap_lose_no_increment(tmp_path: Path) -> None:
     """Four shells doing get-then-patch on one counter: with --expected-version none of the
     100 increments is lost (without it most are lost: 30 of 100 kept here, docs/benchmarks.md)."""
     env = clean_env(SKILLSTATE=SKILLSTATE, SKILLSTATE_STORE=f"file:{tmp_path / 'state'}")
-    assert run_skillstate("init", "rig-task", "c", "--json", '{"tests": {"pass": 0}}', cwd=tmp_path, SKILLSTATE_STORE=env["SKILLSTATE_STORE"]).returncode == 0
+    assert (
+        run_skillstate(
+            "init",
+            "rig-task",
+            "c",
+            "--json",
+            '{"tests": {"pass": 0}}',
+            cwd=tmp_path,
+            SKILLSTATE_STORE=env["SKILLSTATE_STORE"],
+        ).returncode
+        == 0
+    )
     shells = [
         subprocess.Popen(["bash", "-c", SHELL.format(per=25)], cwd=tmp_path, env=env)
         for _ in range(4)
     ]
     assert [shell.wait(timeout=600) for shell in shells] == [0, 0, 0, 0]
-    out = run_skillstate("get", "c", "--field", "tests.pass", cwd=tmp_path, SKILLSTATE_STORE=env["SKILLSTATE_STORE"])
+    out = run_skillstate(
+        "get", "c", "--field", "tests.pass", cwd=tmp_path, SKILLSTATE_STORE=env["SKILLSTATE_STORE"]
+    )
     assert out.stdout.strip() == "100"
-    log = run_skillstate("log", "c", "--json", cwd=tmp_path, SKILLSTATE_STORE=env["SKILLSTATE_STORE"])
+    log = run_skillstate(
+        "log", "c", "--json", cwd=tmp_path, SKILLSTATE_STORE=env["SKILLSTATE_STORE"]
+    )
     assert len(json.loads(log.stdout)) == 101

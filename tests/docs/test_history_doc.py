@@ -4,6 +4,7 @@ block after it, times compared as <time>."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -22,7 +23,7 @@ def _pairs() -> list[tuple[str, str]]:
     blocks = BLOCK.findall(example)
     return [
         (body, expected)
-        for (kind, body), (next_kind, expected) in zip(blocks, blocks[1:], strict=False)
+        for (kind, body), (next_kind, expected) in itertools.pairwise(blocks)
         if kind == "sh" and next_kind == "text"
     ]
 

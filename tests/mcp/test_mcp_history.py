@@ -72,7 +72,9 @@ async def test_history_fork_and_retry_safe_steps(connect: Any) -> None:
         injected = {"session_id": "m1", "observation": "alert", "expected_step": 1}
         await client.call_tool("inject_observation", injected)
         assert data(await client.call_tool("inject_observation", injected))["meta"]["replayed"]
-        await client.call_tool("execute_step", {**step, "state_update": {"n": 2}, "expected_step": 1})
+        await client.call_tool(
+            "execute_step", {**step, "state_update": {"n": 2}, "expected_step": 1}
+        )
 
         past = data(await client.call_tool("get_session", {"session_id": "m1", "at_step": 1}))
         assert past["execution_state"] == {"n": 1} and past["metadata"]["atStep"] == 1
@@ -94,12 +96,19 @@ async def test_history_fork_and_retry_safe_steps(connect: Any) -> None:
         assert fork["prompt_payload"]["current_state"] == {"n": 1} and fork["meta"]["step"] == 1
         taken = await client.call_tool("fork_session", {"session_id": "m1", "new_session_id": "m2"})
         assert taken.is_error and "already exists" in text_of(taken)
-        journal = [e for e in (await client.call_tool("session_history", {"session_id": "m1"})).structured_content["items"]]
+        journal = [
+            e
+            for e in (
+                await client.call_tool("session_history", {"session_id": "m1"})
+            ).structured_content["items"]
+        ]
         assert [e["label"] for e in journal].count("execute_step") == 2
 
 
 async def test_the_session_cap(connect: Any) -> None:
     async with connect({"SKILLSTATE_MAX_ACTIVE_SESSIONS": "1"}) as client:
         await client.call_tool("initialize_skill", {"session_id": "a", "skill_specification": "x"})
-        over = await client.call_tool("initialize_skill", {"session_id": "b", "skill_specification": "x"})
+        over = await client.call_tool(
+            "initialize_skill", {"session_id": "b", "skill_specification": "x"}
+        )
         assert over.is_error and "Session limit reached (1 active sessions)" in text_of(over)

@@ -394,7 +394,9 @@ class SQLiteStore(Store):
         try:
             return [Snapshot.from_dict(int(str(v)), json.loads(str(s))) for v, s in rows]
         except ValueError as exc:
-            raise StoreError(f"SQLite database {self.path} holds a damaged snapshot: {exc}") from None
+            raise StoreError(
+                f"SQLite database {self.path} holds a damaged snapshot: {exc}"
+            ) from None
 
     def delete(self, run_id: str) -> bool:
         check_run_id(run_id)

@@ -59,7 +59,9 @@ def test_snapshots_are_a_journal_key_that_verify_checks(
     raw[3] = json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
     path.write_text("".join(raw))
     fresh = FileStore(f"file:{tmp_path / 'state'}")
-    problems = verify_record(fresh.get("run-1"), fresh.journal("run-1"), snapshots=fresh.snapshots("run-1"))
+    problems = verify_record(
+        fresh.get("run-1"), fresh.journal("run-1"), snapshots=fresh.snapshots("run-1")
+    )
     assert problems == ["the snapshot of version 4 differs from the replay's state"]
 
 
@@ -70,7 +72,10 @@ def test_a_torn_last_line_is_left_out(store: Any, tmp_path: Path) -> None:
     path = tmp_path / "state" / "run-1.jsonl"
     with path.open("ab") as handle:
         handle.write(b'{"ts":"t","step":"x","patch":{"coun')  # a writer killed mid-append
-    assert [e.version for e in FileStore(f"file:{tmp_path / 'state'}").journal_range("run-1")] == [1, 2]
+    assert [e.version for e in FileStore(f"file:{tmp_path / 'state'}").journal_range("run-1")] == [
+        1,
+        2,
+    ]
 
 
 def test_rig_state_journals_and_hand_edited_ones_are_read_whole(store: Any, tmp_path: Path) -> None:
@@ -88,7 +93,9 @@ def test_rig_state_journals_and_hand_edited_ones_are_read_whole(store: Any, tmp_
     path = root / "gap.jsonl"
     lines = path.read_text().splitlines(keepends=True)
     path.write_text(lines[0] + lines[2])
-    (root / "gap.json").write_text((root / "gap.json").read_text().replace('"journalSize"', '"journalSizeX"'))
+    (root / "gap.json").write_text(
+        (root / "gap.json").read_text().replace('"journalSize"', '"journalSizeX"')
+    )
     fresh = FileStore(f"file:{root}")
     with pytest.raises(StoreError):
         list(fresh.history("gap"))
