@@ -23,6 +23,7 @@ and the digest consistently makes a valid export.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +39,8 @@ __all__ = [
     "read_export",
     "renamed",
 ]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 FORMAT = "skillstate-run"
 FORMAT_VERSION = 1
@@ -67,10 +70,13 @@ def dump_export(record: RunRecord, entries: Sequence[JournalEntry], now: str) ->
         }
     )
     lines = ",\n".join(compact(entry) for entry in journal)
-    return (
+    text = (
         f'{head[:-1]},\n"run":{compact(run)},\n"journal":[\n{lines}\n],\n'
         f'"sha256":"{_digest(run, journal)}"}}\n'
     )
+    # A lone surrogate (legal in a Python str, not in UTF-8) can only be inside a JSON
+    # string: written as its \\uXXXX escape, the file is UTF-8 and reads back the same.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def read_export(text: str, name: str, merge: Any = None) -> tuple[RunRecord, list[JournalEntry]]:

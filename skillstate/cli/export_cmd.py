@@ -50,7 +50,7 @@ def run(ctx: CliContext) -> int:
     directory = os.path.dirname(os.path.abspath(target))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".skillstate-export-", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, target)
     except OSError as exc:

@@ -44,7 +44,7 @@ def run(ctx: CliContext) -> int:
         if a.file == "-":
             text = sys.stdin.read()
         else:
-            with open(a.file, encoding="utf-8", errors="surrogateescape") as handle:
+            with open(a.file, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
     except OSError as exc:
         ctx.error(f"cannot read {name}: {exc.strerror or exc}")

@@ -304,3 +304,27 @@ def test_four_shells_compare_and_swap_lose_no_increment(tmp_path: Path) -> None:
         "log", "c", "--json", cwd=tmp_path, SKILLSTATE_STORE=env["SKILLSTATE_STORE"]
     )
     assert len(json.loads(log.stdout)) == 101
+
+
+def test_gc_deletes_closed_sessions_and_keeps_the_rest(tmp_path: Path) -> None:
+    from skillstate.runtime import Runtime
+    from skillstate.testing import make_host
+
+    url = f"file:{tmp_path / 'state'}"
+    host = make_host(url)
+    runtime = Runtime(host=host)
+    for sid in ("done-1", "live-1"):
+        runtime.initialize_skill(sid, "spec", environment="mock")
+    runtime.close_session("done-1")
+    host.close()
+    make_run(url, tmp_path, "rig-1")
+    listed = sk(url, "gc", "--closed-before", "2999-01-01", "--dry-run", cwd=tmp_path)
+    assert listed.stdout.splitlines()[0].startswith("would delete done-1\tskill-state\tclosed\t")
+    assert sk(url, "list", cwd=tmp_path).stdout.count("\n") == 3  # a dry run deletes nothing
+    assert sk(url, "gc", "--closed-before", "2000-01-01", cwd=tmp_path).stdout == "deleted 0 runs\n"
+    done = sk(url, "gc", "--closed-before", "2999-01-01", cwd=tmp_path)
+    assert done.stdout.splitlines()[-1] == "deleted 1 run"
+    assert [line.split("\t")[0] for line in sk(url, "list", cwd=tmp_path).stdout.splitlines()] == [
+        "live-1",
+        "rig-1",
+    ]
