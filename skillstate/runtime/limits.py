@@ -9,16 +9,21 @@ when sessions are listed — lazily, as the reference server does.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
-from skillstate.errors import RunNotFound
-from skillstate.records import RunRecord
+from skillstate.errors import RunNotFound, VersionConflict
+from skillstate.host import Host
+from skillstate.pipeline import Change
+from skillstate.records import RunRecord, SkillDefinition
 from skillstate.retention import parse_timestamp
 from skillstate.runtime import payloads as pl
 from skillstate.store import Store
 
-__all__ = ["active_sessions", "idle_sessions"]
+__all__ = ["active_sessions", "expire_idle", "idle_sessions"]
+
+log = logging.getLogger("skillstate.runtime")
 
 
 def _active(store: Store) -> Iterator[RunRecord]:
@@ -49,3 +54,28 @@ def idle_sessions(store: Store, ttl: float, now: datetime | None = None) -> list
         if updated is not None and updated < cutoff:
             found.append(record)
     return found
+
+
+def expire_idle(
+    host: Host, store: Store, ttl: float, skill_of: Callable[[RunRecord], SkillDefinition]
+) -> list[str]:
+    """Close every session idle for ``ttl`` seconds (``expire_session``, ``meta.closed_reason``
+    ``idle``); the ids closed. One written meanwhile loses the compare-and-swap and stays."""
+    from skillstate.runtime.steps import commit_change
+
+    closed = []
+    for record in idle_sessions(store, ttl):
+        change = Change(
+            keep_state=True,
+            label="expire_session",
+            status="closed",
+            meta={"closed_reason": "idle"},
+        )
+        try:
+            outcome = commit_change(host, store, record, skill_of(record), change)
+        except (VersionConflict, RunNotFound):
+            continue  # written or removed meanwhile: not idle any more
+        if outcome.accepted:
+            closed.append(record.id)
+            log.debug("session %s closed after %.0f s idle", record.id, ttl)
+    return closed

@@ -26,9 +26,20 @@ from typing import Any
 
 from skillstate.jsondoc import compact
 from skillstate.records import Problem, RunRecord
+from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import SessionInputError
+from skillstate.store import Store
 
-__all__ = ["MARKER", "check_expected_step", "marker", "matches", "request_digest"]
+__all__ = [
+    "MARKER",
+    "check_expected_step",
+    "inject_answer",
+    "marker",
+    "matches",
+    "problems_of",
+    "request_digest",
+    "step_answer",
+]
 
 MARKER = "last_call"
 
@@ -104,3 +115,45 @@ def problems_of(found: Mapping[str, Any]) -> tuple[Problem, ...]:
                 )
             )
     return tuple(out)
+
+
+def _as_left(store: Store, record: RunRecord, found: Mapping[str, Any], merge: Any) -> RunRecord:
+    """The session as the marked call left it (Σ at the marked version)."""
+    import attrs
+
+    version = found["version"]
+    state = record.state
+    if version != record.version:
+        state = store.state_at(record.id, version, merge=merge).state
+    return attrs.evolve(
+        record,
+        state=state,
+        step=int(found.get("step", record.step)),
+        status=str(found.get("status", record.status)),
+        observation=found.get("observation", record.observation),
+    )
+
+
+def step_answer(
+    store: Store, record: RunRecord, found: Mapping[str, Any], merge: Any = None
+) -> dict[str, Any]:
+    """The recorded answer of the ``execute_step`` that left ``found``, ``meta.replayed`` set."""
+    payload = pl.step_payload(
+        _as_left(store, record, found, merge),
+        action_status=str(found.get("action_status", "ok")),
+        rolled_back=bool(found.get("rolled_back")),
+        rejection=found.get("rejection"),
+        problems=problems_of(found),
+        warning=found.get("warning"),
+    )
+    payload["meta"]["replayed"] = True
+    return payload
+
+
+def inject_answer(
+    store: Store, record: RunRecord, found: Mapping[str, Any], merge: Any = None
+) -> dict[str, Any]:
+    """The recorded answer of the ``inject_observation`` that left ``found``."""
+    payload = pl.inject_payload(_as_left(store, record, found, merge))
+    payload["meta"]["replayed"] = True
+    return payload

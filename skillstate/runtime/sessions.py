@@ -201,39 +201,19 @@ class Runtime:
         return payload
 
     def fork_version(self, session_id: str, new_session_id: str, version: int | None) -> Any:
-        """The fork of session ``session_id`` at ``version`` (an :class:`~skillstate.pipeline.Outcome`)."""
-        from skillstate.history import fork_run
-        from skillstate.runtime.timeline import environment_at
+        """The fork of session ``session_id`` at ``version`` (default: now), an
+        :class:`~skillstate.pipeline.Outcome` (see :func:`skillstate.runtime.timeline.fork_at`)."""
+        from skillstate.runtime.timeline import fork_at
 
         record = self._load(session_id)
-        version = record.version if version is None else version
-        self.store.state_at(session_id, version)  # VersionNotFound before any other work
+        new_session_id = inputs.check_session_id(new_session_id)
+        if version is not None:
+            self.store.state_at(session_id, version)  # VersionNotFound before anything else
         if self.store.exists(new_session_id):
             raise SessionExists(new_session_id, self._status_of(new_session_id))
         self._make_room()
-        environment, observation = environment_at(self.host, self.store, record, version)
-        item = self.store.state_at(session_id, version)
-        meta = dict(record.meta)
-        meta.pop(retries.MARKER, None)
-        if version != record.version:
-            meta["last_action"] = None
-        note = (
-            f'Session "{new_session_id}" forked from "{session_id}" at step {item.step}. '
-            "Awaiting the next execute_step call."
-        )
         try:
-            return fork_run(
-                self.host,
-                self.store,
-                session_id,
-                new_session_id,
-                version,
-                environment=environment,
-                observation=observation or note,
-                meta=meta,
-                label="fork_session",
-                step=item.step,
-            )
+            return fork_at(self.host, self.store, record, new_session_id, version)
         except RunExists:
             raise SessionExists(new_session_id, self._status_of(new_session_id)) from None
 
@@ -243,24 +223,9 @@ class Runtime:
 
         A session written meanwhile is left alone (the close is a compare-and-swap).
         """
-        from skillstate.runtime.limits import idle_sessions
+        from skillstate.runtime.limits import expire_idle
 
-        closed = []
-        for record in idle_sessions(self.store, self.session_idle_ttl):
-            change = Change(
-                keep_state=True,
-                label="expire_session",
-                status="closed",
-                meta={"closed_reason": "idle"},
-            )
-            try:
-                outcome = commit_change(self.host, self.store, record, self._skill(record), change)
-            except (VersionConflict, RunNotFound):
-                continue  # written or removed meanwhile: not idle any more
-            if outcome.accepted:
-                closed.append(record.id)
-                log.debug("session %s closed after %.0f s idle", record.id, self.session_idle_ttl)
-        return closed
+        return expire_idle(self.host, self.store, self.session_idle_ttl, self._skill)
 
     def _make_room(self) -> None:
         """Close idle sessions, then refuse a new one beyond ``max_active_sessions``."""
@@ -473,7 +438,7 @@ class Runtime:
             if call is not None:
                 found = retries.matches(record, *call)
                 if found is not None:
-                    return self._replayed_step(record, found)
+                    return retries.step_answer(self.store, record, found, self.host.merge)
             if record.status != "active":
                 raise SessionNotActive(session_id, record.status, "steps")
             if call is not None and record.step != call[1]:
@@ -484,35 +449,6 @@ class Runtime:
             )
 
         return self._retry(session_id, attempt)
-
-    def _replayed(self, record: RunRecord, found: Any) -> RunRecord:
-        """The session as the marked call left it (Σ at the marked version)."""
-        import attrs
-
-        version = found["version"]
-        state = record.state
-        if version != record.version:
-            state = self.store.state_at(record.id, version, merge=self.host.merge).state
-        return attrs.evolve(
-            record,
-            state=state,
-            step=int(found.get("step", record.step)),
-            status=str(found.get("status", record.status)),
-            observation=found.get("observation", record.observation),
-        )
-
-    def _replayed_step(self, record: RunRecord, found: Any) -> dict[str, Any]:
-        payload = pl.step_payload(
-            self._replayed(record, found),
-            action_status=str(found.get("action_status", "ok")),
-            rolled_back=bool(found.get("rolled_back")),
-            rejection=found.get("rejection"),
-            problems=retries.problems_of(found),
-            warning=found.get("warning"),
-        )
-        payload["meta"]["replayed"] = True
-        log.debug("session %s: a retried step got its recorded answer", record.id)
-        return payload
 
     def inject_observation(
         self,
@@ -544,9 +480,7 @@ class Runtime:
             if call is not None:
                 found = retries.matches(record, *call)
                 if found is not None:
-                    payload = pl.inject_payload(self._replayed(record, found))
-                    payload["meta"]["replayed"] = True
-                    return payload
+                    return retries.inject_answer(self.store, record, found, self.host.merge)
             if record.status != "active":
                 raise SessionNotActive(session_id, record.status, "observations")
             if call is not None:

@@ -29,12 +29,14 @@ from skillstate.runtime.errors import SessionInputError, StepNotFound
 
 if TYPE_CHECKING:
     from skillstate.host import Host
+    from skillstate.pipeline import Outcome
     from skillstate.store import Store
 
 __all__ = [
     "HISTORY_LIMIT",
     "MAX_HISTORY_LIMIT",
     "environment_at",
+    "fork_at",
     "history_payload",
     "session_at",
     "step_versions",
@@ -195,3 +197,40 @@ def environment_at(
     if observation is not None and latest is not None and _digest(observation) != latest:
         observation = None
     return {"name": name, "options": options, "state": env.snapshot()}, observation
+
+
+def fork_at(
+    host: Host, store: Store, record: RunRecord, new_id: str, version: int | None
+) -> Outcome:
+    """Fork the session ``record`` at ``version`` (default: now) into ``new_id``.
+
+    The new session has P, the Σ and step of that version, and the environment and
+    observation :func:`environment_at` gives (a fork note when the observation of
+    that version is not known); its retry marker is not copied.
+    """
+    from skillstate.history import fork_run
+    from skillstate.runtime.retries import MARKER
+
+    version = record.version if version is None else version
+    item = store.state_at(record.id, version)  # VersionNotFound before any other work
+    environment, observation = environment_at(host, store, record, version)
+    meta = dict(record.meta)
+    meta.pop(MARKER, None)
+    if version != record.version:
+        meta["last_action"] = None
+    note = (
+        f'Session "{new_id}" forked from "{record.id}" at step {item.step}. '
+        "Awaiting the next execute_step call."
+    )
+    return fork_run(
+        host,
+        store,
+        record.id,
+        new_id,
+        version,
+        environment=environment,
+        observation=observation or note,
+        meta=meta,
+        label="fork_session",
+        step=item.step,
+    )
