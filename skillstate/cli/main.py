@@ -186,7 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_warning_format()
 
     from skillstate.cli.context import CliContext
-    from skillstate.errors import SkillstateError
+    from skillstate.cli.runs import ERROR
+    from skillstate.errors import SkillstateError, StoreError
 
     index = _command_index(args_list)
     name = None if index is None else args_list[index]
@@ -209,6 +210,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         ctx.args = args
         code: int = spec.run(ctx)
+    except StoreError as exc:  # not the input's fault: the store failed
+        ctx.error(str(exc))
+        return ERROR
     except SkillstateError as exc:
         ctx.error(str(exc))
         return 2

@@ -86,14 +86,18 @@ class HistoryConformance(StoreSuite):
         assert store.get("at-1") == records[-1]  # reading history changes nothing
 
     def test_history_from_snapshots_equals_a_full_replay(
-        self, host: Any, store: Any, skill: Any, monkeypatch: pytest.MonkeyPatch
+        self, host: Any, store: Any, skill: Any
     ) -> None:
         """Stores that keep snapshots (every SNAPSHOT_INTERVAL versions) replay from them;
         the answers, and ``verify``, are the same as a replay from the creation."""
-        import skillstate.store
+        from skillstate.testing.helpers import snapshot_interval
+
+        with snapshot_interval(4):
+            self._check_snapshots(host, store, skill)
+
+    def _check_snapshots(self, host: Any, store: Any, skill: Any) -> None:
         from skillstate.journal import replay_history, verify_record
 
-        monkeypatch.setattr(skillstate.store, "SNAPSHOT_INTERVAL", 4)
         records = self._versions(host, store, skill, "snap-1", 11)
         kept = store.snapshots("snap-1")
         assert [s.version for s in kept] in ([], [4, 8])  # none, or every 4th version

@@ -150,5 +150,5 @@ def test_session_limits_parse_strictly(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match=message):
             load_config(root=tmp_path, env=env)
     (tmp_path / "skillstate.toml").write_text("max_active_sessions = true\n")
-    with pytest.raises(ConfigError, match="skillstate.toml: key 'max_active_sessions'"):
+    with pytest.raises(ConfigError, match=r"skillstate\.toml: key 'max_active_sessions'"):
         load_config(root=tmp_path, env={})

@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
-import skillstate.store
 from skillstate.plugin import (
     StoreError,
     replay_history,
     verify_record,
 )
-from skillstate.testing import make_host
+from skillstate.testing import make_host, snapshot_interval
 
 from .. import FileStore
 from .test_store_file import _create, _patch
@@ -29,18 +28,21 @@ def store(tmp_path: Path) -> Any:
     host.close()
 
 
-def _long(host: Any, store: FileStore, monkeypatch: pytest.MonkeyPatch, n: int = 11) -> None:
-    monkeypatch.setattr(skillstate.store, "SNAPSHOT_INTERVAL", 4)
+@pytest.fixture(autouse=True)
+def every_fourth_version() -> Any:
+    with snapshot_interval(4):
+        yield
+
+
+def _long(host: Any, store: FileStore, n: int = 11) -> None:
     _create(host, store)
     for counter in range(1, n):
         _patch(host, store, "run-1", {"counter": counter, "notes": ['"snapshot":{"x":1}']})
 
 
-def test_snapshots_are_a_journal_key_that_verify_checks(
-    store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_snapshots_are_a_journal_key_that_verify_checks(store: Any, tmp_path: Path) -> None:
     host, files = store
-    _long(host, files, monkeypatch)
+    _long(host, files)
     path = tmp_path / "state" / "run-1.jsonl"
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert [line["version"] for line in lines if "snapshot" in line] == [4, 8]
@@ -102,10 +104,10 @@ def test_rig_state_journals_and_hand_edited_ones_are_read_whole(store: Any, tmp_
 
 
 def test_an_imported_run_is_written_at_once_and_rebuilt_after_a_power_loss(
-    store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Any, tmp_path: Path
 ) -> None:
     host, files = store
-    _long(host, files, monkeypatch)
+    _long(host, files)
     record, entries = files.get("run-1"), files.journal("run-1")
     copy = FileStore(f"file:{tmp_path / 'copy'}")
     copy.import_run(record, entries)
