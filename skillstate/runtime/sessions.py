@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import PluginError, RunExists, RunNotFound, SkillstateError, VersionConflict
@@ -57,7 +57,7 @@ from skillstate.runtime.errors import (
     StateRejected,
 )
 from skillstate.runtime.inputs import SessionLimits
-from skillstate.runtime.steps import commit_change, raise_if_inactive, run_step
+from skillstate.runtime.steps import Call, commit_change, raise_if_inactive, run_step
 from skillstate.store import Store
 
 if TYPE_CHECKING:
@@ -434,21 +434,33 @@ class Runtime:
             call = ("execute_step", expected, digest)
 
         def attempt() -> dict[str, Any]:
-            record = self._load(session_id)
-            if call is not None:
-                found = retries.matches(record, *call)
-                if found is not None:
-                    return retries.step_answer(self.store, record, found, self.host.merge)
-            if record.status != "active":
-                raise SessionNotActive(session_id, record.status, "steps")
-            if call is not None and record.step != call[1]:
-                raise StaleStep(session_id, call[1], record.step, "step")
+            record, found = self._read_for(session_id, call, "step")
+            if found is not None:
+                return retries.step_answer(self.store, record, found, self.host.merge)
             skill = self._skill(record)
             return run_step(
                 self.host, self.store, record, skill, patch, action, environment_observation, call
             )
 
         return self._retry(session_id, attempt)
+
+    def _read_for(
+        self, session_id: str, call: Call | None, what: str
+    ) -> tuple[RunRecord, Mapping[str, Any] | None]:
+        """The session a ``what`` (step, observation) works on, and the marker it left
+        if this call is a retry of it. One read, so the marker, the status and the step
+        are of one version. :class:`SessionNotActive`, or :class:`StaleStep` for an
+        ``expected_step`` the session has left."""
+        record = self._load(session_id)
+        if call is not None:
+            found = retries.matches(record, *call)
+            if found is not None:
+                return record, found
+        if record.status != "active":
+            raise SessionNotActive(session_id, record.status, f"{what}s")
+        if call is not None and record.step != call[1]:
+            raise StaleStep(session_id, call[1], record.step, what)
+        return record, None
 
     def inject_observation(
         self,
@@ -476,16 +488,10 @@ class Runtime:
 
         def attempt() -> dict[str, Any] | None:
             meta = None
-            record = self._load(session_id)
+            record, found = self._read_for(session_id, call, "observation")
+            if found is not None:
+                return retries.inject_answer(self.store, record, found, self.host.merge)
             if call is not None:
-                found = retries.matches(record, *call)
-                if found is not None:
-                    return retries.inject_answer(self.store, record, found, self.host.merge)
-            if record.status != "active":
-                raise SessionNotActive(session_id, record.status, "observations")
-            if call is not None:
-                if record.step != call[1]:
-                    raise StaleStep(session_id, call[1], record.step, "observation")
                 mark = retries.marker(
                     *call, record, step=record.step, observation=observation, status="active"
                 )
