@@ -39,7 +39,10 @@ def _specs() -> list[CommandSpec]:
     from skillstate.config import load_config
     from skillstate.host import Host
 
+    from skillstate.cli.context import using_host
+
     host = Host.from_config(load_config(env={}))
+    using_host(host)
     return [*CORE_COMMANDS, *host.commands]
 
 
@@ -81,7 +84,9 @@ def render() -> str:
         "",
         "Every command accepts the global options `--store URL` and `--disable-plugin NAME`",
         "before the command name (`skillstate --store sqlite:///tmp/runs.db list`). Exit codes:",
-        "0 success, 1 a rejected patch or a failed check, 2 bad usage or an error.",
+        "0 success, 1 a rejected patch or a failed check, 2 bad usage or an error; `skillstate bench`",
+        "adds 3 (the model endpoint failed after its retries) and 130 (interrupted), both keeping",
+        "every finished episode.",
         "`rig-state` (rig's own command line, provided by the bundled `rig` plugin) keeps",
         "rig's interface: `rig-state <init|patch|get|show|list|journal|rm|doctor> [args]`",
         "([rig.md](rig.md)). The MCP server's tools are in [mcp.md](mcp.md).",

@@ -36,6 +36,7 @@ _CORE: tuple[tuple[str, str, str], ...] = (
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
     ("skills", "skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
     ("mcp", "mcp_cmd", "the MCP server (stdio, or --http): SKILL.state for any MCP client"),
+    ("bench", "bench_cmd", "run a plugin's benchmark (bench NAME); bench report / plot a results file"),
 )
 
 
@@ -168,6 +169,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ctx = CliContext(pre)
     try:
+        if name == "bench":
+            from skillstate.cli.context import using_host
+
+            using_host(ctx.host)
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)
             if name not in _REPORTING:  # a plugin taking a core name is refused here too

@@ -24,6 +24,7 @@ __all__ = [
     "find_event",
     "find_put_away",
     "inventory_of",
+    "notes",
     "relevant_lines",
     "replay",
 ]
@@ -107,6 +108,20 @@ def find_put_away(observation: str) -> list[Alert]:
         match = _STAFF.fullmatch(line)
         if match:
             found.append(Alert(match.group(1), match.group(2), None))
+    return found
+
+
+def notes(observation: str, *, alerts: bool = True) -> list[tuple[str, Alert]]:
+    """Floor-staff notes (``staff``) and corrective alerts (``alert``), in the order listed."""
+    found: list[tuple[str, Alert]] = []
+    for line in relevant_lines(observation):
+        match = _STAFF.fullmatch(line)
+        if match:
+            found.append(("staff", Alert(match.group(1), match.group(2), None)))
+            continue
+        alert = _alert(line) if alerts else None
+        if alert is not None:
+            found.append(("alert", alert))
     return found
 
 
