@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from skillstate.bench.llm import ChatCompletionsPolicy
+    from skillstate.bench.llm import ChatCompletionsPolicy, public_endpoint
     from skillstate.bench.policies import (
         EndpointError,
         Policy,
@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from skillstate.bench.sweep import run_sweep
 
 _TABLE = {
-    "skillstate.bench.llm": ("ChatCompletionsPolicy",),
+    "skillstate.bench.llm": ("ChatCompletionsPolicy", "public_endpoint"),
     "skillstate.bench.policies": (
         "EndpointError", "Policy", "PolicyError", "Reply", "TurnView", "WaitPolicy", "format_reply",
     ),

@@ -12,9 +12,20 @@ import pytest
 
 from skillstate.plugin.runtime import Runtime
 
-from ..bench.policies import OraclePolicy, Reply, TurnView, WaitPolicy, make_policy
-from ..bench.runner import EpisodeConfig, EpisodeResult, run_episode
-from ..bench.runtimes import memory_summary, parse_reply
+from skillstate.plugin.bench import (
+    EpisodeConfig,
+    EpisodeResult,
+    Reply,
+    TurnView,
+    WaitPolicy,
+    dropped_keys,
+    extractive_summary,
+    parse_reply,
+    run_episode,
+)
+
+from ..bench.policies import OraclePolicy
+from ..benchmark import WAREHOUSE_BENCHMARK, summary_lines
 
 
 @pytest.fixture
@@ -24,7 +35,7 @@ def runtime() -> Iterator[Runtime]:
 
 
 def _run(rt: Runtime, policy: Any = None, **config: Any) -> EpisodeResult:
-    return run_episode(EpisodeConfig(**config), policy or OraclePolicy(), rt)
+    return run_episode(WAREHOUSE_BENCHMARK, EpisodeConfig(**config), policy or OraclePolicy(), rt)
 
 
 @pytest.mark.parametrize("horizon", [10, 25, 50, 100, 200])
@@ -156,10 +167,10 @@ def test_baselines_send_no_state_and_history_grows(runtime: Runtime) -> None:
 
 def test_memory_runtime_keeps_three_recent_turns_and_summarises_the_rest() -> None:
     history = [(f"Success: Stored item_{i} on shelf_{i}.\nnext", f"r{i}") for i in range(6)]
-    assert memory_summary(history) == "\n".join(
+    assert extractive_summary(history, summary_lines) == "\n".join(
         f"Success: Stored item_{i} on shelf_{i}." for i in range(3)
     )
-    assert memory_summary(history[:3]) == "(nothing yet)"
+    assert extractive_summary(history[:3], summary_lines) == "(nothing yet)"
 
 
 def test_skill_state_prompt_is_only_p_sigma_o(runtime: Runtime) -> None:
@@ -221,7 +232,7 @@ def test_oracle_recovers_from_drift_with_zero_lag(runtime: Runtime, scenario: st
 
 def test_a_policy_that_ignores_the_alert_keeps_hallucinating(runtime: Runtime) -> None:
     result = _run(
-        runtime, make_policy("stale"), horizon=30, scenario="audit", drift_at=10, env_retries=3
+        runtime, OraclePolicy(use_alerts=False), horizon=30, scenario="audit", drift_at=10, env_retries=3
     )
     assert result.recovery == {
         "scenario": "audit",
@@ -248,12 +259,15 @@ def test_json_report_has_separate_char_and_token_columns(runtime: Runtime) -> No
 
 
 def test_premature_overwrite_detection() -> None:
-    from ..bench.runner import _lost_keys
-
     before = {"inventory": {"shelf_1": "a", "shelf_2": "b"}, "note": "x"}
-    assert _lost_keys(before, {"inventory": {"shelf_1": "a"}, "note": "x"}, {}) == [
-        "inventory.shelf_2"
+    # a null on the key itself is a deliberate deletion
+    assert dropped_keys(before, {"inventory": {"shelf_1": "a"}, "note": "x"}, {"inventory": {"shelf_2": None}}) == []
+    # replacing the container, or nulling it whole, drops what it held
+    assert dropped_keys(before, {"inventory": [], "note": "x"}, {"inventory": []}) == [
+        "inventory.shelf_1",
+        "inventory.shelf_2",
     ]
-    nulled = {"inventory": {"shelf_2": None}}
-    assert _lost_keys(before, {"inventory": {"shelf_1": "a"}, "note": "x"}, nulled) == []
-    assert _lost_keys(before, {"inventory": {"shelf_1": "a", "shelf_2": "b"}}, {}) == ["note"]
+    assert dropped_keys(before, {"note": "x"}, {"inventory": None}) == [
+        "inventory.shelf_1",
+        "inventory.shelf_2",
+    ]
