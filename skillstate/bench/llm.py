@@ -202,14 +202,19 @@ class ChatCompletionsPolicy:
             payload["max_tokens"] = self.max_tokens
         data = self._post(json.dumps(payload).encode("utf-8"))
         choices = data.get("choices")
-        message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        message = (
+            choices[0].get("message")
+            if isinstance(choices, list) and choices and isinstance(choices[0], dict)
+            else None
+        )
         if not isinstance(message, dict):
             error = data.get("error")
             said = f": {_snippet(json.dumps(error).encode())}" if error else ""
             raise self._fail(f"answered without choices[0].message{said}")
         content = message.get("content")
         text = content if isinstance(content, str) else ""
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        found = data.get("usage")
+        usage: dict[str, Any] = found if isinstance(found, dict) else {}
         prompt_tokens = usage.get("prompt_tokens")
         completion_tokens = usage.get("completion_tokens")
         return Reply(

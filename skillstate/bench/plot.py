@@ -96,7 +96,9 @@ def _prompt(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
         series = [
             r["prompt_chars_per_call"]
             for r in base
-            if r["runtime"] == runtime and r["horizon"] == horizon and r.get("prompt_chars_per_call")
+            if r["runtime"] == runtime
+            and r["horizon"] == horizon
+            and r.get("prompt_chars_per_call")
         ]
         if not series:
             continue
@@ -115,7 +117,9 @@ def _prompt(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
     ax.set_yscale("log")
     ax.set_xlabel("call (one episode)")
     ax.set_ylabel("prompt size (characters, log)")
-    ax.set_title(f"Prompt size per call, T = {horizon}\n(mean of {seeds} seed{'s' * (seeds > 1)}, band: range)")
+    ax.set_title(
+        f"Prompt size per call, T = {horizon}\n(mean of {seeds} seed{'s' * (seeds > 1)}, band: range)"
+    )
 
 
 def _by(runs: Sequence[Mapping[str, Any]], axis: str, metric: str, ax: Any, log: bool) -> None:
@@ -123,7 +127,9 @@ def _by(runs: Sequence[Mapping[str, Any]], axis: str, metric: str, ax: Any, log:
         points = sorted({r[axis] for r in runs if r["runtime"] == runtime})
         means, lows, highs = [], [], []
         for x in points:
-            found = estimate([float(r[metric]) for r in runs if r["runtime"] == runtime and r[axis] == x])
+            found = estimate(
+                [float(r[metric]) for r in runs if r["runtime"] == runtime and r[axis] == x]
+            )
             means.append(found.mean)
             lows.append(found.mean - found.low)
             highs.append(found.high - found.mean)
@@ -155,7 +161,9 @@ def _horizon(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
 def _noise(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
     plain = [r for r in runs if not r.get("scenario")]
     horizons = [r["horizon"] for r in plain]
-    horizon = max(set(horizons), key=lambda h: (len({r["noise"] for r in plain if r["horizon"] == h}), h))
+    horizon = max(
+        set(horizons), key=lambda h: (len({r["noise"] for r in plain if r["horizon"] == h}), h)
+    )
     _by([r for r in plain if r["horizon"] == horizon], "noise", "score", ax, log=False)
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel("telemetry lines per observation")
@@ -166,7 +174,9 @@ def _noise(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
 _DRAW = {"prompt": _prompt, "total": _total, "horizon": _horizon, "noise": _noise}
 
 
-def draw(runs: Sequence[Mapping[str, Any]], figures: Sequence[str] | None = None, title: str = "") -> Any:
+def draw(
+    runs: Sequence[Mapping[str, Any]], figures: Sequence[str] | None = None, title: str = ""
+) -> Any:
     """A figure with one panel per name in ``figures`` (default: every one the data supports)."""
     plt = _pyplot()
     names = list(figures) if figures else available(runs)
@@ -185,7 +195,14 @@ def draw(runs: Sequence[Mapping[str, Any]], figures: Sequence[str] | None = None
         ax.grid(True, which="major", alpha=0.3)
         ax.title.set_fontsize(10)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), fontsize=9, frameon=False)
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncol=min(len(labels), 5),
+        fontsize=9,
+        frameon=False,
+    )
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
@@ -196,7 +213,11 @@ def legibility_problems(fig: Any) -> list[str]:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     problems: list[str] = []
-    texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_window_extent")) if t.get_text().strip() and t.get_visible()]
+    texts = [
+        t
+        for t in fig.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_window_extent"))
+        if t.get_text().strip() and t.get_visible()
+    ]
     for text in texts:
         if text.get_fontsize() < 8:
             problems.append(f"text {text.get_text()!r} is {text.get_fontsize():.0f} pt")

@@ -20,8 +20,8 @@ def format_duration(seconds: float) -> str:
     """``1:02:03``, ``4:05``, or ``?`` when unknown."""
     if seconds != seconds or seconds == float("inf") or seconds < 0:
         return "?"
-    seconds = int(round(seconds))
-    hours, rest = divmod(seconds, 3600)
+    total = round(seconds)
+    hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 

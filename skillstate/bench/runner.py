@@ -142,9 +142,7 @@ class EpisodeResult:
             "max_prompt_tokens_est": max(tokens),
             "total_prompt_tokens_est": sum(tokens),
             "total_completion_chars": sum(t.completion_chars for t in self.turns),
-            "total_completion_tokens_est": sum(
-                estimate_tokens(t.response) for t in self.turns
-            ),
+            "total_completion_tokens_est": sum(estimate_tokens(t.response) for t in self.turns),
             "usage_prompt_tokens": _sum([t.usage_prompt_tokens for t in self.turns]),
             "usage_completion_tokens": _sum([t.usage_completion_tokens for t in self.turns]),
             "summary_calls": self.summary_calls,

@@ -60,7 +60,9 @@ def summary_prompt(summary: str, observation: str, response: str) -> str:
     return SUMMARY_PROMPT.format(summary=summary, observation=observation, response=response)
 
 
-def extractive_summary(history: History, keep: Callable[[str], list[str]], recent: int = RECENT) -> str:
+def extractive_summary(
+    history: History, keep: Callable[[str], list[str]], recent: int = RECENT
+) -> str:
     """The kept lines of every turn older than the ``recent`` last ones, one per line."""
     older = list(history)[:-recent] if recent else list(history)
     lines = [line for observation, _ in older for line in keep(observation)]

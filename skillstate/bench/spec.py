@@ -76,7 +76,11 @@ class EpisodeConfig:
 
 def default_environment_options(config: EpisodeConfig) -> dict[str, Any]:
     """``seed``, ``horizon``, ``noise`` and, when set, ``noise_seed``, ``scenario``, ``drift_at``."""
-    options: dict[str, Any] = {"seed": config.seed, "horizon": config.horizon, "noise": config.noise}
+    options: dict[str, Any] = {
+        "seed": config.seed,
+        "horizon": config.horizon,
+        "noise": config.noise,
+    }
     for key in ("noise_seed", "scenario", "drift_at"):
         value = getattr(config, key)
         if value is not None:

@@ -61,23 +61,37 @@ def _benchmark_options(parser: argparse.ArgumentParser, spec: BenchmarkSpec) -> 
         default="skill-state",
         help=f"{', '.join(RUNTIMES)}; comma-separated, or 'all' (the paper's four) [skill-state]",
     )
-    parser.add_argument("--horizon", type=_ints, default=[50], help="events per episode, e.g. 10,25 [50]")
+    parser.add_argument(
+        "--horizon", type=_ints, default=[50], help="events per episode, e.g. 10,25 [50]"
+    )
     parser.add_argument("--seeds", type=int, default=1, help="episodes per setting [1]")
     parser.add_argument("--seed-base", type=int, default=42, help="first seed [42]")
     parser.add_argument(
-        "--noise", type=_noise, default=[0], help="telemetry lines per observation, e.g. 0,5,20,50 [0]"
+        "--noise",
+        type=_noise,
+        default=[0],
+        help="telemetry lines per observation, e.g. 0,5,20,50 [0]",
     )
-    parser.add_argument("--noise-seed", type=int, default=None, help="noise seed [the episode's seed]")
+    parser.add_argument(
+        "--noise-seed", type=int, default=None, help="noise seed [the episode's seed]"
+    )
     parser.add_argument("--policy", default="oracle", help=f"{policies} [oracle]")
     scenarios = f": {', '.join(spec.scenarios)}" if spec.scenarios else ""
     parser.add_argument("--scenario", default=None, help=f"drift scenario{scenarios}")
-    parser.add_argument("--drift-at", type=int, default=None, help="drift event index [horizon // 2]")
+    parser.add_argument(
+        "--drift-at", type=int, default=None, help="drift event index [horizon // 2]"
+    )
     parser.add_argument(
         "--retries", type=int, default=2, help="rollback-retries per event (bad reply/schema) [2]"
     )
-    parser.add_argument("--env-retries", type=int, default=0, help="environment rejections per event [0]")
     parser.add_argument(
-        "--window-chars", type=int, default=None, help=f"window runtime's prompt budget [{spec.window_chars}]"
+        "--env-retries", type=int, default=0, help="environment rejections per event [0]"
+    )
+    parser.add_argument(
+        "--window-chars",
+        type=int,
+        default=None,
+        help=f"window runtime's prompt budget [{spec.window_chars}]",
     )
     parser.add_argument(
         "--strict-parse", action="store_true", help="no repairs: a reply needing one is a failure"
@@ -89,19 +103,31 @@ def _benchmark_options(parser: argparse.ArgumentParser, spec: BenchmarkSpec) -> 
         help="memory runtime's summary: the benchmark's lines, or written by the model "
         "[auto: model for --policy llm]",
     )
-    parser.add_argument("--out", type=Path, default=None, help="append one JSON line per finished episode")
-    parser.add_argument("--resume", action="store_true", help="with --out: skip episodes already in it")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="append one JSON line per finished episode"
+    )
+    parser.add_argument(
+        "--resume", action="store_true", help="with --out: skip episodes already in it"
+    )
     parser.add_argument("--concurrency", type=int, default=1, help="episodes run in parallel [1]")
     llm = parser.add_argument_group("llm policy (any OpenAI-compatible endpoint)")
     llm.add_argument("--llm-model", default=None, help="overrides SKILLSTATE_LLM_MODEL")
     llm.add_argument("--llm-base-url", default=None, help="overrides SKILLSTATE_LLM_BASE_URL")
     llm.add_argument("--temperature", type=float, default=0.0, help="sampling temperature [0.0]")
     llm.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling [1.0]")
-    llm.add_argument("--max-tokens", type=int, default=None, help="completion limit [the endpoint's]")
+    llm.add_argument(
+        "--max-tokens", type=int, default=None, help="completion limit [the endpoint's]"
+    )
     llm.add_argument("--timeout", type=float, default=120.0, help="seconds per HTTP call [120]")
-    llm.add_argument("--http-retries", type=int, default=3, help="retries of a failed HTTP call [3]")
-    parser.add_argument("--json", action="store_true", help="print JSON (runs, summary, differences)")
-    parser.add_argument("--turns", action="store_true", help="with --json or --out: every turn of every run")
+    llm.add_argument(
+        "--http-retries", type=int, default=3, help="retries of a failed HTTP call [3]"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print JSON (runs, summary, differences)"
+    )
+    parser.add_argument(
+        "--turns", action="store_true", help="with --json or --out: every turn of every run"
+    )
     progress = parser.add_mutually_exclusive_group()
     progress.add_argument(
         "--progress", action="store_true", default=None,
@@ -128,14 +154,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     for spec in host.benchmarks:
         owner = host.benchmarks.owner(spec.name)
         child = sub.add_parser(
-            spec.name, help=spec.help, description=f"{spec.description or spec.help} (plugin {owner})"
+            spec.name,
+            help=spec.help,
+            description=f"{spec.description or spec.help} (plugin {owner})",
         )
         _benchmark_options(child, spec)
-    report = sub.add_parser("report", help="tables from a results file: mean ± SD, 95%% CI, paired differences")
+    report = sub.add_parser(
+        "report", help="tables from a results file: mean ± SD, 95%% CI, paired differences"
+    )
     report.add_argument("results", type=Path, metavar="RESULTS", help="a --out file")
     report.add_argument("--runs", action="store_true", help="also one row per episode")
     report.add_argument("--json", action="store_true", help="print JSON (summary, differences)")
-    report.add_argument("--csv", type=Path, default=None, help="write the summary as CSV ('-': stdout)")
+    report.add_argument(
+        "--csv", type=Path, default=None, help="write the summary as CSV ('-': stdout)"
+    )
     report.add_argument("--csv-runs", type=Path, default=None, help="write one CSV row per episode")
     report.set_defaults(_benchmark="report")
     plot = sub.add_parser("plot", help="the paper's figures from a results file (matplotlib)")
@@ -145,7 +177,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--figure", action="append", choices=("prompt", "total", "horizon", "noise"),
         help="a panel to draw (repeatable) [every one the data supports]",
     )  # fmt: skip
-    plot.add_argument("--benchmark", default=None, help="the benchmark to plot, if the file holds several")
+    plot.add_argument(
+        "--benchmark", default=None, help="the benchmark to plot, if the file holds several"
+    )
     plot.add_argument("--title", default=None, help="a title above the panels")
     plot.set_defaults(_benchmark="plot")
 
@@ -178,10 +212,14 @@ def _usage(args: argparse.Namespace, spec: BenchmarkSpec) -> str | None:
     return None
 
 
-def _policy_factory(spec: BenchmarkSpec, args: argparse.Namespace) -> tuple[Callable[[], Any], dict[str, Any]]:
+def _policy_factory(
+    spec: BenchmarkSpec, args: argparse.Namespace
+) -> tuple[Callable[[], Any], dict[str, Any]]:
     from skillstate.bench.policies import WaitPolicy
 
-    none = dict.fromkeys(("model", "endpoint", "temperature", "top_p", "max_tokens", "timeout_s", "http_retries"))
+    none = dict.fromkeys(
+        ("model", "endpoint", "temperature", "top_p", "max_tokens", "timeout_s", "http_retries")
+    )
     if args.policy == "wait":
         return (lambda: WaitPolicy(spec.wait_action)), none
     if args.policy == "llm":
@@ -201,7 +239,9 @@ def _policy_factory(spec: BenchmarkSpec, args: argparse.Namespace) -> tuple[Call
     return (lambda: factory()), none
 
 
-def _configs(spec: BenchmarkSpec, args: argparse.Namespace, runtimes: list[str]) -> list[EpisodeConfig]:
+def _configs(
+    spec: BenchmarkSpec, args: argparse.Namespace, runtimes: list[str]
+) -> list[EpisodeConfig]:
     from skillstate.bench.spec import EpisodeConfig
 
     summary = args.memory_summary
@@ -273,16 +313,18 @@ def _run_benchmark(ctx: CliContext, spec: BenchmarkSpec) -> int:
     if args.out is not None:
         results = ResultsFile(args.out)
         if results.exists() and not args.resume:
-            ctx.error(f"{args.out} already holds results; add --resume to continue it, or choose another --out")
+            ctx.error(
+                f"{args.out} already holds results; add --resume to continue it, or choose another --out"
+            )
             return 2
         try:
-            previous = {line.get("key") or episode_key(line): line for line in results.open_for_append()}
+            previous = {
+                line.get("key") or episode_key(line): line for line in results.open_for_append()
+            }
         except (ResultsError, OSError) as exc:
             ctx.error(str(exc))
             return 2
-    keys = [
-        episode_key({**c.settings(), "policy": policy_name, **settings}) for c in configs
-    ]
+    keys = [episode_key({**c.settings(), "policy": policy_name, **settings}) for c in configs]
     todo = [c for c, k in zip(configs, keys, strict=True) if k not in previous]
     if args.resume and len(todo) < len(configs):
         print(
@@ -369,7 +411,10 @@ def _report(ctx: CliContext) -> int:
     for target, rows in ((args.csv, summary), (args.csv_runs, runs)):
         if target is None:
             continue
-        flat = [{k: v for k, v in r.items() if k not in ("turns", "prompt_chars_per_call")} for r in rows]
+        flat = [
+            {k: v for k, v in r.items() if k not in ("turns", "prompt_chars_per_call")}
+            for r in rows
+        ]
         if str(target) == "-":
             write_csv(flat, ctx.out)
         else:
@@ -386,7 +431,10 @@ def _report(ctx: CliContext) -> int:
         print("\n" + format_runs(runs), file=ctx.out)
     print("\nmean ± SD over seeds, 95% CI (Student's t)\n" + format_summary(summary), file=ctx.out)
     if differences:
-        print("\npaired by seed, against SKILL.state\n" + format_differences(differences), file=ctx.out)
+        print(
+            "\npaired by seed, against SKILL.state\n" + format_differences(differences),
+            file=ctx.out,
+        )
     return 0
 
 
@@ -405,7 +453,9 @@ def _plot(ctx: CliContext) -> int:
     if args.benchmark:
         runs = [r for r in runs if r.get("benchmark") == args.benchmark]
         if not runs:
-            ctx.error(f"{args.results} has no episode of benchmark {args.benchmark!r} ({', '.join(benchmarks)})")
+            ctx.error(
+                f"{args.results} has no episode of benchmark {args.benchmark!r} ({', '.join(benchmarks)})"
+            )
             return 2
     elif len(benchmarks) > 1:
         ctx.error(f"{args.results} holds {', '.join(benchmarks)}; choose one with --benchmark")

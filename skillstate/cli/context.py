@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CliContext", "HostContext", "current_host", "using_host"]
 
-_HOST: contextvars.ContextVar[Host | None] = contextvars.ContextVar("skillstate_cli_host", default=None)
+_HOST: contextvars.ContextVar[Host | None] = contextvars.ContextVar(
+    "skillstate_cli_host", default=None
+)
 
 
 def current_host() -> Host | None:

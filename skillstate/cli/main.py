@@ -36,7 +36,11 @@ _CORE: tuple[tuple[str, str, str], ...] = (
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
     ("skills", "skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
     ("mcp", "mcp_cmd", "the MCP server (stdio, or --http): SKILL.state for any MCP client"),
-    ("bench", "bench_cmd", "run a plugin's benchmark (bench NAME); bench report / plot a results file"),
+    (
+        "bench",
+        "bench_cmd",
+        "run a plugin's benchmark (bench NAME); bench report / plot a results file",
+    ),
 )
 
 

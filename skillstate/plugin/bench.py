@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         WaitPolicy,
         format_reply,
     )
-    from skillstate.bench.replies import KINDS, ParseFailure, ParsedReply, dropped_keys, parse_reply
+    from skillstate.bench.replies import KINDS, ParsedReply, ParseFailure, dropped_keys, parse_reply
     from skillstate.bench.report import paired_differences, summarize
     from skillstate.bench.results import ResultsFile, episode_key, read_results
     from skillstate.bench.runner import (
@@ -100,7 +100,45 @@ _TABLE = {
 
 _LAZY = {name: module for module, names in _TABLE.items() for name in names}
 
-__all__ = sorted(_LAZY)
+__all__ = [
+    "DEFAULT_WINDOW_CHARS",
+    "KINDS",
+    "RECENT",
+    "RUNTIMES",
+    "BenchmarkSpec",
+    "ChatCompletionsPolicy",
+    "EndpointError",
+    "EpisodeConfig",
+    "EpisodeOutcome",
+    "EpisodeResult",
+    "Interrupted",
+    "ParseFailure",
+    "ParsedReply",
+    "Policy",
+    "PolicyError",
+    "Reply",
+    "ResultsFile",
+    "TurnRecord",
+    "TurnView",
+    "WaitPolicy",
+    "default_environment_options",
+    "dropped_keys",
+    "episode_key",
+    "estimate",
+    "estimate_tokens",
+    "extractive_summary",
+    "format_reply",
+    "paired",
+    "paired_differences",
+    "parse_reply",
+    "public_endpoint",
+    "read_results",
+    "render_prompt",
+    "run_episode",
+    "run_sweep",
+    "summarize",
+    "uses_state",
+]
 
 __getattr__ = lazy_getattr("skillstate.plugin.bench", _LAZY, globals())
 

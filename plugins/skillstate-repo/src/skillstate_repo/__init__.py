@@ -19,7 +19,11 @@ from typing import Any
 
 from skillstate.plugin import EnvironmentSpec, hookimpl
 
-__all__ = ["create_environment", "skillstate_register_benchmarks", "skillstate_register_environments"]
+__all__ = [
+    "create_environment",
+    "skillstate_register_benchmarks",
+    "skillstate_register_environments",
+]
 
 __version__ = "0.1.0"
 

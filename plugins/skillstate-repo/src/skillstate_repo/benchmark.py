@@ -15,7 +15,14 @@ from skillstate.plugin.bench import BenchmarkSpec, EpisodeOutcome
 from .generator import SCENARIOS
 from .oracle import relevant_lines
 
-__all__ = ["INITIAL_STATE", "INSTRUCTIONS", "REPO_BENCHMARK", "STATE_SCHEMA", "outcome", "summary_lines"]
+__all__ = [
+    "INITIAL_STATE",
+    "INSTRUCTIONS",
+    "REPO_BENCHMARK",
+    "STATE_SCHEMA",
+    "outcome",
+    "summary_lines",
+]
 
 INSTRUCTIONS = """\
 You are the release engineer of a software repository. master is protected: changes

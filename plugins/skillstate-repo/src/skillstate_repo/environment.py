@@ -62,7 +62,9 @@ def event_text(episode: Episode, event: Event, world: Mapping[str, Any]) -> str:
             f"{feature.file} on branch {feature.branch}."
         )
     if event.kind == "open_pr":
-        return f"Issue #{feature.issue}: the implementation is ready for review; open a pull request."
+        return (
+            f"Issue #{feature.issue}: the implementation is ready for review; open a pull request."
+        )
     if event.kind == "ci_failed":
         return f"CI Pipeline Failed for PR #{pr}. Linter error on line {event.line}."
     if event.kind == "comment":
@@ -89,7 +91,7 @@ def correct_answer(episode: Episode, event: Event, world: Mapping[str, Any]) -> 
         return Command("runtests", (feature.branch,))
     number = pr_of_issue(world, event.issue)
     pr = world["prs"].get(number) if number else None
-    if pr is None or pr["state"] != "open":
+    if number is None or pr is None or pr["state"] != "open":
         return None
     run = world["ci"].get(pr["head"], {"status": "running", "flaky": False})
     if run["status"] == "passed":
@@ -120,7 +122,8 @@ class RepoEnvironment(Environment):
         self.fails = frozenset(f.issue for f in self.episode.features if f.fails)
         if snapshot is None:
             self.world = new_world(opts.seed)
-            self.cursor, self.results, self.notes = 0, "", []
+            self.cursor, self.results = 0, ""
+            self.notes: list[str] = []
             self.drift: dict[str, Any] | None = None
             self._deliver()
         else:
@@ -138,7 +141,7 @@ class RepoEnvironment(Environment):
             raise InvalidInput(f"repo snapshot is not valid: {snapshot!r:.200}")
         self.world = copy.deepcopy(dict(snapshot["world"]))
         self.cursor, self.results = snapshot["cursor"], snapshot["results"]
-        self.notes = list(snapshot.get("notes") or [])
+        self.notes = [str(n) for n in snapshot.get("notes") or []]
         self.drift = copy.deepcopy(snapshot.get("drift"))
 
     def snapshot(self) -> dict[str, Any]:
@@ -188,7 +191,12 @@ class RepoEnvironment(Environment):
         world = self.world
         number = pr_of_issue(world, issue)
         pr = world["prs"].get(number) if number else None
-        facts: dict[str, Any] = {"scenario": scenario, "issue": issue, "pr": number, "applied": False}
+        facts: dict[str, Any] = {
+            "scenario": scenario,
+            "issue": issue,
+            "pr": number,
+            "applied": False,
+        }
         if pr is None or pr["state"] != "open":
             return facts
         facts["applied"] = True

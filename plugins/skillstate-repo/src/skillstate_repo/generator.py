@@ -99,7 +99,13 @@ def _feature(rng: random.Random, n: int) -> tuple[Feature, list[str]]:
     issue = str(11 + n)
     title = slug.replace("-", " ").capitalize()
     feature = Feature(issue, title, f"feature/{slug}", f"src/{slug.replace('-', '_')}.py", fails)
-    steps = ["assign", "open_pr", *(["ci_failed"] if fails else []), *(["comment"] if comment else []), "approve"]
+    steps = [
+        "assign",
+        "open_pr",
+        *(["ci_failed"] if fails else []),
+        *(["comment"] if comment else []),
+        "approve",
+    ]
     return feature, steps
 
 
@@ -188,7 +194,12 @@ def generate(seed: int, horizon: int, scenario: str | None = None, drift_at: int
         elif slack <= 0 and open_:
             options = {"advance": 1}
         choice = rng.choices(list(options), weights=list(options.values()))[0]
-        if drift is not None and frozen is not None and i + 1 == drift.follow_up and choice == "advance":
+        if (
+            drift is not None
+            and frozen is not None
+            and i + 1 == drift.follow_up
+            and choice == "advance"
+        ):
             # the slot before the follow-up: a pair (open_pr + ci_failed) would run into it
             pairs = [p for p in open_ if p.steps[:2] == ["open_pr", "ci_failed"]]
             if pairs and len(pairs) == len(open_):

@@ -44,17 +44,23 @@ def canonical_scenario(name: str) -> str | None:
 def _int(options: Mapping[str, Any], key: str, default: int, low: int, high: int) -> int:
     value = options.get(key, default)
     if type(value) is not int or not low <= value <= high:
-        raise InvalidInput(f"repo option {key} must be an integer from {low} to {high}, got {value!r}")
+        raise InvalidInput(
+            f"repo option {key} must be an integer from {low} to {high}, got {value!r}"
+        )
     return value
 
 
 def parse_options(options: Any) -> RepoOptions:
     """Check ``options`` (a JSON object) and fill in the defaults."""
     if not isinstance(options, Mapping):
-        raise InvalidInput(f"repo environment options must be a JSON object, got {type(options).__name__}")
+        raise InvalidInput(
+            f"repo environment options must be a JSON object, got {type(options).__name__}"
+        )
     unknown = sorted(k for k in options if k not in _KEYS)
     if unknown:
-        raise InvalidInput(f"unknown repo option {', '.join(unknown)}; known options: {', '.join(_KEYS)}")
+        raise InvalidInput(
+            f"unknown repo option {', '.join(unknown)}; known options: {', '.join(_KEYS)}"
+        )
     seed = _int(options, "seed", 42, 0, 2**63 - 1)
     horizon = _int(options, "horizon", 50, 1, MAX_HORIZON)
     noise = options.get("noise", 0)

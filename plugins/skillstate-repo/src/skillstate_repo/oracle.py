@@ -25,8 +25,12 @@ __all__ = ["RepoOracle", "apply_observation", "diff", "relevant_lines", "replay"
 
 _ASSIGN = re.compile(r"Issue #(\d+) assigned to you: .*\. Implement it in (\S+) on branch (\S+)\.")
 _READY = re.compile(r"Issue #(\d+): the implementation is ready for review; open a pull request\.")
-_OPENED = re.compile(r"Success: Opened PR #(\d+) from (\S+) into master(?: for issue #(\d+))?; CI is running\.")
-_COMMITTED = re.compile(r"Success: Committed \S+ to \S+ as \w+ and pushed\. CI is running for PR #(\d+)\.")
+_OPENED = re.compile(
+    r"Success: Opened PR #(\d+) from (\S+) into master(?: for issue #(\d+))?; CI is running\."
+)
+_COMMITTED = re.compile(
+    r"Success: Committed \S+ to \S+ as \w+ and pushed\. CI is running for PR #(\d+)\."
+)
 _PASSED = re.compile(r"CI Pipeline Passed for PR #(\d+)\.")
 _FAILED_EVENT = re.compile(r"CI Pipeline Failed for PR #(\d+)\. Linter error on line \d+\.")
 _FAILED = re.compile(r"CI Pipeline Failed for PR #(\d+)\.")
@@ -35,9 +39,13 @@ _RUNNING = re.compile(
 )
 _MERGED = re.compile(r"Success: Merged PR #(\d+) into master as (\w+); branch \S+ deleted\.")
 _RELEASED = re.compile(r"Success: Released \S+ from master at (\w+) \(branch \S+\)\.")
-_FORCE = re.compile(r"ALERT \(force push\): \S+ force-pushed \S+; PR #(\d+)'s head is now \w+ and its CI Pipeline Failed\.")
+_FORCE = re.compile(
+    r"ALERT \(force push\): \S+ force-pushed \S+; PR #(\d+)'s head is now \w+ and its CI Pipeline Failed\."
+)
 _FLAKY = re.compile(r"ALERT \(flaky test\): CI re-ran PR #(\d+) and .*")
-_COMMENT = re.compile(r"Review comment on PR #(\d+) from \w+: please re-run the tests before I approve\.")
+_COMMENT = re.compile(
+    r"Review comment on PR #(\d+) from \w+: please re-run the tests before I approve\."
+)
 _APPROVED = re.compile(r"Review on PR #(\d+) from \w+: approved\.")
 _RELEASE = re.compile(r"Release (\S+) requested: cut it from master\.")
 _HOTFIX = re.compile(r"Hotfix for (\S+): cherry-pick master's head commit onto (\S+)\.")
@@ -91,7 +99,9 @@ def apply_observation(belief: dict[str, Any], observation: str, *, alerts: bool 
             _set_ci(belief, m.group(1), "flaky")
 
 
-def replay(texts: Iterable[str], *, alerts: bool = True, start: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def replay(
+    texts: Iterable[str], *, alerts: bool = True, start: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The belief implied by ``texts`` in order (from ``start``, or an empty one)."""
     belief = _normal(start)
     for text in texts:
@@ -200,4 +210,6 @@ class RepoOracle:
             before = belief = replay(texts, alerts=self.use_alerts)
         action, reason = decide(belief, view.observation)
         patch = diff(before, belief) if view.state is not None else {}
-        return Reply(format_reply(view.runtime, reason[:1].upper() + reason[1:] + ".", patch, action))
+        return Reply(
+            format_reply(view.runtime, reason[:1].upper() + reason[1:] + ".", patch, action)
+        )

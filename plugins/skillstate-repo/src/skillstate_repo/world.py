@@ -204,7 +204,9 @@ def _reject(text: str) -> Outcome:
 
 def _branch_problem(world: Mapping[str, Any], branch: str, *, exists: bool) -> Outcome | None:
     if not _BRANCH.match(branch):
-        return Outcome("rejected", f'Error: "{branch}" is not a branch name (letters, digits, . _ / -).')
+        return Outcome(
+            "rejected", f'Error: "{branch}" is not a branch name (letters, digits, . _ / -).'
+        )
     if exists and branch not in world["branches"]:
         return _reject(f'Branch "{branch}" does not exist.')
     return None
@@ -263,7 +265,9 @@ def apply_command(
         issue = issue_of_branch(world, branch)
         world["prs"][number] = {"branch": branch, "issue": issue, "head": head, "state": "open"}
         first = not any(pr["branch"] == branch for n, pr in world["prs"].items() if n != number)
-        fails = issue in first_push_fails and first and world["commits"][head].get("fix") is not True
+        fails = (
+            issue in first_push_fails and first and world["commits"][head].get("fix") is not True
+        )
         _start_ci(world, head, "failed" if fails else "passed")
         about = f" for issue #{issue}" if issue else ""
         return Outcome(
@@ -309,7 +313,9 @@ def apply_command(
         pr = world["prs"][number]
         run = world["ci"].get(pr["head"], {"status": "running"})
         if run["status"] != "failed":
-            return _reject(f"CI is not failing on PR #{number} (it is {run['status']}); nothing to fix.")
+            return _reject(
+                f"CI is not failing on PR #{number} (it is {run['status']}); nothing to fix."
+            )
         parent = pr["head"]
         new = _commit(world, pr["branch"], world["commits"][parent].get("file") or "fix", parent)
         world["commits"][new]["fix"] = True
@@ -329,7 +335,11 @@ def apply_command(
         run = world["ci"].get(pr["head"])
         if run is not None and run["status"] == "running":
             return _reject(f"CI is already running on PR #{number}.")
-        outcome = "failed" if run is not None and run["status"] == "failed" and not run["flaky"] else "passed"
+        outcome = (
+            "failed"
+            if run is not None and run["status"] == "failed" and not run["flaky"]
+            else "passed"
+        )
         _start_ci(world, pr["head"], outcome)
         return Outcome(
             "accepted",
@@ -345,8 +355,12 @@ def apply_command(
             return problem
         if branch == "master":
             return _reject("master is protected; cherry-pick onto a release branch.")
-        new = _commit(world, branch, world["commits"][commit].get("file") or commit, world["branches"][branch])
-        return Outcome("accepted", f"Success: Cherry-picked {commit} onto {branch} as {new}.", command)
+        new = _commit(
+            world, branch, world["commits"][commit].get("file") or commit, world["branches"][branch]
+        )
+        return Outcome(
+            "accepted", f"Success: Cherry-picked {commit} onto {branch} as {new}.", command
+        )
     if verb == "createrelease":
         (version,) = args
         if not _VERSION.match(version):

@@ -92,7 +92,9 @@ def serve() -> Iterator[tuple[FakeModel, str]]:
                 answer = model.next()
                 data = model.body(answer, request)
                 self.send_response(answer.status)
-                self.send_header("Content-Type", answer.headers.get("Content-Type", "application/json"))
+                self.send_header(
+                    "Content-Type", answer.headers.get("Content-Type", "application/json")
+                )
                 for key, value in answer.headers.items():
                     if key != "Content-Type":
                         self.send_header(key, value)

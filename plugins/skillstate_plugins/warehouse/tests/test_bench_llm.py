@@ -77,7 +77,9 @@ def test_a_rejected_patch_is_retried_with_the_error_in_the_next_prompt(
 ) -> None:
     model, url = fake
     model.script = [
-        Answer(content='I will.\n```json\n{"state_patch": {"inventory": 5}, "action": "Wait"}\n```'),
+        Answer(
+            content='I will.\n```json\n{"state_patch": {"inventory": 5}, "action": "Wait"}\n```'
+        ),
         Answer(content="Action: Store item_0 shelf_0"),
     ]
     result = _run(runtime, _policy(url), horizon=5, retries=2)
@@ -116,7 +118,11 @@ def test_server_errors_are_retried_after_retry_after_and_client_errors_are_not(
     fake: tuple[FakeModel, str],
 ) -> None:
     model, url = fake
-    model.script = [Answer(500), Answer(429, headers={"Retry-After": "1"}), Answer(content="Action: Wait")]
+    model.script = [
+        Answer(500),
+        Answer(429, headers={"Retry-After": "1"}),
+        Answer(content="Action: Wait"),
+    ]
     started = time.monotonic()
     assert _policy(url).respond(VIEW).text == "Action: Wait"
     assert time.monotonic() - started >= 1.0  # the server asked for one second
@@ -126,7 +132,7 @@ def test_server_errors_are_retried_after_retry_after_and_client_errors_are_not(
         _policy(url).respond(VIEW)
     assert len(model.requests) == 4  # not retried
     model.script = [Answer(503)] * 3
-    with pytest.raises(EndpointError, match="answered HTTP 503.* after 3 tries"):
+    with pytest.raises(EndpointError, match=r"answered HTTP 503.* after 3 tries"):
         _policy(url, http_retries=2).respond(VIEW)
     model.script = [Answer(429, headers={"Retry-After": "3600"})]
     with pytest.raises(EndpointError, match="asks to retry after 3600 s"):

@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin.runtime import Runtime
-
 from skillstate.plugin.bench import (
     EpisodeConfig,
     EpisodeResult,
@@ -23,6 +21,7 @@ from skillstate.plugin.bench import (
     parse_reply,
     run_episode,
 )
+from skillstate.plugin.runtime import Runtime
 
 from ..bench.policies import OraclePolicy
 from ..benchmark import WAREHOUSE_BENCHMARK, summary_lines
@@ -232,7 +231,12 @@ def test_oracle_recovers_from_drift_with_zero_lag(runtime: Runtime, scenario: st
 
 def test_a_policy_that_ignores_the_alert_keeps_hallucinating(runtime: Runtime) -> None:
     result = _run(
-        runtime, OraclePolicy(use_alerts=False), horizon=30, scenario="audit", drift_at=10, env_retries=3
+        runtime,
+        OraclePolicy(use_alerts=False),
+        horizon=30,
+        scenario="audit",
+        drift_at=10,
+        env_retries=3,
     )
     assert result.recovery == {
         "scenario": "audit",
@@ -261,7 +265,12 @@ def test_json_report_has_separate_char_and_token_columns(runtime: Runtime) -> No
 def test_premature_overwrite_detection() -> None:
     before = {"inventory": {"shelf_1": "a", "shelf_2": "b"}, "note": "x"}
     # a null on the key itself is a deliberate deletion
-    assert dropped_keys(before, {"inventory": {"shelf_1": "a"}, "note": "x"}, {"inventory": {"shelf_2": None}}) == []
+    assert (
+        dropped_keys(
+            before, {"inventory": {"shelf_1": "a"}, "note": "x"}, {"inventory": {"shelf_2": None}}
+        )
+        == []
+    )
     # replacing the container, or nulling it whole, drops what it held
     assert dropped_keys(before, {"inventory": [], "note": "x"}, {"inventory": []}) == [
         "inventory.shelf_1",
