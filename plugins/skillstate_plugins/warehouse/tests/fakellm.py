@@ -65,7 +65,10 @@ class FakeModel:
         if answer.status != 200:
             return json.dumps({"error": {"message": "scripted failure"}}).encode()
         prompt = request["messages"][0]["content"]
-        text = answer.content if answer.content is not None else oracle_from_prompt(prompt)
+        if prompt.startswith("You keep the running summary"):
+            text = f"summary after {prompt.count('Observation:')} folded turn(s)"
+        else:
+            text = answer.content if answer.content is not None else oracle_from_prompt(prompt)
         return json.dumps(
             {
                 "choices": [{"message": {"role": "assistant", "content": text}}],
