@@ -122,8 +122,14 @@ def _prompt(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
     )
 
 
-def _by(runs: Sequence[Mapping[str, Any]], axis: str, metric: str, ax: Any, log: bool) -> None:
-    for runtime in _runtimes(runs):
+def _by(
+    runs: Sequence[Mapping[str, Any]], axis: str, metric: str, ax: Any, log: bool, dodge: str = ""
+) -> None:
+    """One line per runtime; ``dodge`` (``log``/``linear``) shifts them apart so equal scores
+    do not hide one another."""
+    names = _runtimes(runs)
+    for index, runtime in enumerate(names):
+        shift = index - (len(names) - 1) / 2
         points = sorted({r[axis] for r in runs if r["runtime"] == runtime})
         means, lows, highs = [], [], []
         for x in points:
@@ -134,9 +140,11 @@ def _by(runs: Sequence[Mapping[str, Any]], axis: str, metric: str, ax: Any, log:
             lows.append(found.mean - found.low)
             highs.append(found.high - found.mean)
         style = _style(runtime)
-        ax.errorbar(
-            points, means, yerr=[lows, highs], capsize=3, linewidth=1.6, markersize=5, **style
-        )
+        xs = [
+            x * (1 + 0.03 * shift) if dodge == "log" else x + 0.5 * shift if dodge else x
+            for x in points
+        ]
+        ax.errorbar(xs, means, yerr=[lows, highs], capsize=3, linewidth=1.6, markersize=5, **style)
     if log:
         ax.set_yscale("log")
 
@@ -150,7 +158,7 @@ def _total(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
 
 
 def _horizon(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
-    _by(_base(runs), "horizon", "score", ax, log=False)
+    _by(_base(runs), "horizon", "score", ax, log=False, dodge="log")
     ax.set_xscale("log")
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel("horizon T (events, log)")
@@ -164,7 +172,14 @@ def _noise(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
     horizon = max(
         set(horizons), key=lambda h: (len({r["noise"] for r in plain if r["horizon"] == h}), h)
     )
-    _by([r for r in plain if r["horizon"] == horizon], "noise", "score", ax, log=False)
+    _by(
+        [r for r in plain if r["horizon"] == horizon],
+        "noise",
+        "score",
+        ax,
+        log=False,
+        dodge="linear",
+    )
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel("telemetry lines per observation")
     ax.set_ylabel("score")
@@ -213,11 +228,9 @@ def legibility_problems(fig: Any) -> list[str]:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     problems: list[str] = []
-    texts = [
-        t
-        for t in fig.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_window_extent"))
-        if t.get_text().strip() and t.get_visible()
-    ]
+    from matplotlib.text import Text
+
+    texts = [t for t in fig.findobj(Text) if t.get_text().strip() and t.get_visible()]
     for text in texts:
         if text.get_fontsize() < 8:
             problems.append(f"text {text.get_text()!r} is {text.get_fontsize():.0f} pt")

@@ -370,4 +370,6 @@ def test_hook_register_benchmarks(host: Any) -> None:
         warnings.simplefilter("always")
         names = third.benchmarks.names()
     assert "broken" not in names and "warehouse" in names  # fail open, its records dropped
-    assert any("plugin 'broken' failed in skillstate_register_benchmarks" in str(w.message) for w in caught)
+    assert any(
+        "plugin 'broken' failed in skillstate_register_benchmarks" in str(w.message) for w in caught
+    )

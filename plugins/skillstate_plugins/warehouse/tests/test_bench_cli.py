@@ -100,7 +100,14 @@ def test_bench_progress_is_plain_lines_off_a_terminal_and_a_bar_on_one(tmp_path:
     leader, follower = pty.openpty()
     try:
         done = subprocess.run(
-            [str(Path(sys.executable).parent / "skillstate"), "bench", "warehouse", "--horizon", "5", "--progress"],
+            [
+                str(Path(sys.executable).parent / "skillstate"),
+                "bench",
+                "warehouse",
+                "--horizon",
+                "5",
+                "--progress",
+            ],
             stdout=subprocess.PIPE,
             stderr=follower,
             env=clean_env(),

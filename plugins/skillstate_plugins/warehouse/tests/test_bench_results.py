@@ -93,13 +93,18 @@ def test_ctrl_c_keeps_what_is_done(fake: tuple[FakeModel, str], tmp_path: Path) 
         "--out", str(out), "--no-progress",
     ]  # fmt: skip
     process = subprocess.Popen(
-        command, cwd=tmp_path, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command,
+        cwd=tmp_path,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    _stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     kept = lines(out)  # every line complete
     assert 2 <= len(kept) < 20
@@ -113,7 +118,9 @@ def test_concurrency_runs_episodes_in_parallel_against_the_endpoint(
     model, url = fake
     model.delay = 0.02
     out = tmp_path / "runs.jsonl"
-    done = bench(url, "--horizon", "4", "--seeds", "6", "--concurrency", "3", "--out", str(out), cwd=tmp_path)
+    done = bench(
+        url, "--horizon", "4", "--seeds", "6", "--concurrency", "3", "--out", str(out), cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert model.max_inflight >= 2
     assert sorted(r["seed"] for r in lines(out)) == list(range(42, 48))
@@ -122,13 +129,19 @@ def test_concurrency_runs_episodes_in_parallel_against_the_endpoint(
     assert len(progress) == 6 and "calls/s, ETA" in progress[-1]  # llm runs show progress
 
 
-def test_the_memory_summary_is_written_by_the_model(fake: tuple[FakeModel, str], tmp_path: Path) -> None:
+def test_the_memory_summary_is_written_by_the_model(
+    fake: tuple[FakeModel, str], tmp_path: Path
+) -> None:
     model, url = fake
     model.then = Answer(content="Action: Wait")
-    done = bench(url, "--runtime", "memory", "--horizon", "6", "--json", "--no-progress", cwd=tmp_path)
+    done = bench(
+        url, "--runtime", "memory", "--horizon", "6", "--json", "--no-progress", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     run = json.loads(done.stdout)["runs"][0]
-    assert run["memory_summary"] == "model" and run["summary_calls"] == 2  # turns 0 and 1 scrolled out
+    assert (
+        run["memory_summary"] == "model" and run["summary_calls"] == 2
+    )  # turns 0 and 1 scrolled out
     summaries = [r for r in model.requests if r["messages"][0]["content"].startswith("You keep")]
     assert len(summaries) == 2
     last = model.requests[-1]["messages"][0]["content"]
@@ -136,11 +149,15 @@ def test_the_memory_summary_is_written_by_the_model(fake: tuple[FakeModel, str],
 
 
 def test_report_and_plot_from_the_results_file(fake: tuple[FakeModel, str], tmp_path: Path) -> None:
-    model, url = fake
+    _model, url = fake
     out = tmp_path / "runs.jsonl"
-    done = bench(url, "--horizon", "4,8", "--seeds", "3", "--out", str(out), "--no-progress", cwd=tmp_path)
+    done = bench(
+        url, "--horizon", "4,8", "--seeds", "3", "--out", str(out), "--no-progress", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
-    report = run_command("skillstate", "bench", "report", str(out), "--csv", str(tmp_path / "s.csv"), cwd=tmp_path)
+    report = run_command(
+        "skillstate", "bench", "report", str(out), "--csv", str(tmp_path / "s.csv"), cwd=tmp_path
+    )
     assert report.returncode == 0, report.stderr
     assert "6 episodes of warehouse" in report.stdout
     assert "95% CI" in report.stdout and "1.00 ±0.00  [1.00, 1.00]" in report.stdout
@@ -148,8 +165,12 @@ def test_report_and_plot_from_the_results_file(fake: tuple[FakeModel, str], tmp_
     assert [(r["runtime"], r["horizon"], r["seeds"]) for r in rows] == [
         ("skill-state", "4", "3"), ("skill-state", "8", "3"),
     ]  # fmt: skip
-    plot = run_command("skillstate", "bench", "plot", str(out), "-o", str(tmp_path / "f.png"), cwd=tmp_path)
+    plot = run_command(
+        "skillstate", "bench", "plot", str(out), "-o", str(tmp_path / "f.png"), cwd=tmp_path
+    )
     assert plot.returncode == 0, plot.stderr
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    bad = run_command("skillstate", "bench", "plot", str(out), "-o", str(tmp_path / "f.gif"), cwd=tmp_path)
+    bad = run_command(
+        "skillstate", "bench", "plot", str(out), "-o", str(tmp_path / "f.gif"), cwd=tmp_path
+    )
     assert bad.returncode == 2 and "must name a .png or .svg file" in bad.stderr
