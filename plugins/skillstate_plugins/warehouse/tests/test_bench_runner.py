@@ -280,3 +280,48 @@ def test_premature_overwrite_detection() -> None:
         "inventory.shelf_1",
         "inventory.shelf_2",
     ]
+
+
+def test_the_stateful_baseline_takes_a_t_3_flat_update_and_keeps_its_action(runtime: Runtime) -> None:
+    flat = 'Reasoning: stored.\nStateUpdate: {"shelf_0": "item_0"}\nAction: Store item_0 shelf_0'
+    policy = Scripted([flat])
+    result = _run(runtime, policy, runtime="stateful", horizon=5)
+    assert result.turns[0].outcome == "accepted" and result.turns[0].category is None
+    state = runtime.get_session(result.session_id)["execution_state"]
+    assert state["shelf_0"] == "item_0"  # A.3's flat shape is merged as written (no strict schema)
+
+
+def test_with_no_env_retries_the_next_observation_still_says_why(runtime: Runtime) -> None:
+    policy = Scripted([])
+    policy.oracle = OraclePolicy(collide_at=2)
+    result = _run(runtime, policy, horizon=10)
+    rejected = next(t for t in result.turns if t.outcome == "rejected")
+    assert rejected.skipped
+    after = policy.views[rejected.call + 1].observation
+    assert after.startswith('REJECTED: Shelf "shelf_')  # B.1's message, then the skip
+    assert "\nSkipped: the event was not handled.\n" in after
+
+
+def test_markdown_around_the_action_line_is_a_counted_repair() -> None:
+    for text in ("**Action:** `Store item_0 shelf_0`", "- Action: \"Store item_0 shelf_0\"", "**Action**: Store item_0 shelf_0"):
+        parsed = parse_reply("react", f"I store it.\n{text}")
+        assert parsed.action == "Store item_0 shelf_0", text
+        assert parsed.repairs == ("read the Action line without its markdown",)
+    assert parse_reply("react", "Action: Store item_0 shelf_0").repairs == ()
+    strict = parse_reply("react", "**Action:** `Wait`", strict=True)
+    assert strict.category == "action_grammar_error" and "strict parsing" in strict.message
+
+
+@pytest.mark.parametrize("scenario", ["audit", "barcode", "move"])
+def test_an_alert_comes_before_a_floor_staff_note_that_follows_it(runtime: Runtime, scenario: str) -> None:
+    seen = 0
+    for seed in range(42, 50):
+        result = _run(runtime, WaitPolicy(), horizon=30, seed=seed, scenario=scenario, drift_at=8)
+        for turn in result.turns:
+            lines = turn.result.splitlines()
+            alerts = [i for i, line in enumerate(lines) if line.startswith("ALERT")]
+            staff = [i for i, line in enumerate(lines) if line.startswith("Floor staff")]
+            if alerts and staff:
+                seen += 1
+                assert max(alerts) < min(staff), lines
+    assert seen  # the case happened
