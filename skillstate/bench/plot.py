@@ -253,6 +253,11 @@ def legibility_problems(fig: Any) -> list[str]:
 
 
 def save(fig: Any, path: str) -> None:
-    """Write ``fig`` as PNG or SVG (by the file's extension)."""
-    fig.savefig(path, dpi=150 if path.lower().endswith(".png") else None)
-    _pyplot().close(fig)
+    """Write ``fig`` as PNG or SVG (by the file's extension); the same data gives the same file."""
+    plt = _pyplot()
+    if path.lower().endswith(".svg"):
+        with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "skillstate"}):
+            fig.savefig(path, metadata={"Date": None})
+    else:
+        fig.savefig(path, dpi=150, metadata={"Software": None})
+    plt.close(fig)
