@@ -18,7 +18,9 @@ here, environment-independent, and imported only when used:
 - sweeps and their results: :func:`run_sweep` (parallel, stoppable),
   :class:`ResultsFile` / :func:`read_results` (JSONL, one line per episode,
   :func:`episode_key` for ``--resume``), :func:`summarize`, :func:`paired_differences`
-  and :func:`estimate` / :func:`paired` (mean ± SD, 95% CI).
+  and :func:`estimate` / :func:`paired` (mean ± SD, 95% CI);
+- App. C's telemetry block: :data:`TELEMETRY_HEADER`, :func:`telemetry_block` (what an
+  environment appends) and :func:`relevant_lines` (an observation without it).
 
 A minimal benchmark::
 
@@ -77,6 +79,7 @@ if TYPE_CHECKING:
     )
     from skillstate.bench.stats import estimate, paired
     from skillstate.bench.sweep import run_sweep
+    from skillstate.bench.telemetry import TELEMETRY_HEADER, relevant_lines, telemetry_block
 
 _TABLE = {
     "skillstate.bench.llm": ("ChatCompletionsPolicy", "public_endpoint"),
@@ -96,6 +99,7 @@ _TABLE = {
     ),
     "skillstate.bench.stats": ("estimate", "paired"),
     "skillstate.bench.sweep": ("run_sweep",),
+    "skillstate.bench.telemetry": ("TELEMETRY_HEADER", "relevant_lines", "telemetry_block"),
 }  # fmt: skip
 
 _LAZY = {name: module for module, names in _TABLE.items() for name in names}
@@ -105,6 +109,7 @@ __all__ = [
     "KINDS",
     "RECENT",
     "RUNTIMES",
+    "TELEMETRY_HEADER",
     "BenchmarkSpec",
     "ChatCompletionsPolicy",
     "EndpointError",
@@ -133,10 +138,12 @@ __all__ = [
     "parse_reply",
     "public_endpoint",
     "read_results",
+    "relevant_lines",
     "render_prompt",
     "run_episode",
     "run_sweep",
     "summarize",
+    "telemetry_block",
     "uses_state",
 ]
 

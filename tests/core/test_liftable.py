@@ -69,6 +69,12 @@ def lifted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             PYPROJECT.format(dist=dist, module=module), encoding="utf-8"
         )
         projects.append(str(project))
+    repo = base / "skillstate-repo"  # built out of the tree: setuptools leaves build/ behind
+    shutil.copytree(
+        ROOT / "plugins" / "skillstate-repo",
+        repo,
+        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
+    )
     venv.EnvBuilder(with_pip=True).create(base / "venv")
     python = str(base / "venv" / "bin" / "python")
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
@@ -79,7 +85,7 @@ def lifted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             "pytest>=8",
             "hypothesis>=6.100",
             *projects,
-            str(ROOT / "plugins" / "skillstate-repo"),
+            str(repo),
         ],
         env=clean_env(),
         timeout=900,
@@ -143,7 +149,9 @@ def test_a_lifted_plugin_passes_its_own_tests_alone(
     assert " passed" in out.stdout and "failed" not in out.stdout
 
 
-def test_the_repo_distribution_installs_from_its_own_directory(lifted: Path, tmp_path: Path) -> None:
+def test_the_repo_distribution_installs_from_its_own_directory(
+    lifted: Path, tmp_path: Path
+) -> None:
     import json
 
     out = _run(lifted, "skillstate", "plugins", "--json", cwd=tmp_path)
@@ -152,8 +160,16 @@ def test_the_repo_distribution_installs_from_its_own_directory(lifted: Path, tmp
     assert rows["repo"]["hooks"] == ["register_benchmarks", "register_environments"]
     tests = tmp_path / "repo-tests"
     shutil.copytree(ROOT / "plugins" / "skillstate-repo" / "tests", tests)
-    done = _run(lifted, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests), cwd=tmp_path)
+    done = _run(
+        lifted, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests), cwd=tmp_path
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
-    where = _run(lifted, "python", "-c", "import skillstate_repo; print(skillstate_repo.__file__)", cwd=tmp_path)
+    where = _run(
+        lifted,
+        "python",
+        "-c",
+        "import skillstate_repo; print(skillstate_repo.__file__)",
+        cwd=tmp_path,
+    )
     assert "site-packages" in where.stdout

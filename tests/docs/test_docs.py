@@ -37,7 +37,11 @@ def test_cli_reference_covers_every_command_and_subcommand() -> None:
     assert owners["init"] == "" and owners["bench"] == "" and owners["demo"] == "warehouse"
     assert owners["migrate-rig-epics"] == "rig"
     assert {"skillstate config set", "skillstate skills view"} <= set(progs)
-    assert {"skillstate bench warehouse", "skillstate bench report", "skillstate bench plot"} <= set(progs)
+    assert {
+        "skillstate bench warehouse",
+        "skillstate bench report",
+        "skillstate bench plot",
+    } <= set(progs)
 
 
 def test_every_environment_variable_in_the_code_is_documented() -> None:

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate.plugin.bench import BenchmarkSpec, EpisodeOutcome
+from skillstate.plugin.bench import BenchmarkSpec, EpisodeOutcome, relevant_lines
 
 from .generator import SCENARIOS
-from .oracle import relevant_lines
 
 __all__ = [
     "INITIAL_STATE",

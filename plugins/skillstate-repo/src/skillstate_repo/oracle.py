@@ -17,9 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from skillstate.plugin.bench import Reply, TurnView, format_reply
-
-from .noise import HEADER
+from skillstate.plugin.bench import Reply, TurnView, format_reply, relevant_lines
 
 __all__ = ["RepoOracle", "apply_observation", "diff", "relevant_lines", "replay"]
 
@@ -52,12 +50,6 @@ _HOTFIX = re.compile(r"Hotfix for (\S+): cherry-pick master's head commit onto (
 _ROLLBACK = re.compile(r"Incident: release (\S+) is broken in production; roll it back\.")
 
 EMPTY: dict[str, Any] = {"issues": {}, "prs": {}, "master": ""}
-
-
-def relevant_lines(observation: str) -> list[str]:
-    """The observation's lines before the telemetry header, stripped."""
-    head = observation.split(HEADER, 1)[0]
-    return [line.strip() for line in head.splitlines() if line.strip()]
 
 
 def _pr(belief: dict[str, Any], number: str) -> dict[str, Any] | None:
@@ -174,19 +166,16 @@ def decide(belief: dict[str, Any], observation: str) -> tuple[str, str]:
         if kind == "approve":
             return f"Merge {number}", f"PR #{number} is approved (I have no record of it)"
         return "Wait", f"I do not know PR #{number}'s branch"
-    if kind == "ci_failed":
-        pr["ci"] = "running"
-        return f"FixCI {pr['branch']}", f"PR #{number} failed its linter"
-    if kind == "comment":
-        pr["ci"] = "running"
-        return f"RunTests {pr['branch']}", f"the reviewer wants PR #{number} re-tested"
     status = pr.get("ci")
-    if status == "failed":
-        pr["ci"] = "running"
-        return f"FixCI {pr['branch']}", f"PR #{number} is approved but its CI failed"
-    if status == "flaky":
-        pr["ci"] = "running"
-        return f"RunTests {pr['branch']}", f"PR #{number} only failed a flaky test"
+    rerun = {
+        "ci_failed": ("FixCI", "failed its linter"),
+        "comment": ("RunTests", "is to be re-tested for the reviewer"),
+        "failed": ("FixCI", "is approved but its CI failed"),
+        "flaky": ("RunTests", "only failed a flaky test"),
+    }.get(kind if kind != "approve" else str(status))
+    if rerun is not None:
+        pr["ci"] = "running"  # what the command will do: CI runs again
+        return f"{rerun[0]} {pr['branch']}", f"PR #{number} {rerun[1]}"
     if status == "running":
         return "Wait", f"CI is still running on PR #{number}"
     belief["prs"].pop(number, None)

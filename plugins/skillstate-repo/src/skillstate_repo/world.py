@@ -212,14 +212,41 @@ def _branch_problem(world: Mapping[str, Any], branch: str, *, exists: bool) -> O
     return None
 
 
-def _pr_branch(world: Mapping[str, Any], branch: str) -> tuple[str | None, Outcome | None]:
+def _pr_branch(world: dict[str, Any], branch: str) -> tuple[str, dict[str, Any]] | Outcome:
+    """``(number, pull request)`` of ``branch``'s open PR, or the rejection saying why not."""
     problem = _branch_problem(world, branch, exists=True)
     if problem:
-        return None, problem
+        return problem
     number = open_pr_of(world, branch)
     if number is None:
-        return None, _reject(f'Branch "{branch}" has no open pull request.')
-    return number, None
+        return _reject(f'Branch "{branch}" has no open pull request.')
+    return number, world["prs"][number]
+
+
+def _fix(world: dict[str, Any], command: Command, number: str, pr: dict[str, Any]) -> Outcome:
+    """FixCI: push a fix commit onto a failing pull request; CI runs again (and passes)."""
+    run = world["ci"].get(pr["head"], {"status": "running"})
+    if run["status"] != "failed":
+        return _reject(
+            f"CI is not failing on PR #{number} (it is {run['status']}); nothing to fix."
+        )
+    parent = pr["head"]
+    new = _commit(world, pr["branch"], world["commits"][parent].get("file") or "fix", parent)
+    world["commits"][new]["fix"] = True
+    pr["head"] = new
+    _start_ci(world, new, "passed")
+    text = f"Success: Pushed fix {new} to {pr['branch']}; CI is running again for PR #{number}."
+    return Outcome("accepted", text, command)
+
+
+def _rerun(world: dict[str, Any], command: Command, number: str, pr: dict[str, Any]) -> Outcome:
+    """RunTests: re-run CI on the same commit (a flaky failure passes, a real one fails again)."""
+    run = world["ci"].get(pr["head"])
+    if run is not None and run["status"] == "running":
+        return _reject(f"CI is already running on PR #{number}.")
+    real = run is not None and run["status"] == "failed" and not run["flaky"]
+    _start_ci(world, pr["head"], "failed" if real else "passed")
+    return Outcome("accepted", f"Success: Re-running CI for PR #{number} on {pr['head']}.", command)
 
 
 def apply_command(
@@ -305,47 +332,12 @@ def apply_command(
             f"Success: Merged PR #{number} into master as {merge}; branch {pr['branch']} deleted.",
             command,
         )
-    if verb == "fixci":
-        number, problem = _pr_branch(world, args[0])
-        if problem:
-            return problem
-        assert number is not None
-        pr = world["prs"][number]
-        run = world["ci"].get(pr["head"], {"status": "running"})
-        if run["status"] != "failed":
-            return _reject(
-                f"CI is not failing on PR #{number} (it is {run['status']}); nothing to fix."
-            )
-        parent = pr["head"]
-        new = _commit(world, pr["branch"], world["commits"][parent].get("file") or "fix", parent)
-        world["commits"][new]["fix"] = True
-        pr["head"] = new
-        _start_ci(world, new, "passed")
-        return Outcome(
-            "accepted",
-            f"Success: Pushed fix {new} to {pr['branch']}; CI is running again for PR #{number}.",
-            command,
-        )
-    if verb == "runtests":
-        number, problem = _pr_branch(world, args[0])
-        if problem:
-            return problem
-        assert number is not None
-        pr = world["prs"][number]
-        run = world["ci"].get(pr["head"])
-        if run is not None and run["status"] == "running":
-            return _reject(f"CI is already running on PR #{number}.")
-        outcome = (
-            "failed"
-            if run is not None and run["status"] == "failed" and not run["flaky"]
-            else "passed"
-        )
-        _start_ci(world, pr["head"], outcome)
-        return Outcome(
-            "accepted",
-            f"Success: Re-running CI for PR #{number} on {pr['head']}.",
-            command,
-        )
+    if verb in ("fixci", "runtests"):
+        found = _pr_branch(world, args[0])
+        if isinstance(found, Outcome):
+            return found
+        number, pr = found
+        return (_fix if verb == "fixci" else _rerun)(world, command, number, pr)
     if verb == "cherrypick":
         commit, branch = args
         if commit not in world["commits"]:

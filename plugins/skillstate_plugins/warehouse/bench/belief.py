@@ -14,6 +14,8 @@ from typing import Any
 
 import attrs
 
+from skillstate.plugin.bench import TELEMETRY_HEADER, relevant_lines
+
 __all__ = [
     "TELEMETRY_HEADER",
     "Alert",
@@ -28,8 +30,6 @@ __all__ = [
     "relevant_lines",
     "replay",
 ]
-
-TELEMETRY_HEADER = "--- BACKGROUND TELEMETRY ---"
 
 _STORED = re.compile(r"Success: Stored (\S+) on (\S+)\.")
 _SHIPPED = re.compile(r"Success: Shipped (\S+) from (\S+)\.")
@@ -64,12 +64,6 @@ class Alert:
     item: str
     shelf: str
     vacated: str | None
-
-
-def relevant_lines(observation: str) -> list[str]:
-    """The observation's lines before the telemetry header, stripped."""
-    head = observation.split(TELEMETRY_HEADER, 1)[0]
-    return [line.strip() for line in head.splitlines() if line.strip()]
 
 
 def find_event(observation: str) -> WarehouseEvent | None:

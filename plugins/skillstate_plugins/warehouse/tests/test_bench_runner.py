@@ -282,7 +282,9 @@ def test_premature_overwrite_detection() -> None:
     ]
 
 
-def test_the_stateful_baseline_takes_a_t_3_flat_update_and_keeps_its_action(runtime: Runtime) -> None:
+def test_the_stateful_baseline_takes_a_t_3_flat_update_and_keeps_its_action(
+    runtime: Runtime,
+) -> None:
     flat = 'Reasoning: stored.\nStateUpdate: {"shelf_0": "item_0"}\nAction: Store item_0 shelf_0'
     policy = Scripted([flat])
     result = _run(runtime, policy, runtime="stateful", horizon=5)
@@ -303,7 +305,11 @@ def test_with_no_env_retries_the_next_observation_still_says_why(runtime: Runtim
 
 
 def test_markdown_around_the_action_line_is_a_counted_repair() -> None:
-    for text in ("**Action:** `Store item_0 shelf_0`", "- Action: \"Store item_0 shelf_0\"", "**Action**: Store item_0 shelf_0"):
+    for text in (
+        "**Action:** `Store item_0 shelf_0`",
+        '- Action: "Store item_0 shelf_0"',
+        "**Action**: Store item_0 shelf_0",
+    ):
         parsed = parse_reply("react", f"I store it.\n{text}")
         assert parsed.action == "Store item_0 shelf_0", text
         assert parsed.repairs == ("read the Action line without its markdown",)
@@ -313,7 +319,9 @@ def test_markdown_around_the_action_line_is_a_counted_repair() -> None:
 
 
 @pytest.mark.parametrize("scenario", ["audit", "barcode", "move"])
-def test_an_alert_comes_before_a_floor_staff_note_that_follows_it(runtime: Runtime, scenario: str) -> None:
+def test_an_alert_comes_before_a_floor_staff_note_that_follows_it(
+    runtime: Runtime, scenario: str
+) -> None:
     seen = 0
     for seed in range(42, 50):
         result = _run(runtime, WaitPolicy(), horizon=30, seed=seed, scenario=scenario, drift_at=8)
