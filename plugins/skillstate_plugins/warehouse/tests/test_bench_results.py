@@ -99,6 +99,8 @@ def test_ctrl_c_keeps_what_is_done(fake: tuple[FakeModel, str], tmp_path: Path) 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a shell's background job ignores SIGINT and a child inherits that: Ctrl-C as on a terminal
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
