@@ -54,7 +54,10 @@ def run_sweep(
     turns: bool = False,
 ) -> SweepOutcome:
     """Run ``configs``; ``settings`` (model, endpoint, version...) go on every results line."""
-    host.environments  # noqa: B018  (build the registries before the workers share the host)
+    # build the registries and open the store before the worker threads share the host
+    host.skills  # noqa: B018
+    host.environments  # noqa: B018
+    host.open_store(store)
     jobs: queue.Queue[tuple[int, EpisodeConfig] | None] = queue.Queue()
     for job in enumerate(configs):
         jobs.put(job)

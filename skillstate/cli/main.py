@@ -173,10 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ctx = CliContext(pre)
     try:
-        if name == "bench":
+        if name == "bench" or name not in CORE_COMMANDS.names():
             from skillstate.cli.context import using_host
 
-            using_host(ctx.host)
+            using_host(ctx.host)  # bench's sub-commands come from this host's benchmarks
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)
             if name not in _REPORTING:  # a plugin taking a core name is refused here too
