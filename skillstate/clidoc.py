@@ -35,11 +35,13 @@ def _walk(parser: argparse.ArgumentParser) -> Iterator[tuple[str, str]]:
 
 def _specs() -> list[CommandSpec]:
     """Every command: the core's, then the installed plugins' (as with no configuration)."""
+    from skillstate.cli.context import using_host
     from skillstate.cli.main import CORE_COMMANDS
     from skillstate.config import load_config
     from skillstate.host import Host
 
     host = Host.from_config(load_config(env={}))
+    using_host(host)
     return [*CORE_COMMANDS, *host.commands]
 
 
@@ -82,15 +84,18 @@ def render() -> str:
         "Every command accepts the global options `--store URL` and `--disable-plugin NAME`",
         "before the command name (`skillstate --store sqlite:///tmp/runs.db list`). Exit codes:",
         "0 success, 1 a rejected patch or a failed check, 2 bad usage or an error, 3 the",
-        "store failed; `patch --expected-version` exits 4 on a conflict and `import` 5 on a",
-        "file that is not an intact export, both writing nothing",
-        "([history.md](history.md#exit-codes)).",
+        "store failed (`skillstate bench`: the model endpoint failed after its retries) and",
+        "130 interrupted (bench keeps every finished episode); `patch --expected-version`",
+        "exits 4 on a conflict and `import` 5 on a file that is not an intact export, both",
+        "writing nothing ([history.md](history.md#exit-codes)).",
         "`rig-state` (rig's own command line, provided by the bundled `rig` plugin) keeps",
         "rig's interface: `rig-state <init|patch|get|show|list|journal|rm|doctor> [args]`",
         "([rig.md](rig.md)). The MCP server's tools are in [mcp.md](mcp.md).",
         "",
         "Commands marked with a plugin's name come from that bundled plugin",
-        "(`skillstate_register_commands`): blocking the plugin removes them.",
+        "(`skillstate_register_commands`): blocking the plugin removes them. The benchmarks",
+        "`skillstate bench NAME` runs come from plugins too (`skillstate_register_benchmarks`;",
+        "below: the bundled `warehouse` and `repo` from `plugins/skillstate-repo`).",
         "",
         "| command | what it does | from |",
         "|---|---|---|",
