@@ -19,6 +19,8 @@ same machine under the same load, and prints one table:
   client script, skipped with the reason otherwise), beside the Node stand-in for the
   reference server (its row says why when ``node``/``npm`` are missing);
 - ``warehouse`` — a whole oracle episode on the file and memory stores (bench_warehouse);
+- ``history`` — ``state_at`` and the last 20 versions of a 100,000-version run on each
+  store, against a replay from version 1 (bench_history);
 - ``memory`` — peak resident memory of this process and of the largest child.
 
 ``--quick`` shrinks every size (about a minute); the full run stays under five minutes
@@ -309,6 +311,43 @@ def warehouse(quick: bool) -> tuple[dict[str, Any], list[Row]]:
     return report, rows
 
 
+def history(quick: bool) -> tuple[dict[str, Any], list[Row]]:
+    from benchmarks import bench_history
+    from benchmarks.bench_stores import PG_URL
+    from skillstate.testing.helpers import postgres_unavailable
+
+    versions = 20_000 if quick else 100_000
+    names = ["memory", "file", "sqlite", "postgresql"]
+    reason = postgres_unavailable(PG_URL)
+    if reason:
+        names.remove("postgresql")
+    record, entries = bench_history.build(versions)
+    results: dict[str, Any] = {"versions": versions, "postgresql_skipped": reason}
+    rows: list[Row] = []
+    schema = f"ss_bench_{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="bench-all-") as tmp:
+        try:
+            for name, url in bench_history._urls(names, tmp, schema).items():
+                r = bench_history.measure(url, record, entries, 5 if quick else 10, False)
+                results[name] = r
+                rows.append(
+                    (
+                        f"`state_at` / last 20 versions, {name}, {versions:,} versions",
+                        f"{r['state_at_random_ms']:.1f} / {r['log_20_ms']:.1f} ms",
+                        f"replay from version 1: {r['replay_from_1_ms']:.0f} ms",
+                    )
+                )
+        finally:
+            if "postgresql" in names:
+                import psycopg
+
+                with psycopg.connect(PG_URL, autocommit=True) as conn:
+                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    if reason:
+        rows.append(("history, postgresql store", "skipped", reason))
+    return results, rows
+
+
 def memory(quick: bool) -> tuple[dict[str, Any], list[Row]]:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -332,6 +371,7 @@ SECTIONS: dict[str, Section] = {
     "skills": skills,
     "mcp": mcp,
     "warehouse": warehouse,
+    "history": history,
     "memory": memory,
 }
 

@@ -25,7 +25,8 @@ CONFIG_FILE = "skillstate.toml"
 
 @attrs.frozen
 class ConfigKey:
-    """One configuration key: its kind (``str``, ``list``, ``bool``, ``budget``), env var, default."""
+    """One configuration key: its kind (``str``, ``list``, ``bool``, ``int``, ``duration``,
+    ``budget``), env var, default."""
 
     name: str
     kind: str
@@ -100,6 +101,20 @@ KEYS: dict[str, ConfigKey] = {
             "SKILLSTATE_USER_SKILLS_PATH",
             "~/.skillstate/skills",
         ),
+        ConfigKey(
+            "max_active_sessions",
+            "int",
+            "Most active SKILL.state sessions at once; a new one beyond it is refused (0: no cap)",
+            "SKILLSTATE_MAX_ACTIVE_SESSIONS",
+            256,
+        ),
+        ConfigKey(
+            "session_idle_ttl",
+            "duration",
+            "Sessions not written for this long (30m, 24h, 7d) are closed, not deleted (0: never)",
+            "SKILLSTATE_SESSION_IDLE_TTL",
+            "24h",
+        ),
     )
 }
 
@@ -151,6 +166,17 @@ class Config:
         return None if value is None else str(value)
 
     @property
+    def max_active_sessions(self) -> int:
+        return int(self.get("max_active_sessions"))
+
+    @property
+    def session_idle_ttl(self) -> float:
+        """Seconds (0: sessions never expire)."""
+        from skillstate.retention import parse_duration
+
+        return parse_duration(str(self.get("session_idle_ttl")), "session_idle_ttl")
+
+    @property
     def budget(self) -> Budget | None:
         value = self.get("budget")
         return value if isinstance(value, Budget) else None
@@ -170,12 +196,33 @@ def _check(key: ConfigKey, value: Any, where: str) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where}: key '{key.name}' must be a list of strings, got {value!r}")
         return tuple(value)
+    if key.kind == "int":
+        if type(value) is not int or value < 0:
+            raise ConfigError(
+                f"{where}: key '{key.name}' must be a whole number >= 0, got {value!r}"
+            )
+        return value
+    if key.kind == "duration":
+        return _duration(key, value, where)
     # budget
     if not isinstance(value, dict):
         raise ConfigError(
             f"{where}: key 'budget' must be a table with {', '.join(BUDGET_KEYS)}, got {value!r}"
         )
     return _structure_budget(value, where)
+
+
+def _duration(key: ConfigKey, value: Any, where: str) -> str:
+    from skillstate.errors import InvalidInput
+    from skillstate.retention import parse_duration
+
+    if type(value) is int and value >= 0:
+        value = str(value)
+    try:
+        parse_duration(value, key.name)
+    except InvalidInput as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return str(value)
 
 
 def _structure_budget(table: Mapping[str, Any], where: str) -> Budget:
@@ -209,6 +256,12 @@ def _env_value(key: ConfigKey, raw: str) -> Any:
         if lowered in ("", "0", "false", "no", "off"):
             return False
         raise ConfigError(f"{where} must be 1 or 0, got {raw!r}")
+    if key.kind == "int":
+        if not raw.strip().isdigit():
+            raise ConfigError(f"{where} must be a whole number >= 0, got {raw!r}")
+        return int(raw.strip())
+    if key.kind == "duration":
+        return _duration(key, raw, where)
     return raw
 
 
@@ -294,6 +347,12 @@ def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
         if lowered not in ("true", "false", "1", "0"):
             raise ConfigError(f"{key.name} must be true or false, got {raw!r}")
         return lowered in ("true", "1")
+    if key.kind == "int":
+        if not raw.strip().isdigit():
+            raise ConfigError(f"{key.name} must be a whole number >= 0, got {raw!r}")
+        return int(raw.strip())
+    if key.kind == "duration":
+        return _duration(key, raw, "skillstate config set")
     return raw
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "StoreError",
     "StoreNotFound",
     "VersionConflict",
+    "VersionNotFound",
 ]
 
 
@@ -85,3 +86,16 @@ class SkillNotFound(SkillstateError):
 
 class EnvironmentNotFound(SkillstateError):
     """An environment name that no plugin registered."""
+
+
+class VersionNotFound(SkillstateError):
+    """A version a run does not have (versions are 1, the creation, to the current one)."""
+
+    def __init__(self, run_id: str, version: object, head: int) -> None:
+        self.run_id = run_id
+        self.version = version
+        self.head = head
+        super().__init__(
+            f"run '{run_id}' has no version {version}: its versions are 1 to {head} "
+            "(1 is the creation, each accepted write adds one)"
+        )

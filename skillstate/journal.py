@@ -1,17 +1,30 @@
-"""Replaying a journal, and checking a record against its replay."""
+"""Replaying a journal, and checking a record (and a store's snapshots) against its replay.
+
+:func:`replay` folds a journal into the state it ends at; :func:`replay_history`
+yields the run at every version on the way (what ``Store.history`` gives), starting
+from a :class:`~skillstate.records.Snapshot` when the store keeps one.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 
+from skillstate.errors import StoreError
 from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
-from skillstate.records import JournalEntry, RunRecord
+from skillstate.records import HistoryItem, JournalEntry, RunRecord, Snapshot
 
-__all__ = ["Replay", "replay", "verify_record"]
+__all__ = [
+    "Replay",
+    "due_snapshots",
+    "replay",
+    "replay_history",
+    "verify_record",
+    "verify_snapshots",
+]
 
 
 @attrs.frozen
@@ -53,10 +66,101 @@ def replay(
     return Replay(state=state, version=version, status=status, turn=turn)
 
 
-def verify_record(
-    record: RunRecord, entries: list[JournalEntry], merge: Merge = merge_patch
+def replay_history(
+    run_id: str,
+    entries: Iterable[JournalEntry],
+    *,
+    start: Snapshot | None = None,
+    first: int = 1,
+    merge: Merge = merge_patch,
+) -> Iterator[HistoryItem]:
+    """The run at each version of ``entries``, from version ``first`` on.
+
+    ``entries`` are consecutive journal entries: from version 1, or, with ``start``,
+    from ``start.version`` (whose state is taken from the snapshot, not replayed).
+    A gap in the versions raises :class:`~skillstate.errors.StoreError`.
+    """
+    state: Any = {}
+    status, step = "active", 0
+    expected = 1
+    for entry in entries:
+        if start is not None and entry.version == start.version:
+            state, status, step = start.state, start.status, start.step
+        else:
+            if entry.version != expected:
+                raise StoreError(
+                    f"run '{run_id}': its journal skips from version {expected - 1} to "
+                    f"{entry.version} (see 'skillstate verify')"
+                )
+            if entry.base is not None:
+                state = entry.base
+            state = merge(state, entry.patch)
+            if entry.set:
+                state = merge(state, entry.set)
+            if entry.status is not None:
+                status = entry.status
+            if entry.turn is not None:
+                step = entry.turn
+        expected = entry.version + 1
+        if entry.version >= first:
+            yield HistoryItem(entry, state, status, step)
+
+
+def due_snapshots(entries: Sequence[JournalEntry], merge: Merge = merge_patch) -> list[Snapshot]:
+    """The snapshots a store keeping them holds for a journal: every version
+    :func:`~skillstate.store.snapshot_due` names, replayed (for a store importing a run)."""
+    from skillstate.store import snapshot_due
+
+    if not any(snapshot_due(e.version) for e in entries):
+        return []
+    return [
+        Snapshot(item.version, item.state, item.status, item.step)
+        for item in replay_history("", entries, merge=merge)
+        if snapshot_due(item.version)
+    ]
+
+
+def verify_snapshots(
+    entries: Sequence[JournalEntry], snapshots: Iterable[Snapshot], merge: Merge = merge_patch
 ) -> list[str]:
-    """Differences between ``record`` and the replay of ``entries`` (empty when they agree)."""
+    """Snapshots that disagree with the replay of ``entries`` (empty when all agree)."""
+    wanted = {snapshot.version: snapshot for snapshot in snapshots}
+    if not wanted:
+        return []
+    problems = [
+        f"a snapshot is kept for version {v}, which the journal does not have"
+        for v in sorted(wanted)
+        if not 1 <= v <= len(entries)
+    ]
+    try:
+        for item in replay_history("", entries, merge=merge):
+            snapshot = wanted.get(item.version)
+            if snapshot is None:
+                continue
+            if compact(snapshot.state) != compact(item.state):
+                problems.append(
+                    f"the snapshot of version {item.version} differs from the replay's state"
+                )
+            if (snapshot.status, snapshot.step) != (item.status, item.step):
+                problems.append(
+                    f"the snapshot of version {item.version} says status {snapshot.status!r} "
+                    f"and step {snapshot.step}, the replay {item.status!r} and step {item.step}"
+                )
+    except StoreError:
+        pass  # the gap is reported by verify_record
+    return problems
+
+
+def verify_record(
+    record: RunRecord,
+    entries: list[JournalEntry],
+    merge: Merge = merge_patch,
+    snapshots: Iterable[Snapshot] = (),
+) -> list[str]:
+    """Differences between ``record`` and the replay of ``entries`` (empty when they agree).
+
+    ``snapshots`` (what the store keeps to shorten replays) are checked too.
+    """
     problems: list[str] = []
     versions = [e.version for e in entries]
     expected = list(range(1, len(entries) + 1))
@@ -75,6 +179,7 @@ def verify_record(
         problems.append(f"record status is {record.status!r}, journal says {result.status!r}")
     if result.turn is not None and result.turn != record.step:
         problems.append(f"record step is {record.step}, journal says {result.turn}")
+    problems.extend(verify_snapshots(entries, snapshots, merge))
     return problems
 
 

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -73,8 +73,12 @@ class Change:
     advance_step: bool = False
     status: str | None = None
     require_active: bool = False
-    meta: Mapping[str, Any] | None = None
+    meta: Mapping[str, Any] | Callable[[ActionResult | None], Mapping[str, Any] | None] | None = (
+        attrs.field(default=None, eq=False)
+    )
     keep_state: bool = False
+    state: Mapping[str, Any] | None = None
+    origin: Mapping[str, Any] | None = None
 
 
 @attrs.frozen
@@ -182,6 +186,9 @@ def create_run(
     label: str = "init",
     now: str | None = None,
     start: Mapping[str, Any] | None = None,
+    restamp: bool = False,
+    origin: Mapping[str, Any] | None = None,
+    step: int = 0,
 ) -> Outcome:
     """Create a run: the initial state ⊕ ``seed``, checked like any transition.
 
@@ -189,6 +196,13 @@ def create_run(
     as it is — a ``null`` in it is a value, where in ``seed`` (a merge patch) it is a
     deletion. The SKILL.state runtime passes a session's ``initial_state`` this way,
     as the reference server keeps it.
+
+    ``restamp`` makes ``start`` another run's state (a fork): the keys the pipeline
+    stamps (the skill's run id, skill name, creation and update keys) get this run's
+    values in place, and the immutable keys it holds are kept (they were set when
+    that run was created). ``origin`` goes into the first journal entry (a fork's
+    parent run and version); ``step`` is the session step the run starts at (a
+    session forked at step k goes on from k).
 
     Raises :class:`~skillstate.errors.InvalidRunId` and
     :class:`~skillstate.errors.RunExists`; returns a rejected :class:`Outcome` (with
@@ -200,6 +214,8 @@ def create_run(
     stamp = now or now_iso()
     if start is None:
         base = skill.initial_state(run_id, stamp)
+    elif not problems and restamp:
+        problems, base = _restamped(skill, run_id, start, stamp)
     elif not problems:
         problems, base = _prechecks(skill, None, start, False, "initial state")
         if problems and problems[0].code == "patch":
@@ -216,7 +232,7 @@ def create_run(
         skill=skill.name,
         state=candidate,
         version=1,
-        step=0,
+        step=step,
         status="active",
         created=stamp,
         updated=stamp,
@@ -234,11 +250,55 @@ def create_run(
         base=base,
         observation_sha256=_digest(observation),
         status="active",
-        turn=0,
+        turn=step,
+        origin=_own(origin) if origin is not None else None,
     )
     store.create(record, entry)
     host.after_commit(record, entry)
     return Outcome(True, record, (), None, entry)
+
+
+def _restamped(
+    skill: SkillDefinition, run_id: str, start: Any, stamp: str
+) -> tuple[list[Problem], dict[str, Any]]:
+    """A fork's first state: ``start`` with this run's stamps, its immutable keys kept."""
+    if type(start) is not dict:
+        return [Problem("patch", "initial state: expected a JSON object", "")], {}
+    values = (run_id, skill.name, stamp, stamp)
+    keys = (skill.run_id_key, skill.skill_key, skill.created_key, skill.updated_key)
+    stamps = {key: value for key, value in zip(keys, values, strict=True) if key}
+    kept = set(stamps) | set(skill.immutable_keys)
+    problems, checked = _prechecks(
+        skill, None, {k: v for k, v in start.items() if k not in kept}, False, "initial state"
+    )
+    if problems:
+        return problems, {}
+    base = {
+        key: stamps[key] if key in stamps else checked[key] if key in checked else _own(value)
+        for key, value in start.items()
+    }
+    base.update({key: value for key, value in stamps.items() if key not in base})
+    return [], base
+
+
+def _replacement(
+    skill: SkillDefinition, current: Mapping[str, Any], target: Any, force: bool
+) -> tuple[list[Problem], Any]:
+    """The problems of replacing ``current`` by the whole state ``target`` (a rewind)."""
+    problems = check_document(target, "state")
+    if problems:
+        return problems, target
+    if type(target) is not dict:
+        return [Problem("patch", "state: expected a JSON object", "")], target
+    for key in skill.immutable_keys:
+        if (key in target) != (key in current) or target.get(key) != current.get(key):
+            return [Problem("immutable", f"{key} is set at init and never patched", key)], target
+    key = skill.phase_key
+    phase = current.get(key)
+    if not force and skill.phases and phase in skill.terminal_phases and target.get(key) != phase:
+        message = f"run is at terminal {key} '{phase}'; start a new run rather than reopening it (--force overrides)"
+        return [Problem("terminal", message, key)], target
+    return [], _own(target)
 
 
 def _run_action(
@@ -320,7 +380,23 @@ def _attempt(
         return Outcome(False, record, (problem,), attempts=attempts)
     state = record.state
     stamped = None
-    if change.keep_state:
+    base = None
+    if change.state is not None:
+        if change.patch != {} or change.keep_state or change.action is not NO_ACTION:
+            problem = Problem("patch", "state: expected no patch, no action and no keep_state", "")
+            return Outcome(False, record, (problem,), attempts=attempts)
+        problems, base = _replacement(skill, state, change.state, change.force)
+        if problems:
+            return Outcome(False, record, tuple(problems), attempts=attempts)
+        patch = {}
+        candidate = base
+        if skill.updated_key:
+            stamped = {skill.updated_key: stamp}
+            candidate = {**candidate, skill.updated_key: stamp}
+        problems = _check_candidate(host, skill, state, candidate, record.schema)
+        if problems:
+            return Outcome(False, record, tuple(problems), attempts=attempts)
+    elif change.keep_state:
         if change.patch != {} or change.action is not NO_ACTION:
             problem = Problem("patch", "keep_state: expected an empty patch and no action", "")
             return Outcome(False, record, (problem,), attempts=attempts)
@@ -357,9 +433,10 @@ def _attempt(
 
     step = record.step + 1 if change.advance_step else record.step
     meta = record.meta
-    if change.meta:
-        meta = {**record.meta, **_own(change.meta)}
-        for key, value in change.meta.items():
+    extra = change.meta(result) if callable(change.meta) else change.meta
+    if extra:
+        meta = {**record.meta, **_own(extra)}
+        for key, value in extra.items():
             if value is None:
                 del meta[key]
     new = attrs.evolve(
@@ -378,11 +455,13 @@ def _attempt(
         step=change.label,
         patch=patch,
         version=new.version,
+        base=base,
         set=stamped,
         action=None if change.action is NO_ACTION else _own(change.action),
         observation_sha256=_digest(observation),
         status=status if status != record.status else None,
         turn=step if step != record.step else None,
+        origin=_own(change.origin) if change.origin is not None else None,
     )
     try:
         store.commit(new, entry, expected_version=record.version)

@@ -28,11 +28,13 @@ __all__ = [
     "DoctorFinding",
     "EnvironmentSpec",
     "FieldSpec",
+    "HistoryItem",
     "JournalEntry",
     "Problem",
     "RunRecord",
     "RunSummary",
     "SkillDefinition",
+    "Snapshot",
     "StoreSpec",
 ]
 
@@ -421,9 +423,11 @@ class JournalEntry:
     kept) first — rig-state's journal format — then ours: ``version``; ``base`` (the
     starting state of a creation); ``set`` (values the pipeline stamped after the
     merge, e.g. ``updatedAt``); ``action``; ``observation_sha256`` (a digest, never
-    the text); ``status`` and ``turn`` (session status and step after the write).
-    Replaying entries in order rebuilds the state: see :func:`skillstate.journal.replay`.
-    Reasoning text is never part of an entry.
+    the text); ``status`` and ``turn`` (session status and step after the write);
+    ``origin`` (where a run or a version came from: ``{"op": "fork", "run": PARENT,
+    "version": V}`` on a fork's first entry, ``{"op": "rewind", "version": V}`` on a
+    rewind's entry). Replaying entries in order rebuilds the state: see
+    :func:`skillstate.journal.replay`. Reasoning text is never part of an entry.
     """
 
     ts: str
@@ -436,6 +440,7 @@ class JournalEntry:
     observation_sha256: str | None = None
     status: str | None = None
     turn: int | None = None
+    origin: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -456,6 +461,8 @@ class JournalEntry:
             out["status"] = self.status
         if self.turn is not None:
             out["turn"] = self.turn
+        if self.origin is not None:
+            out["origin"] = self.origin
         return out
 
     @classmethod
@@ -475,4 +482,70 @@ class JournalEntry:
             observation_sha256=data.get("observation_sha256"),
             status=data.get("status"),
             turn=data.get("turn"),
+            origin=data.get("origin"),
+        )
+
+
+@attrs.frozen
+class Snapshot:
+    """A run as it was at one version: what a store keeps to shorten replays.
+
+    ``state`` is Σ at ``version``; ``status`` and ``step`` the run's status and session
+    step then. A store that keeps snapshots (the bundled ones do, every
+    :data:`skillstate.store.SNAPSHOT_INTERVAL` versions) starts a replay from the
+    nearest one instead of version 1; ``skillstate verify`` checks each against the
+    replay of the journal.
+    """
+
+    version: int
+    state: Mapping[str, Any]
+    status: str = "active"
+    step: int = 0
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Snapshot:
+        return cls(record.version, record.state, record.status, record.step)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": self.state, "status": self.status, "step": self.step}
+
+    @classmethod
+    def from_dict(cls, version: int, data: Any) -> Snapshot:
+        """The snapshot of ``version`` kept as :meth:`to_dict`; ``ValueError`` if it is not one."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("state"), Mapping):
+            raise ValueError("a snapshot must be an object with a 'state' object")
+        status, step = data.get("status", "active"), data.get("step", 0)
+        if not isinstance(status, str) or type(step) is not int:
+            raise ValueError("a snapshot's status must be a string and its step an integer")
+        return cls(version, data["state"], status, step)
+
+
+@attrs.frozen
+class HistoryItem:
+    """One version of a run, as :meth:`Store.history <skillstate.store.Store.history>` yields it.
+
+    ``entry`` is the journal entry that produced the version; ``state`` is Σ after it,
+    ``status`` and ``step`` the run's status and session step after it.
+    """
+
+    entry: JournalEntry
+    state: Mapping[str, Any]
+    status: str = "active"
+    step: int = 0
+
+    @property
+    def version(self) -> int:
+        return self.entry.version
+
+    def record_of(self, current: RunRecord) -> RunRecord:
+        """``current`` (the run's record now) as it was at this version, as far as the
+        journal says: state, version, status, step and update time. The other fields
+        (spec, environment, observation, meta) are the current ones."""
+        return attrs.evolve(
+            current,
+            state=self.state,
+            version=self.version,
+            status=self.status,
+            step=self.step,
+            updated=self.entry.ts or current.updated,
         )

@@ -9,7 +9,14 @@ in :mod:`skillstate.testing` checks them for every store):
   ``expected_version``, else raises :class:`~skillstate.errors.VersionConflict`;
   the record and its journal entry are written together or not at all;
 - ``journal`` returns the entries in version order; replaying them rebuilds the state;
-- ``delete`` removes the record, its journal and any lock.
+- ``delete`` removes the record, its journal and any lock;
+- ``history`` yields the run at each version (the journal entry and Σ after it) and
+  ``state_at`` gives one version. Both are implemented here, once, by replay, on two
+  primitives a store may override for speed: ``journal_range`` (entries between two
+  versions; default: a slice of ``journal``) and ``snapshot`` (the latest state the
+  store keeps at or before a version; default: none). A third-party store gets
+  history for free; the bundled stores page by version and keep a snapshot every
+  :data:`SNAPSHOT_INTERVAL` versions, which ``snapshots`` lists for ``verify``.
 """
 
 from __future__ import annotations
@@ -17,20 +24,41 @@ from __future__ import annotations
 import builtins
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from skillstate.errors import InvalidInput, InvalidRunId
-from skillstate.records import JournalEntry, RunRecord, RunSummary
+from skillstate.records import HistoryItem, JournalEntry, RunRecord, RunSummary, Snapshot
 
 __all__ = [
     "RUN_ID_PATTERN",
+    "SNAPSHOT_INTERVAL",
     "Store",
     "StoreWarning",
     "check_import",
     "check_run_id",
+    "check_version",
+    "imported_records",
     "is_valid_run_id",
+    "snapshot_due",
 ]
+
+SNAPSHOT_INTERVAL = 1000
+"""The bundled stores keep a snapshot of every version that is a multiple of this, so
+reading any version replays at most this many journal entries."""
+
+
+def snapshot_due(version: int) -> bool:
+    """Whether a store that keeps snapshots keeps one of ``version``."""
+    return version > 1 and version % SNAPSHOT_INTERVAL == 0
+
+
+def check_version(value: Any, what: str = "version") -> int:
+    """``value`` if it is a whole number ≥ 0, else :class:`InvalidInput` naming ``what``."""
+    if type(value) is not int or value < 0:
+        raise InvalidInput(f"{what} must be a whole number >= 0, got {value!r}")
+    return value
+
 
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
@@ -56,6 +84,40 @@ def check_run_id(run_id: Any) -> str:
             shown = shown.replace("\x00", "\\0")
         raise InvalidRunId(f"run id '{shown}' must be alphanumeric with . _ -, under 80 chars")
     return str(run_id)
+
+
+def imported_records(
+    record: RunRecord, entries: Sequence[JournalEntry]
+) -> Iterator[tuple[RunRecord, JournalEntry]]:
+    """Each entry of an imported journal with the record after it, creation first.
+
+    The last is ``record`` itself; each earlier one is ``record`` with the replayed
+    (RFC 7396) state, version, status, step and time of that entry (its other fields
+    are ``record``'s). What :meth:`Store.import_run` writes, one entry at a time.
+    """
+    import attrs
+
+    from skillstate.journal import replay
+
+    state: Any = {}
+    status, step = "active", 0
+    for index, entry in enumerate(entries):
+        if index == len(entries) - 1:
+            yield record, entry
+            return
+        base = entry.base if entry.base is not None else state
+        state = replay([attrs.evolve(entry, base=base)]).state
+        status = entry.status if entry.status is not None else status
+        step = entry.turn if entry.turn is not None else step
+        current = attrs.evolve(
+            record,
+            state=state,
+            version=entry.version,
+            status=status,
+            step=step,
+            updated=entry.ts or record.updated,
+        )
+        yield current, entry
 
 
 def check_import(record: RunRecord, entries: Sequence[JournalEntry]) -> None:
@@ -116,6 +178,101 @@ class Store(ABC):
         """
         return None
 
+    # -- history: implemented once, by replay -------------------------------------
+    def journal_range(
+        self, run_id: str, *, after: int = 0, before: int | None = None
+    ) -> builtins.list[JournalEntry]:
+        """The entries with ``after < version < before`` (``before=None``: to the end).
+
+        This default slices :meth:`journal`; a store that can read part of a journal
+        (by a key or an index) overrides it.
+        """
+        entries = self.journal(run_id)
+        stop = None if before is None else max(0, before - 1)
+        return [e for e in entries[after:stop] if e.version > after]
+
+    def snapshot(self, run_id: str, version: int) -> Snapshot | None:
+        """The latest snapshot this store keeps of a version at or before ``version``.
+
+        Default: ``None`` (the store keeps none; replays start at version 1).
+        """
+        return None
+
+    def snapshots(self, run_id: str) -> builtins.list[Snapshot]:
+        """Every snapshot this store keeps of the run (``skillstate verify`` checks them)."""
+        return []
+
+    def history(
+        self,
+        run_id: str,
+        *,
+        after: int | None = None,
+        before: int | None = None,
+        limit: int | None = None,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> Iterator[HistoryItem]:
+        """The run at each version ``after < version < before``, oldest first, at most ``limit``.
+
+        Each item is the journal entry that made the version, with the state Σ, the
+        status and the session step after it. Versions are the record's: 1 is the
+        creation and each accepted write adds one, so a page is plain arithmetic:
+        ``after=100, limit=50`` is versions 101..150, and the last 20 of a run at
+        version ``n`` are ``after=n - 20``. A window past the last version is empty.
+        ``merge`` replays with another merge than RFC 7396 (``host.merge``).
+        Raises :class:`~skillstate.errors.RunNotFound`, and
+        :class:`~skillstate.errors.InvalidInput` for a bound that is not a whole
+        number ≥ 0 (``limit`` ≥ 1).
+        """
+        check_run_id(run_id)
+        low = check_version(0 if after is None else after, "after") + 1
+        high = self.get(run_id).version
+        if before is not None:
+            high = min(high, check_version(before, "before") - 1)
+        if limit is not None:
+            if type(limit) is not int or limit < 1:
+                raise InvalidInput(f"limit must be a whole number >= 1, got {limit!r}")
+            high = min(high, low + limit - 1)
+        if low > high:
+            return iter(())
+        return self._replay(run_id, low, high, merge)
+
+    def _replay(
+        self, run_id: str, low: int, high: int, merge: Callable[[Any, Any], Any] | None
+    ) -> Iterator[HistoryItem]:
+        from skillstate.journal import replay_history
+        from skillstate.merge import merge_patch
+
+        start = self.snapshot(run_id, low)
+        if start is not None and not 1 <= start.version <= low:
+            start = None  # not what was asked for: replay from the creation
+        after = 0 if start is None else start.version - 1
+        entries = self.journal_range(run_id, after=after, before=high + 1)
+        return replay_history(run_id, entries, start=start, first=low, merge=merge or merge_patch)
+
+    def state_at(
+        self, run_id: str, version: int, *, merge: Callable[[Any, Any], Any] | None = None
+    ) -> HistoryItem:
+        """The run at ``version`` (see :meth:`history`).
+
+        Raises :class:`~skillstate.errors.VersionNotFound` for a version the run does
+        not have (0, or past its current version) and
+        :class:`~skillstate.errors.InvalidInput` for one that is not a whole number.
+        """
+        from skillstate.errors import StoreError, VersionNotFound
+
+        check_run_id(run_id)
+        check_version(version)
+        record = self.get(run_id)
+        if not 1 <= version <= record.version:
+            raise VersionNotFound(run_id, version, record.version)
+        if version == record.version:  # the record is the truth: no replay at all
+            last = self.journal_range(run_id, after=version - 1, before=version + 1)
+            if last and last[-1].version == version:
+                return HistoryItem(last[-1], record.state, record.status, record.step)
+        for item in self.history(run_id, after=version - 1, limit=1, merge=merge):
+            return item
+        raise StoreError(f"run '{run_id}': its journal has no version {version}")
+
     def exists(self, run_id: str) -> bool:
         """Whether a run with this id exists."""
         from skillstate.errors import RunNotFound
@@ -136,36 +293,16 @@ class Store(ABC):
         state) and deletes the run again if a write fails, so it works for every
         store; a transactional store should override it with one atomic write.
         """
-        import attrs
-
         from skillstate.errors import RunExists
-        from skillstate.journal import replay
 
         check_run_id(record.id)
         check_import(record, entries)
         if self.exists(record.id):
             raise RunExists(record.id)
-        state: Any = {}
-        status, step = "active", 0
         created = False
         try:
-            for index, entry in enumerate(entries):
-                if index == len(entries) - 1:
-                    current = record
-                else:  # the run as it was after this entry
-                    base = entry.base if entry.base is not None else state
-                    state = replay([attrs.evolve(entry, base=base)]).state
-                    status = entry.status if entry.status is not None else status
-                    step = entry.turn if entry.turn is not None else step
-                    current = attrs.evolve(
-                        record,
-                        state=state,
-                        version=entry.version,
-                        status=status,
-                        step=step,
-                        updated=entry.ts or record.updated,
-                    )
-                if index == 0:
+            for current, entry in imported_records(record, entries):
+                if entry.version == 1:
                     self.create(current, entry)
                     created = True
                 else:

@@ -1,4 +1,4 @@
-"""``skillstate get RUN_ID [--field dotted.path]``: the state as JSON, or one field."""
+"""``skillstate get RUN_ID [--field dotted.path] [--at V] [--with-version]``: the state as JSON, or one field."""
 
 from __future__ import annotations
 
@@ -16,9 +16,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a dotted path through objects; missing: exit 1 with no output",
     )
+    parser.add_argument(
+        "--at",
+        metavar="V",
+        help="the state as it was at version V (1 is the creation; see 'skillstate log')",
+    )
+    parser.add_argument(
+        "--with-version",
+        action="store_true",
+        help="print the version read on a first line of its own (for patch --expected-version)",
+    )
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import do_get
+    from skillstate.cli.runs import USAGE, do_get, version_arg
 
-    return do_get(ctx, ctx.args.run_id, ctx.args.field)
+    a = ctx.args
+    at = version_arg(ctx, a.at, "--at")
+    if at is False:
+        return USAGE
+    return do_get(ctx, a.run_id, a.field, at=at, with_version=a.with_version)

@@ -31,6 +31,13 @@ _CORE: tuple[tuple[str, str, str], ...] = (
     ("show", "show_cmd", "print a run's state compactly (what a step reads)"),
     ("list", "list_cmd", "list runs: id, skill, phase, updated, next action"),
     ("journal", "journal_cmd", "print a run's journal of accepted writes"),
+    ("log", "log_cmd", "one line per version: time, label, keys changed, action, status"),
+    ("diff", "diff_cmd", "what changed in a run's state between two versions (--json: RFC 6902)"),
+    ("fork", "fork_cmd", "a new run starting from another run's state at a version"),
+    ("rewind", "rewind_cmd", "append a version whose state is the state at an earlier version"),
+    ("export", "export_cmd", "write a run (record + journal) to one self-contained file"),
+    ("import", "import_cmd", "read a run from an export file, checked before anything is written"),
+    ("gc", "gc_cmd", "delete finished or old runs (--closed-before, --older-than, --dry-run)"),
     ("rm", "rm_cmd", "delete a run and its journal"),
     ("verify", "verify_cmd", "replay journals; report runs whose record differs"),
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
@@ -184,7 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_warning_format()
 
     from skillstate.cli.context import CliContext
-    from skillstate.errors import SkillstateError
+    from skillstate.cli.runs import ERROR
+    from skillstate.errors import SkillstateError, StoreError
 
     index = _command_index(args_list)
     name = None if index is None else args_list[index]
@@ -211,6 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         ctx.args = args
         code: int = spec.run(ctx)
+    except StoreError as exc:  # not the input's fault: the store failed
+        ctx.error(str(exc))
+        return ERROR
     except SkillstateError as exc:
         ctx.error(str(exc))
         return 2

@@ -1,4 +1,9 @@
-"""``skillstate patch RUN_ID [--json JSON|-] [--step LABEL] [--force]``: apply a sparse patch."""
+"""``skillstate patch RUN_ID [--json JSON|-] [--step LABEL] [--force] [--expected-version N]``.
+
+Applies a sparse patch. ``--expected-version N`` makes it a compare-and-swap from the
+shell: if the run is not at version N the patch is not applied and the exit code is 4
+(``skillstate get RUN --with-version`` prints the version with the state it read).
+"""
 
 from __future__ import annotations
 
@@ -18,10 +23,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force", action="store_true", help="allow leaving a terminal phase (reopen the run)"
     )
+    parser.add_argument(
+        "--expected-version",
+        metavar="N",
+        help="write only if the run is still at version N; else change nothing and exit 4",
+    )
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import do_patch
+    from skillstate.cli.runs import USAGE, do_patch, version_arg
 
     a = ctx.args
-    return do_patch(ctx, a.run_id, a.json, a.step, a.force)
+    expected = version_arg(ctx, a.expected_version, "--expected-version")
+    if expected is False:
+        return USAGE
+    return do_patch(ctx, a.run_id, a.json, a.step, a.force, expected_version=expected)

@@ -5,7 +5,10 @@ over :mod:`skillstate.pipeline` and the store. Output rules (rig-state's):
 
 - every error goes to stderr as ``{prog}: {message}``;
 - exit 0 accepted/success, 1 rejected (also invalid JSON and a missing ``--field``),
-  2 usage error, missing run, unknown skill, bad id, run already exists, no journal;
+  2 usage error, missing run, unknown skill, bad id, run already exists, no journal,
+  a version the run does not have; ``skillstate``'s own commands add 3 (an error:
+  the store failed), 4 (a ``--expected-version`` conflict: nothing written) and 5 (a
+  file to import that is not an intact export: nothing written);
 - a rejected ``init`` prints nothing on stdout; a rejected ``patch`` prints the
   **unchanged** state (compact rendering) on stdout and the reasons on stderr.
 """
@@ -22,6 +25,12 @@ if TYPE_CHECKING:
     from skillstate.store import Store
 
 __all__ = [
+    "BAD_FILE",
+    "CONFLICT",
+    "ERROR",
+    "OK",
+    "REJECTED",
+    "USAGE",
     "RunContext",
     "do_get",
     "do_init",
@@ -30,10 +39,21 @@ __all__ = [
     "do_patch",
     "do_rm",
     "do_show",
+    "number_arg",
+    "open_run",
+    "print_run",
     "read_document",
+    "reasons",
+    "version_arg",
 ]
 
 OK, REJECTED, USAGE = 0, 1, 2
+ERROR = 3
+"""Something failed that is not the input's fault (the store could not read or write)."""
+CONFLICT = 4
+"""``patch --expected-version N``: the run is not at version N; nothing was written."""
+BAD_FILE = 5
+"""``import FILE``: not a complete, intact export; nothing was written."""
 
 
 class RunContext(Protocol):
@@ -64,9 +84,18 @@ def read_document(text: str | None, stdin: TextIO | None = None) -> Any:
     return parse_json(text, "patch")
 
 
-def _reasons(ctx: RunContext, title: str, problems: Sequence[Problem]) -> None:
+def reasons(ctx: RunContext, title: str, problems: Sequence[Problem]) -> None:
+    """``{prog}: {title}:`` and one ``  - reason`` line per problem, on stderr."""
     lines = "".join(f"\n  - {p.message}" for p in problems)
     ctx.error(f"{title}:{lines}")
+
+
+_reasons = reasons
+
+
+def print_run(ctx: RunContext, record: RunRecord) -> None:
+    """The run's compact rendering (its skill's own, else the generic block) on stdout."""
+    print(_render(ctx, record), file=ctx.out)
 
 
 def _render(ctx: RunContext, record: RunRecord) -> str:
@@ -93,6 +122,13 @@ def _load(ctx: RunContext, run_id: str) -> RunRecord | None:
     except RunNotFound:
         ctx.error(f"no run '{run_id}' — run '{ctx.prog} init <skill> {run_id}' first")
         return None
+
+
+def open_run(ctx: RunContext, run_id: str) -> RunRecord | None:
+    """The run's record, or ``None`` after one error line (a bad id, no such run)."""
+    if not _valid_id(ctx, run_id):
+        return None
+    return _load(ctx, run_id)
 
 
 def _skill(ctx: RunContext, name: str, allowed: Sequence[str] | None) -> SkillDefinition | None:
@@ -162,9 +198,14 @@ def do_patch(
     step: str | None = None,
     force: bool = False,
     allowed: Sequence[str] | None = None,
+    expected_version: int | None = None,
 ) -> int:
-    """Apply a patch (inline, or from stdin when ``patch_text`` is ``None`` or ``-``)."""
-    from skillstate.errors import InvalidInput, RunNotFound, SkillNotFound
+    """Apply a patch (inline, or from stdin when ``patch_text`` is ``None`` or ``-``).
+
+    With ``expected_version`` the write is a compare-and-swap: if the run is at another
+    version, nothing is written and the exit code is :data:`CONFLICT`.
+    """
+    from skillstate.errors import InvalidInput, RunNotFound, SkillNotFound, VersionConflict
     from skillstate.pipeline import Change, transition
 
     if not _valid_id(ctx, run_id):
@@ -182,10 +223,22 @@ def do_patch(
     except InvalidInput as exc:
         ctx.error(str(exc))
         return REJECTED
+    if expected_version is not None and record.version != expected_version:
+        ctx.error(_conflict(VersionConflict(run_id, expected_version, record.version)))
+        return CONFLICT
     try:
         outcome = transition(
-            host, ctx.store, run_id, Change(patch=patch, label=step or "", force=force), skill=skill
+            host,
+            ctx.store,
+            run_id,
+            Change(patch=patch, label=step or "", force=force),
+            skill=skill,
+            expected_version=expected_version,
+            current=record if expected_version is not None else None,
         )
+    except VersionConflict as exc:
+        ctx.error(_conflict(exc))
+        return CONFLICT
     except RunNotFound:
         _load(ctx, run_id)
         return USAGE
@@ -200,31 +253,92 @@ def do_patch(
     return OK
 
 
-def do_get(ctx: RunContext, run_id: str, field: str | None = None) -> int:
-    """The state as pretty JSON, or one dotted field (a missing field: silent exit 1)."""
+def number_arg(
+    ctx: RunContext, text: str | None, flag: str, least: int = 0, what: str = ""
+) -> int | bool | None:
+    """The whole number ``>= least`` a flag gives (``None`` when not given), or ``False``
+    after an error line naming the flag (and ``what`` the number is)."""
+    if text is None:
+        return None
+    if not text.isascii() or not text.isdigit() or int(text) < least:
+        ctx.error(
+            f"{flag} must be {what}a whole number >= {least}{_WHAT.get(what, '')}, got {text!r}"
+        )
+        return False
+    return int(text)
+
+
+_WHAT = {"a version: ": " (1 is the creation)"}
+
+
+def version_arg(ctx: RunContext, text: str | None, flag: str) -> int | bool | None:
+    """The version a flag names (``None`` when not given), or ``False`` after an error line."""
+    return number_arg(ctx, text, flag, 1, "a version: ")
+
+
+def _conflict(exc: Exception) -> str:
+    return f"{exc}; nothing written (read the run again and retry)"
+
+
+def _at(ctx: RunContext, record: RunRecord, at: int | None) -> RunRecord | None:
+    """``record`` as it was at version ``at`` (``None``: as it is); an error line if it has none."""
+    from skillstate.errors import InvalidInput, VersionNotFound
+
+    if at is None:
+        return record
+    try:
+        return ctx.store.state_at(record.id, at, merge=ctx.host.merge).record_of(record)
+    except (VersionNotFound, InvalidInput) as exc:
+        ctx.error(str(exc))
+        return None
+
+
+def do_get(
+    ctx: RunContext,
+    run_id: str,
+    field: str | None = None,
+    *,
+    at: int | None = None,
+    with_version: bool = False,
+) -> int:
+    """The state as pretty JSON, or one dotted field (a missing field: silent exit 1).
+
+    ``at`` reads the state as it was at that version; ``with_version`` prints the
+    version read on a line of its own first (for ``patch --expected-version``).
+    """
     from skillstate.jsondoc import pretty
     from skillstate.render import dig_field, field_text
 
     if not _valid_id(ctx, run_id):
         return USAGE
-    record = _load(ctx, run_id)
+    current = _load(ctx, run_id)
+    if current is None:
+        return USAGE
+    record = _at(ctx, current, at)
     if record is None:
         return USAGE
     if field is None:
+        if with_version:
+            print(record.version, file=ctx.out)
         print(pretty(record.state), file=ctx.out)
         return OK
     found, value = dig_field(record.state, field)
     if not found:
         return REJECTED
+    if with_version:
+        print(record.version, file=ctx.out)
     print(field_text(value), file=ctx.out)
     return OK
 
 
-def do_show(ctx: RunContext, run_id: str) -> int:
-    """The compact rendering a skill reads at the start of each step."""
+def do_show(ctx: RunContext, run_id: str, *, at: int | None = None) -> int:
+    """The compact rendering a skill reads at the start of each step (``at``: of that version)."""
     if not _valid_id(ctx, run_id):
         return USAGE
-    record = _load(ctx, run_id)
+    current = _load(ctx, run_id)
+    if current is None:
+        return USAGE
+    record = _at(ctx, current, at)
     if record is None:
         return USAGE
     print(_render(ctx, record), file=ctx.out)

@@ -1,4 +1,4 @@
-"""``skillstate show RUN_ID``: the compact rendering a skill reads at each step."""
+"""``skillstate show RUN_ID [--at V]``: the compact rendering a skill reads at each step."""
 
 from __future__ import annotations
 
@@ -11,9 +11,17 @@ __all__ = ["configure", "run"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_id", metavar="RUN_ID")
+    parser.add_argument(
+        "--at",
+        metavar="V",
+        help="the run as it was at version V (1 is the creation; see 'skillstate log')",
+    )
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import do_show
+    from skillstate.cli.runs import USAGE, do_show, version_arg
 
-    return do_show(ctx, ctx.args.run_id)
+    at = version_arg(ctx, ctx.args.at, "--at")
+    if at is False:
+        return USAGE
+    return do_show(ctx, ctx.args.run_id, at=at)

@@ -1,7 +1,9 @@
 """``skillstate verify [RUN_ID ...] [--json]``: replay journals, report records that differ.
 
 Every named run (every run in the store when none is named) is read, its journal
-replayed (:func:`skillstate.journal.verify_record`), and any difference reported.
+replayed (:func:`skillstate.journal.verify_record`), and any difference reported —
+including a snapshot the store keeps (``Store.snapshots``) that is not the replay's
+state at its version.
 Exit 0 when every run agrees with its journal, 1 when any differs or cannot be read;
 an invalid or unknown run id is a usage error (exit 2, before anything is checked).
 """
@@ -35,19 +37,19 @@ def check_run(store: Any, run_id: str, attempts: int = 3, merge: Any = None) -> 
     """
     from skillstate.errors import RunNotFound, StoreError
     from skillstate.journal import verify_record
+    from skillstate.merge import merge_patch
 
     problems: list[str] = []
     for _ in range(attempts):
         try:
             record = store.get(run_id)
             entries = store.journal(run_id)
+            snapshots = store.snapshots(run_id)
         except RunNotFound:
             return ["the run disappeared while it was being checked"]
         except StoreError as exc:
             return [str(exc)]
-        problems = (
-            verify_record(record, entries, merge) if merge else verify_record(record, entries)
-        )
+        problems = verify_record(record, entries, merge or merge_patch, snapshots)
         if not problems:
             break
     return problems

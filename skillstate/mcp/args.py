@@ -28,10 +28,11 @@ from skillstate.jsondoc import json_kind
 
 __all__ = ["ArgumentError", "Param", "check_arguments", "input_schema"]
 
-KINDS = ("string", "text", "object", "spec", "action", "boolean", "name")
+KINDS = ("string", "text", "object", "spec", "action", "boolean", "name", "integer")
 """Parameter kinds: ``string`` (non-empty), ``text`` (may be empty), ``object``,
 ``spec`` (string or object), ``action`` (string or object), ``boolean``, ``name``
-(a string from a fixed set, given as ``choices``)."""
+(a string from a fixed set, given as ``choices``), ``integer`` (a whole number >= 0:
+a step, a version, a count; ``3.0`` and ``"3"`` are refused)."""
 
 
 class ArgumentError(SkillstateError):
@@ -61,6 +62,8 @@ class Param:
             body = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "object"}]}
         elif kind == "boolean":
             body = {"type": "boolean"}
+        elif kind == "integer":
+            body = {"type": "integer", "minimum": 0}
         elif kind == "name":
             body = {"type": "string", "minLength": 1}
             if self.choices:
@@ -95,6 +98,7 @@ _EXPECTED = {
     "action": "a non-empty string (the exact command) or a JSON object",
     "boolean": "true or false",
     "name": "a non-empty string",
+    "integer": "a whole number >= 0",
 }
 
 
@@ -133,6 +137,8 @@ def _check_value(param: Param, value: Any) -> Any:
         ok = (isinstance(value, str) and bool(value)) or type(value) is dict
     elif kind == "boolean":
         ok = type(value) is bool
+    elif kind == "integer":
+        ok = type(value) is int and value >= 0
     else:  # pragma: no cover
         ok = False
     if not ok:

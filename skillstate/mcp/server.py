@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from skillstate.skills import SkillStore
 
 __all__ = [
+    "HISTORY_PAGE_URI",
+    "HISTORY_URI",
     "INDEX_URI",
     "SERVER_NAME",
     "SESSION_URI",
@@ -52,6 +54,8 @@ __all__ = [
 SERVER_NAME = "skillstate"
 INDEX_URI = "skill-state://sessions"
 SESSION_URI = "skill-state://{session_id}"
+HISTORY_URI = "skill-state://{session_id}/history"
+HISTORY_PAGE_URI = "skill-state://{session_id}/history/{after}"
 
 T = TypeVar("T")
 
@@ -93,7 +97,8 @@ def _resource_call(fn: Callable[[], str]) -> str:
 
 
 def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = True) -> None:
-    """``skill-state://sessions`` (the index) and ``skill-state://{session_id}`` (one session)."""
+    """``skill-state://sessions`` (the index), ``skill-state://{session_id}`` (one session)
+    and ``skill-state://{session_id}/history[/{after}]`` (its history, paged)."""
 
     @server.resource(
         INDEX_URI,
@@ -120,6 +125,42 @@ def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = T
         return await _call(
             offload, lambda: _resource_call(lambda: pretty(runtime.get_session(session_id)))
         )
+
+    def history_page(session_id: str, after: int) -> str:
+        page = runtime.session_history(session_id, after=after)
+        following = page["next_after"]
+        page["next"] = (
+            None if following is None else f"skill-state://{session_id}/history/{following}"
+        )
+        return pretty(page)
+
+    @server.resource(
+        HISTORY_URI,
+        name="skill-session-history",
+        title="SKILL.state session history",
+        description="The session's history, a page of 50 versions: for each its step, time, "
+        "label, the state keys it changed, the action, the observation's SHA-256, the status "
+        "and any rollback (never any reasoning). 'next' is the URI of the next page.",
+        mime_type="application/json",
+    )
+    async def session_history(session_id: str) -> str:
+        return await _call(offload, lambda: _resource_call(lambda: history_page(session_id, 0)))
+
+    @server.resource(
+        HISTORY_PAGE_URI,
+        name="skill-session-history-page",
+        title="SKILL.state session history (a later page)",
+        description="The versions after {after} of the session's history (see "
+        "skill-state://{session_id}/history).",
+        mime_type="application/json",
+    )
+    async def session_history_page(session_id: str, after: str) -> str:
+        def read() -> str:
+            if not after.isascii() or not after.isdigit():
+                raise ResourceNotFoundError(f"{after!r} is not a version (a whole number >= 0)")
+            return history_page(session_id, int(after))
+
+        return await _call(offload, lambda: _resource_call(read))
 
 
 def _prompt_call(fn: Callable[[], str]) -> str:

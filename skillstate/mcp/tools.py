@@ -2,7 +2,8 @@
 
 ``initialize_skill``, ``execute_step``, ``inject_observation``, ``parse_turn_response``
 and ``close_session`` keep the reference's tool names, argument names, required flags,
-defaults and payload keys; ``get_session`` and ``list_sessions`` are ours (read-only).
+defaults and payload keys (plus our optional ``expected_step``); ``get_session``,
+``list_sessions``, ``session_history`` (read-only) and ``fork_session`` are ours.
 Each tool calls :class:`skillstate.runtime.Runtime`; its typed errors become ``isError``
 results carrying the runtime's message.
 """
@@ -38,12 +39,23 @@ SESSION_TOOL_NAMES = (
     "close_session",
     "get_session",
     "list_sessions",
+    "session_history",
+    "fork_session",
 )
 
 _SESSION_ID = Param(
     "session_id",
     "string",
     "The session's id: 1-80 characters from A-Z a-z 0-9 . _ -, starting with a letter or digit.",
+)
+
+_EXPECTED_STEP = Param(
+    "expected_step",
+    "integer",
+    "Optional: the step the session is at before this call (get_session's stepCount, the "
+    "last execute_step's step). A retry of a call that was already applied gets its recorded "
+    "answer (meta.replayed) instead of a second application; a stale step is refused.",
+    required=False,
 )
 
 _INIT_DESCRIPTION = (
@@ -118,12 +130,18 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
                 a["state_update"],
                 a["action"],
                 a["environment_observation"],
+                expected_step=a.get("expected_step"),
             )
         )
 
     def inject_observation(a: dict[str, Any]) -> Any:
         return ok_result(
-            runtime.inject_observation(a["session_id"], a["observation"], a.get("state_patch"))
+            runtime.inject_observation(
+                a["session_id"],
+                a["observation"],
+                a.get("state_patch"),
+                expected_step=a.get("expected_step"),
+            )
         )
 
     def parse_turn_response(a: dict[str, Any]) -> Any:
@@ -135,7 +153,17 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         return ok_result(runtime.close_session(a["session_id"]))
 
     def get_session(a: dict[str, Any]) -> Any:
-        return ok_result(runtime.get_session(a["session_id"]))
+        return ok_result(runtime.get_session(a["session_id"], at_step=a.get("at_step")))
+
+    def session_history(a: dict[str, Any]) -> Any:
+        return ok_result(
+            runtime.session_history(a["session_id"], after=a.get("after"), limit=a.get("limit"))
+        )
+
+    def fork_session(a: dict[str, Any]) -> Any:
+        return ok_result(
+            runtime.fork_session(a["session_id"], a["new_session_id"], at_step=a.get("at_step"))
+        )
 
     def list_sessions(a: dict[str, Any]) -> Any:
         return ok_result(runtime.list_sessions(include_closed=a.get("include_closed", False)))
@@ -206,6 +234,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             "O_t: the latest_observation you were given (copied exactly; a mismatch adds a drift "
             "warning).",
         ),
+        _EXPECTED_STEP,
     ]
     inject_params = [
         _SESSION_ID,
@@ -216,6 +245,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             "Optional JSON object patch merged into Σ (validated; the step does not advance).",
             required=False,
         ),
+        _EXPECTED_STEP,
     ]
     return [
         make_tool(
@@ -265,8 +295,17 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             "get_session",
             "Read a SKILL.state session",
             "Read one session without acting: the skill spec P, the state Σ, the step, the "
-            "status and metadata (never any reasoning). Any status, including closed.",
-            [_SESSION_ID],
+            "status and metadata (never any reasoning). Any status, including closed. With "
+            "at_step: the session as it was at that step.",
+            [
+                _SESSION_ID,
+                Param(
+                    "at_step",
+                    "integer",
+                    "Optional: read the session as it was at this step (its last version then).",
+                    required=False,
+                ),
+            ],
             get_session,
             read_only=True,
             idempotent=True,
@@ -288,6 +327,49 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             list_sessions,
             read_only=True,
             idempotent=True,
+            offload=offload,
+        ),
+        make_tool(
+            "session_history",
+            "Page through a session's history",
+            "One row per version of the session, oldest first: version, step, time, label, the "
+            "state keys it changed, the action, the observation's SHA-256, the status, the "
+            "rollback kind and the origin (fork, rewind). Never any reasoning. Page with after "
+            "(a version; next_after in the answer) and limit (default 50, at most 500).",
+            [
+                _SESSION_ID,
+                Param(
+                    "after", "integer", "Only versions after this one (default 0).", required=False
+                ),
+                Param(
+                    "limit",
+                    "integer",
+                    "At most this many rows (1-500, default 50).",
+                    required=False,
+                ),
+            ],
+            session_history,
+            read_only=True,
+            idempotent=True,
+            offload=offload,
+        ),
+        make_tool(
+            "fork_session",
+            "Fork a SKILL.state session",
+            "Start a new session from another as it was at a step (default: now), to explore an "
+            "alternative: the same spec P, Σ and environment of that step, the step count going "
+            "on from it. The original session is not changed. Counts towards the session cap.",
+            [
+                _SESSION_ID,
+                Param("new_session_id", "string", "The new session's id (must be free)."),
+                Param(
+                    "at_step",
+                    "integer",
+                    "Optional: the step to fork from (default: the current one).",
+                    required=False,
+                ),
+            ],
+            fork_session,
             offload=offload,
         ),
     ]

@@ -105,9 +105,16 @@ if TYPE_CHECKING:
         StoreError,
         StoreNotFound,
         VersionConflict,
+        VersionNotFound,
     )
     from skillstate.host import Host
-    from skillstate.journal import replay, verify_record
+    from skillstate.journal import (
+        due_snapshots,
+        replay,
+        replay_history,
+        verify_record,
+        verify_snapshots,
+    )
     from skillstate.jsondoc import check_document, compact, js_numbers, parse_json, pretty
     from skillstate.manager import HookFailure
     from skillstate.markers import hookimpl
@@ -121,22 +128,28 @@ if TYPE_CHECKING:
         DoctorFinding,
         EnvironmentSpec,
         FieldSpec,
+        HistoryItem,
         JournalEntry,
         Problem,
         RunRecord,
         RunSummary,
         SkillDefinition,
+        Snapshot,
         StoreSpec,
     )
     from skillstate.render import compact_lines, dig_field, field_text, render_block
     from skillstate.schema import js_string
     from skillstate.store import (
         RUN_ID_PATTERN,
+        SNAPSHOT_INTERVAL,
         Store,
         StoreWarning,
         check_import,
         check_run_id,
+        check_version,
+        imported_records,
         is_valid_run_id,
+        snapshot_due,
     )
 
 
@@ -144,6 +157,7 @@ __all__ = [
     "DEFAULT_BUDGET",
     "NO_ACTION",
     "RUN_ID_PATTERN",
+    "SNAPSHOT_INTERVAL",
     "ActionResult",
     "Budget",
     "Change",
@@ -154,6 +168,7 @@ __all__ = [
     "EnvironmentNotFound",
     "EnvironmentSpec",
     "FieldSpec",
+    "HistoryItem",
     "HookFailure",
     "Host",
     "InvalidInput",
@@ -170,22 +185,27 @@ __all__ = [
     "SkillDefinition",
     "SkillNotFound",
     "SkillstateError",
+    "Snapshot",
     "Store",
     "StoreError",
     "StoreNotFound",
     "StoreSpec",
     "StoreWarning",
     "VersionConflict",
+    "VersionNotFound",
     "check_document",
     "check_import",
     "check_run_id",
+    "check_version",
     "compact",
     "compact_lines",
     "copy_json",
     "create_run",
     "dig_field",
+    "due_snapshots",
     "field_text",
     "hookimpl",
+    "imported_records",
     "is_valid_run_id",
     "js_numbers",
     "js_string",
@@ -195,8 +215,11 @@ __all__ = [
     "pretty",
     "render_block",
     "replay",
+    "replay_history",
+    "snapshot_due",
     "transition",
     "verify_record",
+    "verify_snapshots",
 ]
 
 _LAZY = {
@@ -217,11 +240,20 @@ _LAZY = {
             "StoreError",
             "StoreNotFound",
             "VersionConflict",
+            "VersionNotFound",
         )
     },
     "Host": "skillstate.host",
-    "replay": "skillstate.journal",
-    "verify_record": "skillstate.journal",
+    **{
+        name: "skillstate.journal"
+        for name in (
+            "due_snapshots",
+            "replay",
+            "replay_history",
+            "verify_record",
+            "verify_snapshots",
+        )
+    },
     **{
         name: "skillstate.jsondoc"
         for name in ("check_document", "compact", "js_numbers", "parse_json", "pretty")
@@ -244,11 +276,13 @@ _LAZY = {
             "DoctorFinding",
             "EnvironmentSpec",
             "FieldSpec",
+            "HistoryItem",
             "JournalEntry",
             "Problem",
             "RunRecord",
             "RunSummary",
             "SkillDefinition",
+            "Snapshot",
             "StoreSpec",
         )
     },
@@ -261,11 +295,15 @@ _LAZY = {
         name: "skillstate.store"
         for name in (
             "RUN_ID_PATTERN",
+            "SNAPSHOT_INTERVAL",
             "Store",
             "StoreWarning",
             "check_import",
             "check_run_id",
+            "check_version",
+            "imported_records",
             "is_valid_run_id",
+            "snapshot_due",
         )
     },
 }

@@ -18,9 +18,12 @@ __all__ = [
     "SessionError",
     "SessionExists",
     "SessionInputError",
+    "SessionLimitReached",
     "SessionNotActive",
     "SessionNotFound",
+    "StaleStep",
     "StateRejected",
+    "StepNotFound",
     "shown_id",
 ]
 
@@ -110,4 +113,42 @@ class SessionBusy(SessionError):
         super().__init__(
             f'session "{shown_id(session_id)}" changed under {attempts} consecutive attempts '
             "(other writers are busy on it); nothing was changed — retry the call"
+        )
+
+
+class StaleStep(SessionError):
+    """``expected_step`` is not the session's step, and the call is not a retry of the
+    latest call made with one: nothing was applied."""
+
+    def __init__(self, session_id: str, expected: int, actual: int, what: str) -> None:
+        self.session_id = session_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f'session "{shown_id(session_id)}" is at step {actual}, not the expected_step '
+            f"{expected}: this {what} was not applied (the session moved on without it). Read "
+            "the session with get_session and decide again."
+        )
+
+
+class StepNotFound(SessionError, InvalidInput):
+    """``at_step`` names a step the session never was at."""
+
+    def __init__(self, session_id: str, step: int, current: int, first: int = 0) -> None:
+        self.session_id = session_id
+        self.step = step
+        super().__init__(
+            f'session "{shown_id(session_id)}" has no step {step}: its steps are {first} to '
+            f"{current}"
+        )
+
+
+class SessionLimitReached(SessionError):
+    """A new session beyond ``max_active_sessions``; nothing was created."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(
+            f"Session limit reached ({limit} active sessions). Close idle sessions with "
+            "close_session, or raise max_active_sessions (SKILLSTATE_MAX_ACTIVE_SESSIONS)."
         )

@@ -27,6 +27,7 @@ __all__ = [
     "check_schema",
     "check_session_id",
     "check_spec",
+    "check_step",
     "check_text",
 ]
 
@@ -62,6 +63,13 @@ def _check_json(value: Any, name: str) -> None:
     problems = check_document(value, name)
     if problems:
         raise SessionInputError(f"{name}: {problems[0].message}")
+
+
+def check_step(value: Any, name: str) -> int:
+    """A step, version or count argument: a whole number >= 0 (not a boolean)."""
+    if type(value) is not int or value < 0:
+        raise SessionInputError(f"{name} must be a whole number >= 0, got {value!r}"[:200])
+    return value
 
 
 def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, Any]:

@@ -21,13 +21,21 @@ A rolled-back step still records its observation O_{t+1} (and, for an environmen
 rejection, the last action) so the next turn's drift check, and a restarted
 process, agree with what the client was told. The reasoning trace is only type
 checked, then dropped: it is never stored, logged, journaled or returned.
+
+History and retries: ``get_session(at_step=k)`` reads the session as it was,
+``session_history`` pages through its versions, ``fork_session`` starts a new session
+from a past step (:mod:`skillstate.runtime.timeline`); ``expected_step`` makes
+``execute_step`` and ``inject_observation`` safe to retry (:mod:`skillstate.runtime.retries`).
+Limits for a shared server: at most ``max_active_sessions`` active sessions, and
+sessions idle for ``session_idle_ttl`` are closed (checked when a session is created
+or forked and when sessions are listed).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import PluginError, RunExists, RunNotFound, SkillstateError, VersionConflict
@@ -35,19 +43,21 @@ from skillstate.host import Host
 from skillstate.jsondoc import check_document
 from skillstate.pipeline import Change, create_run
 from skillstate.records import RunRecord, SkillDefinition
-from skillstate.runtime import inputs
+from skillstate.runtime import inputs, retries
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import (
     SessionBusy,
     SessionCorrupt,
     SessionExists,
     SessionInputError,
+    SessionLimitReached,
     SessionNotActive,
     SessionNotFound,
+    StaleStep,
     StateRejected,
 )
 from skillstate.runtime.inputs import SessionLimits
-from skillstate.runtime.steps import commit_change, raise_if_inactive, run_step
+from skillstate.runtime.steps import Call, commit_change, raise_if_inactive, run_step
 from skillstate.store import Store
 
 if TYPE_CHECKING:
@@ -76,7 +86,9 @@ class Runtime:
 
     ``host`` — a :class:`~skillstate.host.Host` to use (default: one built from the
     project's configuration; register in-process plugins on it before the first
-    call); ``limits`` — :class:`SessionLimits` on spec, observation, action sizes.
+    call); ``limits`` — :class:`SessionLimits` on spec, observation, action sizes;
+    ``max_active_sessions`` (0: no cap) and ``session_idle_ttl`` (seconds, 0: never)
+    default to the configuration's keys of those names (256 and 24 hours).
     """
 
     def __init__(
@@ -85,11 +97,20 @@ class Runtime:
         *,
         host: Host | None = None,
         limits: SessionLimits | None = None,
+        max_active_sessions: int | None = None,
+        session_idle_ttl: float | None = None,
     ) -> None:
         self._owns_host = host is None
         self.host = host if host is not None else Host.from_config()
         self.limits = limits if limits is not None else SessionLimits()
         self.store: Store = self.host.open_store(store)
+        config = self.host.config
+        self.max_active_sessions = (
+            config.max_active_sessions if max_active_sessions is None else max_active_sessions
+        )
+        self.session_idle_ttl = (
+            config.session_idle_ttl if session_idle_ttl is None else session_idle_ttl
+        )
 
     def close(self) -> None:
         """Release the store (only when this runtime built its own host)."""
@@ -129,12 +150,97 @@ class Runtime:
             return ADHOC_SKILL
         return self.host.skill(record.skill)
 
-    def get_session(self, session_id: str) -> dict[str, Any]:
-        """The inspector view of one session (any status): P, Σ and metadata."""
-        return pl.session_payload(self._load(inputs.check_session_id(session_id)))
+    def get_session(self, session_id: str, at_step: int | None = None) -> dict[str, Any]:
+        """The inspector view of one session (any status): P, Σ and metadata.
+
+        ``at_step`` gives the session as it was at that step (its last version then);
+        see :func:`skillstate.runtime.timeline.session_at`.
+        """
+        record = self._load(inputs.check_session_id(session_id))
+        if at_step is None:
+            return pl.session_payload(record)
+        from skillstate.runtime.timeline import session_at
+
+        step = inputs.check_step(at_step, "at_step")
+        return session_at(self.store, record, step)
+
+    def session_history(
+        self, session_id: str, after: int | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
+        """One page of the session's history (a row per version after ``after``, at most
+        ``limit``, default 50, at most 500): keys changed, action, observation digest,
+        rollbacks, never any reasoning. ``next_after`` pages on."""
+        from skillstate.runtime.timeline import history_payload
+
+        record = self._load(inputs.check_session_id(session_id))
+        after = None if after is None else inputs.check_step(after, "after")
+        limit = None if limit is None else inputs.check_step(limit, "limit")
+        return history_payload(self.store, record, after, limit, self.host.merge)
+
+    def fork_session(
+        self, session_id: str, new_session_id: str, at_step: int | None = None
+    ) -> dict[str, Any]:
+        """A new session ``new_session_id`` from ``session_id`` as it was at ``at_step``
+        (default: now): its P, Σ, environment and step; the original is untouched."""
+        session_id = inputs.check_session_id(session_id)
+        new_session_id = inputs.check_session_id(new_session_id)
+        record = self._load(session_id)
+        version = record.version
+        if at_step is not None:
+            from skillstate.runtime.timeline import step_versions
+
+            version = step_versions(self.store, record, inputs.check_step(at_step, "at_step"))[1]
+        outcome = self.fork_version(session_id, new_session_id, version)
+        if not outcome.accepted or outcome.record is None:
+            raise StateRejected(
+                f"the fork was rejected (nothing written): {pl.reasons(outcome.problems)}",
+                outcome.problems,
+            )
+        payload = pl.init_payload(outcome.record)
+        payload["forked_from"] = {"session_id": session_id, "version": version}
+        return payload
+
+    def fork_version(self, session_id: str, new_session_id: str, version: int | None) -> Any:
+        """The fork of session ``session_id`` at ``version`` (default: now), an
+        :class:`~skillstate.pipeline.Outcome` (see :func:`skillstate.runtime.timeline.fork_at`)."""
+        from skillstate.runtime.timeline import fork_at
+
+        record = self._load(session_id)
+        new_session_id = inputs.check_session_id(new_session_id)
+        if version is not None:
+            self.store.state_at(session_id, version)  # VersionNotFound before anything else
+        if self.store.exists(new_session_id):
+            raise SessionExists(new_session_id, self._status_of(new_session_id))
+        self._make_room()
+        try:
+            return fork_at(self.host, self.store, record, new_session_id, version)
+        except RunExists:
+            raise SessionExists(new_session_id, self._status_of(new_session_id)) from None
+
+    # -- limits ---------------------------------------------------------------------
+    def expire_idle_sessions(self) -> list[str]:
+        """Close every active session not written for ``session_idle_ttl``; their ids.
+
+        A session written meanwhile is left alone (the close is a compare-and-swap).
+        """
+        from skillstate.runtime.limits import expire_idle
+
+        return expire_idle(self.host, self.store, self.session_idle_ttl, self._skill)
+
+    def _make_room(self) -> None:
+        """Close idle sessions, then refuse a new one beyond ``max_active_sessions``."""
+        from skillstate.runtime.limits import active_sessions
+
+        if self.session_idle_ttl > 0:
+            self.expire_idle_sessions()
+        if self.max_active_sessions > 0:
+            if active_sessions(self.store) >= self.max_active_sessions:
+                raise SessionLimitReached(self.max_active_sessions)
 
     def list_sessions(self, include_closed: bool = False) -> dict[str, Any]:
         """The session index (``active_sessions``, ``sessions``), sorted by id; closed ones on request."""
+        if self.session_idle_ttl > 0:
+            self.expire_idle_sessions()
         found: list[RunRecord] = []
         for summary in self.store.list():
             if summary.status == "closed" and not include_closed:
@@ -210,6 +316,9 @@ class Runtime:
         }
         if provenance is not None:
             meta["skill_store"] = dict(provenance)
+        if self.store.exists(session_id):
+            raise SessionExists(session_id, self._status_of(session_id))
+        self._make_room()
         try:
             outcome = create_run(
                 self.host,
@@ -289,12 +398,16 @@ class Runtime:
         state_update: dict[str, Any],
         action: str | dict[str, Any],
         environment_observation: str | None = None,
+        expected_step: int | None = None,
     ) -> dict[str, Any]:
         """One step t → t+1: validate Σ ⊕ ΔΣ, execute the action, commit both or neither.
 
         ``reasoning_trace`` is discarded unread. ``environment_observation`` (the
         observation the model consumed) is compared with the last one issued: a
         mismatch adds the drift warning; ``None`` skips the comparison.
+        ``expected_step`` (the step the session is at before the call) makes the call
+        safe to retry: a retry gets the recorded answer, a stale step raises
+        :class:`~skillstate.runtime.errors.StaleStep` (:mod:`skillstate.runtime.retries`).
         """
         session_id = inputs.check_session_id(session_id)
         if not isinstance(reasoning_trace, str):
@@ -309,36 +422,87 @@ class Runtime:
             raise SessionInputError(
                 "environment_observation must be a string (the observation you consumed) or omitted"
             )
+        expected = retries.check_expected_step(expected_step)
+        call = None
+        if expected is not None:
+            digest = retries.request_digest(
+                "execute_step",
+                state_update=patch,
+                action=action,
+                environment_observation=environment_observation,
+            )
+            call = ("execute_step", expected, digest)
 
         def attempt() -> dict[str, Any]:
-            record = self._active(session_id, "steps")
+            record, found = self._read_for(session_id, call, "step")
+            if found is not None:
+                return retries.step_answer(self.store, record, found, self.host.merge)
             skill = self._skill(record)
             return run_step(
-                self.host, self.store, record, skill, patch, action, environment_observation
+                self.host, self.store, record, skill, patch, action, environment_observation, call
             )
 
         return self._retry(session_id, attempt)
 
+    def _read_for(
+        self, session_id: str, call: Call | None, what: str
+    ) -> tuple[RunRecord, Mapping[str, Any] | None]:
+        """The session a ``what`` (step, observation) works on, and the marker it left
+        if this call is a retry of it. One read, so the marker, the status and the step
+        are of one version. :class:`SessionNotActive`, or :class:`StaleStep` for an
+        ``expected_step`` the session has left."""
+        record = self._load(session_id)
+        if call is not None:
+            found = retries.matches(record, *call)
+            if found is not None:
+                return record, found
+        if record.status != "active":
+            raise SessionNotActive(session_id, record.status, f"{what}s")
+        if call is not None and record.step != call[1]:
+            raise StaleStep(session_id, call[1], record.step, what)
+        return record, None
+
     def inject_observation(
-        self, session_id: str, observation: str, state_patch: dict[str, Any] | None = None
+        self,
+        session_id: str,
+        observation: str,
+        state_patch: dict[str, Any] | None = None,
+        expected_step: int | None = None,
     ) -> dict[str, Any]:
         """Deliver an external observation (and optional validated patch); the step stays.
 
         A patch that breaks the session's rules raises :class:`StateRejected`, and
-        neither Σ nor the latest observation changes.
+        neither Σ nor the latest observation changes. ``expected_step`` makes the call
+        safe to retry, as for :meth:`execute_step`.
         """
         session_id = inputs.check_session_id(session_id)
         observation = inputs.check_text(observation, "observation", self.limits.observation_bytes)
         patch = None if state_patch is None else inputs.check_object(state_patch, "state_patch")
+        expected = retries.check_expected_step(expected_step)
+        call = None
+        if expected is not None:
+            digest = retries.request_digest(
+                "inject_observation", observation=observation, state_patch=patch
+            )
+            call = ("inject_observation", expected, digest)
 
         def attempt() -> dict[str, Any] | None:
-            record = self._active(session_id, "observations")
+            meta = None
+            record, found = self._read_for(session_id, call, "observation")
+            if found is not None:
+                return retries.inject_answer(self.store, record, found, self.host.merge)
+            if call is not None:
+                mark = retries.marker(
+                    *call, record, step=record.step, observation=observation, status="active"
+                )
+                meta = {retries.MARKER: mark}
             change = Change(
                 patch={} if patch is None else patch,
                 keep_state=patch is None,
                 label="inject_observation",
                 observation=observation,
                 require_active=True,
+                meta=meta,
             )
             outcome = commit_change(self.host, self.store, record, self._skill(record), change)
             raise_if_inactive(session_id, outcome)

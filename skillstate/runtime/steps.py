@@ -12,12 +12,16 @@ from typing import Any
 
 from skillstate.host import Host
 from skillstate.pipeline import Change, Outcome, transition
-from skillstate.records import Problem, RunRecord, SkillDefinition
+from skillstate.records import ActionResult, Problem, RunRecord, SkillDefinition
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import SessionCorrupt, SessionNotActive
+from skillstate.runtime.retries import MARKER, marker
 from skillstate.store import Store
 
-__all__ = ["raise_if_inactive", "run_step"]
+__all__ = ["Call", "action_status", "raise_if_inactive", "run_step"]
+
+Call = tuple[str, int, str]
+"""A retry-safe call: its tool, its ``expected_step`` and its request's digest."""
 
 log = logging.getLogger("skillstate.runtime")
 
@@ -46,11 +50,13 @@ def run_step(
     patch: dict[str, Any],
     action: Any,
     echoed: str | None,
+    call: Call | None = None,
 ) -> dict[str, Any]:
     """One attempt of ``execute_step`` on ``record`` (the version just read).
 
     Raises :class:`~skillstate.errors.VersionConflict` when another writer got there
-    first (the caller re-reads and tries again).
+    first (the caller re-reads and tries again). ``call`` (a call with
+    ``expected_step``) leaves its marker with the commit (:mod:`.retries`).
     """
     session_id = record.id
     drift = pl.DRIFT_WARNING if echoed is not None and echoed != record.observation else None
@@ -62,32 +68,53 @@ def run_step(
             f"state_update is {size} bytes, over the {budget.document_bytes}-byte state budget "
             "— send only the keys that change",
         )
-        return _schema_rollback(host, store, record, skill, (problem,), drift)
+        return _schema_rollback(host, store, record, skill, (problem,), drift, call)
+
+    def meta(result: ActionResult | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"last_action": action}
+        if call is not None:
+            done = result is not None and result.status == "completed"
+            out[MARKER] = marker(
+                *call,
+                record,
+                step=record.step + 1,
+                observation=None if result is None else result.observation,
+                status="completed" if done else record.status,
+                action_status=action_status(result),
+                rolled_back=False,
+                rejection=None,
+                warning=drift,
+            )
+        return out
+
     change = Change(
         patch=patch,
         label="execute_step",
         action=action,
         advance_step=True,
         require_active=True,
-        meta={"last_action": action},
+        meta=meta,
     )
     outcome = commit_change(host, store, record, skill, change)
     if outcome.accepted and outcome.record is not None:
         return _accepted(outcome, outcome.record, drift)
     raise_if_inactive(session_id, outcome)
     if outcome.action is not None:
-        return _env_rollback(host, store, record, skill, outcome, action, drift)
-    return _schema_rollback(host, store, record, skill, outcome.problems, drift)
+        return _env_rollback(host, store, record, skill, outcome, action, drift, call)
+    return _schema_rollback(host, store, record, skill, outcome.problems, drift, call)
+
+
+def action_status(result: ActionResult | None) -> str:
+    """``meta.action_status`` of an accepted step."""
+    if result is None:
+        return "ok"
+    if result.status == "completed":
+        return "completed"
+    return str(result.details.get("action_status", "ok"))
 
 
 def _accepted(outcome: Outcome, new: RunRecord, drift: str | None) -> dict[str, Any]:
-    result = outcome.action
-    if result is None:
-        status = "ok"
-    elif result.status == "completed":
-        status = "completed"
-    else:
-        status = str(result.details.get("action_status", "ok"))
+    status = action_status(outcome.action)
     log.debug("session %s step %d accepted (%s)", new.id, new.step, status)
     return pl.step_payload(
         new,
@@ -128,9 +155,12 @@ def _schema_rollback(
     skill: SkillDefinition,
     problems: tuple[Problem, ...],
     drift: str | None,
+    call: Call | None = None,
 ) -> dict[str, Any]:
     observation = pl.schema_violation_observation(problems, record.step)
-    new = _record_rollback(host, store, record, skill, "rollback:schema", observation, None)
+    warning = pl.join_warnings(drift, pl.schema_violation_warning(problems))
+    meta = _rollback_marker(call, record, observation, "schema", problems, warning)
+    new = _record_rollback(host, store, record, skill, "rollback:schema", observation, meta)
     log.debug("session %s step rolled back (schema, %d problems)", record.id, len(problems))
     return pl.step_payload(
         new,
@@ -138,8 +168,34 @@ def _schema_rollback(
         rolled_back=True,
         rejection="schema",
         problems=problems,
-        warning=pl.join_warnings(drift, pl.schema_violation_warning(problems)),
+        warning=warning,
     )
+
+
+def _rollback_marker(
+    call: Call | None,
+    record: RunRecord,
+    observation: str,
+    kind: str,
+    problems: tuple[Problem, ...],
+    warning: str | None,
+) -> dict[str, Any] | None:
+    if call is None:
+        return None
+    return {
+        MARKER: marker(
+            *call,
+            record,
+            step=record.step,
+            observation=observation,
+            status=record.status,
+            action_status="failed",
+            rolled_back=True,
+            rejection=kind,
+            problems=problems,
+            warning=warning,
+        )
+    }
 
 
 def _env_rollback(
@@ -150,13 +206,17 @@ def _env_rollback(
     outcome: Outcome,
     action: Any,
     drift: str | None,
+    call: Call | None = None,
 ) -> dict[str, Any]:
     assert outcome.action is not None
     result = outcome.action
     kind = str(result.details.get("rejection", "environment"))
-    new = _record_rollback(
-        host, store, record, skill, f"rollback:{kind}", result.observation, {"last_action": action}
+    warning = pl.join_warnings(drift, pl.ENV_REJECTED_WARNING)
+    meta = {"last_action": action}
+    meta.update(
+        _rollback_marker(call, record, result.observation, kind, outcome.problems, warning) or {}
     )
+    new = _record_rollback(host, store, record, skill, f"rollback:{kind}", result.observation, meta)
     log.debug("session %s step rolled back (%s)", record.id, kind)
     return pl.step_payload(
         new,
@@ -164,7 +224,7 @@ def _env_rollback(
         rolled_back=True,
         rejection=kind,
         problems=outcome.problems,
-        warning=pl.join_warnings(drift, pl.ENV_REJECTED_WARNING),
+        warning=warning,
     )
 
 

@@ -37,6 +37,7 @@ Conformance suites, to subclass in your own tests (each test class gets every te
   ``environment_options`` and ``rejected_action``).
 
 Helpers: :func:`make_host`, :func:`sample_skill`, :func:`temporary_store_url`,
+:func:`snapshot_interval` (snapshots every few versions, for a test),
 :func:`require_postgres`, :func:`require_service`, :func:`clean_env`,
 :func:`run_command` (a console script of this environment, run for real).
 """
@@ -61,6 +62,7 @@ from skillstate.testing.helpers import (
     require_service,
     run_command,
     sample_skill,
+    snapshot_interval,
     temporary_store_url,
 )
 from skillstate.testing.stores import StoreConformance
@@ -85,6 +87,7 @@ __all__ = [
     "skillstate_host",
     "skillstate_pm",
     "skillstate_store",
+    "snapshot_interval",
     "sqlite_store",
     "temporary_store_url",
 ]

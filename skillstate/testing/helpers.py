@@ -28,6 +28,7 @@ __all__ = [
     "require_service",
     "run_command",
     "sample_skill",
+    "snapshot_interval",
     "temporary_store_url",
 ]
 
@@ -210,3 +211,18 @@ def temporary_store_url(kind: str, directory: Path | str) -> Iterator[str]:
             conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
     else:
         raise ValueError(f"unknown store kind {kind!r}; known: {', '.join(STORE_KINDS)}")
+
+
+@contextlib.contextmanager
+def snapshot_interval(every: int) -> Iterator[None]:
+    """Within the block, stores keep a snapshot every ``every`` versions instead of
+    :data:`skillstate.store.SNAPSHOT_INTERVAL` (1000): snapshots in a test of a few
+    versions. Stores read the interval when they commit."""
+    import skillstate.store
+
+    before = skillstate.store.SNAPSHOT_INTERVAL
+    skillstate.store.SNAPSHOT_INTERVAL = every
+    try:
+        yield
+    finally:
+        skillstate.store.SNAPSHOT_INTERVAL = before

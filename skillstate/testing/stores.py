@@ -3,53 +3,18 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from skillstate.testing.helpers import make_host, sample_skill
+from skillstate.testing.history import HistoryConformance
 
 __all__ = ["StoreConformance"]
 
 
-class StoreConformance:
+class StoreConformance(HistoryConformance):
     """The store contract, as tests. Subclass it and provide a ``store_url`` fixture."""
-
-    @pytest.fixture
-    def store_url(self) -> str:
-        raise NotImplementedError(
-            "provide a store_url fixture returning a fresh, empty store's URL"
-        )
-
-    @pytest.fixture
-    def host(self, store_url: str) -> Iterator[Any]:
-        host = make_host(store_url)
-        yield host
-        host.close()
-
-    @pytest.fixture
-    def store(self, host: Any) -> Any:
-        return host.open_store()
-
-    @pytest.fixture
-    def skill(self) -> Any:
-        return sample_skill()
-
-    def _create(
-        self, host: Any, store: Any, skill: Any, run_id: str = "run-1", seed: Any = None
-    ) -> Any:
-        from skillstate.pipeline import create_run
-
-        outcome = create_run(host, store, skill, run_id, seed or {"counter": 0})
-        assert outcome.accepted, outcome.problems
-        assert outcome.record is not None
-        return outcome.record
-
-    def _patch(self, host: Any, store: Any, skill: Any, run_id: str, patch: Any, **kw: Any) -> Any:
-        from skillstate.pipeline import Change, transition
-
-        return transition(host, store, run_id, Change(patch=patch, **kw), skill=skill)
 
     def test_create_then_get_round_trips_every_field(
         self, host: Any, store: Any, skill: Any
@@ -267,7 +232,7 @@ class StoreConformance:
         from skillstate.journal import verify_record
 
         self._create(host, store, skill)
-        patches = [
+        patches: list[dict[str, Any]] = [
             {"phase": "middle", "info": {"title": "t", "detail": {"level": 1}}},
             {"info": {"detail": {"level": None, "tag": "x"}}, "notes": ["a", "b"]},
             {"items": [{"id": "1", "done": False}], "notes": None},

@@ -110,6 +110,9 @@ def test_a_commit_between_the_two_reads_is_not_a_difference(url: str) -> None:
         def get(self, run_id: str) -> Any:
             return store.get(run_id)
 
+        def snapshots(self, run_id: str) -> Any:
+            return store.snapshots(run_id)
+
         def journal(self, run_id: str) -> Any:
             if self.commits:
                 self.commits -= 1

@@ -132,3 +132,23 @@ def test_config_cli_list_get_set(tmp_path: Path) -> None:
     assert (
         broken.returncode == 2 and "skillstate.toml: key 'store' must be a string" in broken.stderr
     )
+
+
+def test_session_limits_parse_strictly(tmp_path: Path) -> None:
+    config = load_config(root=tmp_path, env={})
+    assert (config.max_active_sessions, config.session_idle_ttl) == (256, 86400.0)
+    env = {"SKILLSTATE_MAX_ACTIVE_SESSIONS": "3", "SKILLSTATE_SESSION_IDLE_TTL": "90m"}
+    config = load_config(root=tmp_path, env=env)
+    assert (config.max_active_sessions, config.session_idle_ttl) == (3, 5400.0)
+    (tmp_path / "skillstate.toml").write_text('max_active_sessions = 0\nsession_idle_ttl = "0"\n')
+    config = load_config(root=tmp_path, env={})
+    assert (config.max_active_sessions, config.session_idle_ttl) == (0, 0.0)
+    for env, message in (
+        ({"SKILLSTATE_MAX_ACTIVE_SESSIONS": "-5"}, "must be a whole number >= 0, got '-5'"),
+        ({"SKILLSTATE_SESSION_IDLE_TTL": "soon"}, "must be a number with a unit"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            load_config(root=tmp_path, env=env)
+    (tmp_path / "skillstate.toml").write_text("max_active_sessions = true\n")
+    with pytest.raises(ConfigError, match=r"skillstate\.toml: key 'max_active_sessions'"):
+        load_config(root=tmp_path, env={})

@@ -47,13 +47,17 @@ def server_env(store_url: str, **extra: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def stdio_client_for(
-    store_url: str, cwd: Path, transport: str = "fast", args: Sequence[str] = ()
+    store_url: str,
+    cwd: Path,
+    transport: str = "fast",
+    args: Sequence[str] = (),
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     """A connected ``Client`` over a fresh ``skillstate mcp`` stdio subprocess."""
     params = StdioServerParameters(
         command=SKILLSTATE,
         args=["mcp", "--transport", transport, *args],
-        env=server_env(store_url),
+        env=server_env(store_url, **(env or {})),
         cwd=str(cwd),
     )
     with open(cwd / f"server-stderr-{transport}.log", "a") as errlog:

@@ -121,7 +121,11 @@ async def test_surface_and_full_mock_session(connect: Connect) -> None:
         resources = [str(r.uri) for r in (await client.list_resources()).resources]
         assert resources == ["skill-state://sessions"]
         templates = (await client.list_resource_templates()).resource_templates
-        assert [t.uri_template for t in templates] == ["skill-state://{session_id}"]
+        assert [t.uri_template for t in templates] == [
+            "skill-state://{session_id}",
+            "skill-state://{session_id}/history",
+            "skill-state://{session_id}/history/{after}",
+        ]
         prompts = {p.name: p for p in (await client.list_prompts()).prompts}
         assert set(prompts) == {"skill_state_turn", "skill_state_paper_turn"}
 

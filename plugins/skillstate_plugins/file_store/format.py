@@ -15,12 +15,13 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from skillstate.plugin import JournalEntry, RunRecord, StoreError, compact, pretty
+from skillstate.plugin import JournalEntry, RunRecord, Snapshot, StoreError, compact, pretty
 
 __all__ = [
     "BLANK",
     "DELTA_KEY",
     "JOURNAL_SIZE_KEY",
+    "SNAPSHOT_KEY",
     "RecordFile",
     "decode_entries",
     "decode_record",
@@ -35,6 +36,10 @@ JOURNAL_SIZE_KEY = "journalSize"
 
 DELTA_KEY = "record"
 """The journal line key holding the record fields a replay of the entry would miss."""
+
+SNAPSHOT_KEY = "snapshot"
+"""The journal line key holding, every ``SNAPSHOT_INTERVAL`` versions, the run as it is
+after the line (state, status, step): where reading an old version starts replaying."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -71,11 +76,18 @@ def encode_record(record: RunRecord, journal_size: int | None = None) -> bytes:
     return _utf8(pretty(data) + "\n")
 
 
-def encode_entry(entry: JournalEntry, delta: Mapping[str, Any] | None = None) -> bytes:
-    """One journal line: compact JSON and a newline; ``delta`` goes under ``record``."""
+def encode_entry(
+    entry: JournalEntry,
+    delta: Mapping[str, Any] | None = None,
+    snapshot: Snapshot | None = None,
+) -> bytes:
+    """One journal line: compact JSON and a newline; ``delta`` goes under ``record``,
+    ``snapshot`` under ``snapshot``."""
     data = entry.to_dict()
     if delta:
         data[DELTA_KEY] = delta
+    if snapshot is not None:
+        data[SNAPSHOT_KEY] = snapshot.to_dict()
     return _utf8(compact(data) + "\n")
 
 

@@ -34,12 +34,16 @@ from skillstate.plugin import (
     RunNotFound,
     RunRecord,
     RunSummary,
+    Snapshot,
     Store,
     StoreError,
     StoreWarning,
     VersionConflict,
+    check_import,
     check_run_id,
+    imported_records,
     is_valid_run_id,
+    snapshot_due,
 )
 
 from .cache import OpenRuns
@@ -65,6 +69,7 @@ from .format import (
     encode_record,
     parse_record_file,
 )
+from .history import JournalView
 from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
 from .recovery import recover
 from .replay import record_delta
@@ -199,6 +204,29 @@ class FileStore(Store):
             return None
         return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
 
+    def _view(self, run_id: str) -> JournalView:
+        """The run's journal, memory-mapped (after the record is brought level with it)."""
+        self.get(run_id)  # RunNotFound, and recovery if a commit was cut short
+        return JournalView(self._files(run_id).journal)
+
+    def journal_range(
+        self, run_id: str, *, after: int = 0, before: int | None = None
+    ) -> builtins.list[JournalEntry]:
+        """The lines of those versions only (found by bisection), parsed."""
+        with self._view(run_id) as view:
+            found = view.entries(after, before) if view.is_ours() else None
+        if found is None:
+            return super().journal_range(run_id, after=after, before=before)
+        return found
+
+    def snapshot(self, run_id: str, version: int) -> Snapshot | None:
+        with self._view(run_id) as view:
+            return view.snapshot(version) if view.is_ours() else None
+
+    def snapshots(self, run_id: str) -> builtins.list[Snapshot]:
+        with self._view(run_id) as view:
+            return view.snapshots()
+
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
         try:
             entries = {entry.name: entry for entry in os.scandir(self.root)}
@@ -232,8 +260,23 @@ class FileStore(Store):
     # -- writing --------------------------------------------------------------
     def create(self, record: RunRecord, entry: JournalEntry) -> None:
         """Create the run with every sync: ``.json.new``, the journal, the directory."""
+        self._write_new(record, encode_entry(entry, record_delta(None, record, entry)))
+
+    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+        """The whole journal written at once, like a creation (every sync, one lock):
+        each line carries what rebuilding its record needs, and its snapshot when due."""
+        check_run_id(record.id)
+        check_import(record, entries)
+        lines, before = [], None
+        for current, entry in imported_records(record, entries):
+            snapshot = Snapshot.of(current) if snapshot_due(entry.version) else None
+            lines.append(encode_entry(entry, record_delta(before, current, entry), snapshot))
+            before = current
+        self._write_new(record, b"".join(lines))
+
+    def _write_new(self, record: RunRecord, journal: bytes) -> None:
+        """A new run's record and journal (``RunExists`` if the id is taken), every sync."""
         files = self._files(record.id)
-        line = encode_entry(entry, record_delta(None, record, entry))
         try:
             os.makedirs(self.root, exist_ok=True)
         except OSError as exc:
@@ -242,16 +285,16 @@ class FileStore(Store):
             self._recover(record.id, files)
             if os.path.lexists(files.record):
                 raise RunExists(record.id)
-            write_file(files.pending, encode_record(record, len(line)))
+            write_file(files.pending, encode_record(record, len(journal)))
             try:  # a journal without a record is debris of a deleted run: start afresh
-                write_file(files.journal, line)
+                write_file(files.journal, journal)
                 put_in_place(files.pending, files.record)
             except StoreError:
                 discard(files.journal)
                 discard(files.pending)
                 raise
             fsync_dir(self.root)
-        self._open.remember(record.id, files.journal, record, len(line))
+        self._open.remember(record.id, files.journal, record, len(journal))
 
     def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
         """Write the next record: one ``fdatasync`` (of the journal line) per commit.
@@ -272,7 +315,8 @@ class FileStore(Store):
                     if before.version != expected_version:
                         raise VersionConflict(run_id, expected_version, before.version)
                     size = journal.size
-                    line = encode_entry(entry, record_delta(before, record, entry))
+                    snapshot = Snapshot.of(record) if snapshot_due(record.version) else None
+                    line = encode_entry(entry, record_delta(before, record, entry), snapshot)
                     if size == 0:  # a rig-state run without a journal: its state comes first
                         line = import_line(before) + line
                     write_file(files.pending, encode_record(record, size + len(line)), sync=False)

@@ -4,7 +4,9 @@
 NAME, shared by every opener in this process. Records are kept as the (frozen)
 objects committed, without copying: like every state in skillstate they must be
 treated as immutable — the pipeline never changes one in place. That keeps the
-store cheap enough to measure the pipeline itself (docs/benchmarks.md).
+store cheap enough to measure the pipeline itself (docs/benchmarks.md). Like the
+other bundled stores it keeps a snapshot every ``SNAPSHOT_INTERVAL`` versions, so
+reading an old version of a long run replays at most that many entries.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from skillstate.plugin import (
     RunNotFound,
     RunRecord,
     RunSummary,
+    Snapshot,
     Store,
     StoreWarning,
     VersionConflict,
     check_run_id,
+    snapshot_due,
 )
 
 __all__ = ["MemoryStore"]
@@ -34,6 +38,7 @@ class _Space:
         self.lock = threading.Lock()
         self.records: dict[str, RunRecord] = {}
         self.journals: dict[str, list[JournalEntry]] = {}
+        self.snapshots: dict[str, dict[int, Snapshot]] = {}
 
 
 _named: dict[str, _Space] = {}
@@ -66,6 +71,7 @@ class MemoryStore(Store):
                 raise RunExists(record.id)
             self._space.records[record.id] = record
             self._space.journals[record.id] = [entry]
+            self._space.snapshots[record.id] = {}
 
     def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
         check_run_id(record.id)
@@ -78,6 +84,8 @@ class MemoryStore(Store):
                 raise VersionConflict(record.id, expected_version, current.version)
             space.records[record.id] = record
             space.journals[record.id].append(entry)
+            if snapshot_due(record.version):
+                space.snapshots[record.id][record.version] = Snapshot.of(record)
 
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> list[RunSummary]:
         out = []
@@ -98,9 +106,28 @@ class MemoryStore(Store):
             raise RunNotFound(run_id)
         return list(entries)
 
+    def journal_range(
+        self, run_id: str, *, after: int = 0, before: int | None = None
+    ) -> builtins.list[JournalEntry]:
+        entries = self.journal(run_id)
+        stop = None if before is None else max(0, before - 1)
+        return entries[after:stop]
+
+    def snapshot(self, run_id: str, version: int) -> Snapshot | None:
+        check_run_id(run_id)
+        kept = self._space.snapshots.get(run_id) or {}
+        best = max((v for v in list(kept) if v <= version), default=None)
+        return None if best is None else kept[best]
+
+    def snapshots(self, run_id: str) -> builtins.list[Snapshot]:
+        check_run_id(run_id)
+        kept = self._space.snapshots.get(run_id) or {}
+        return [kept[v] for v in sorted(kept)]
+
     def delete(self, run_id: str) -> bool:
         check_run_id(run_id)
         with self._space.lock:
             existed = self._space.records.pop(run_id, None) is not None
             self._space.journals.pop(run_id, None)
+            self._space.snapshots.pop(run_id, None)
         return existed

@@ -31,12 +31,15 @@ from skillstate.plugin import (
     RunNotFound,
     RunRecord,
     RunSummary,
+    Snapshot,
     Store,
     StoreError,
     VersionConflict,
     check_import,
     check_run_id,
     compact,
+    due_snapshots,
+    snapshot_due,
 )
 
 from .tables import RUN_COLUMNS, RUN_VALUES, migrate, run_params
@@ -66,8 +69,9 @@ class PostgresStore(Store):
         self._sql_commit = (
             f"WITH updated AS (UPDATE {self._runs} SET ({RUN_COLUMNS}) = ({RUN_VALUES})"
             " WHERE id = %(id)s AND version = %(expected)s RETURNING id)"
-            f" INSERT INTO {self._journal} (run_id, version, ts, entry)"
-            " SELECT id, %(entry_version)s, %(ts)s, %(entry)s::json FROM updated RETURNING version"
+            f" INSERT INTO {self._journal} (run_id, version, ts, entry, snapshot)"
+            " SELECT id, %(entry_version)s, %(ts)s, %(entry)s::json, %(snapshot)s::json"
+            " FROM updated RETURNING version"
         )
         self._sql_create = (
             f"WITH created AS (INSERT INTO {self._runs} (id, {RUN_COLUMNS})"
@@ -170,6 +174,9 @@ class PostgresStore(Store):
             entry_version=entry.version,
             ts=entry.ts,
             entry=compact(entry.to_dict()),
+            snapshot=compact(Snapshot.of(record).to_dict())
+            if snapshot_due(record.version)
+            else None,
         )
         if conn.execute(self._sql_commit, params).fetchone() is not None:
             return
@@ -204,7 +211,11 @@ class PostgresStore(Store):
         check_run_id(record.id)
         check_import(record, entries)
         params = run_params(record)
-        rows = [(record.id, e.version, e.ts, compact(e.to_dict())) for e in entries]
+        snapshots = {s.version: compact(s.to_dict()) for s in due_snapshots(entries)}
+        rows = [
+            (record.id, e.version, e.ts, compact(e.to_dict()), snapshots.get(e.version))
+            for e in entries
+        ]
 
         def work(conn: psycopg.Connection[Any]) -> None:
             with conn.transaction():
@@ -217,8 +228,8 @@ class PostgresStore(Store):
                     raise RunExists(record.id)
                 with conn.cursor() as cur:
                     cur.executemany(
-                        f"INSERT INTO {self._journal} (run_id, version, ts, entry)"
-                        " VALUES (%s, %s, %s, %s::json)",
+                        f"INSERT INTO {self._journal} (run_id, version, ts, entry, snapshot)"
+                        " VALUES (%s, %s, %s, %s::json, %s::json)",
                         rows,
                     )
 
@@ -314,6 +325,42 @@ class PostgresStore(Store):
         if not rows and not self.exists(run_id):
             raise RunNotFound(run_id)
         return [JournalEntry.from_dict(json.loads(r[0])) for r in rows]
+
+    def journal_range(
+        self, run_id: str, *, after: int = 0, before: int | None = None
+    ) -> builtins.list[JournalEntry]:
+        check_run_id(run_id)
+        rows = self._run(
+            f"read the journal of run '{run_id}'",
+            lambda conn: conn.execute(
+                f"SELECT entry::text FROM {self._journal} WHERE run_id = %s AND version > %s"
+                " AND version < %s ORDER BY version",
+                (run_id, after, (1 << 62) if before is None else before),
+            ).fetchall(),
+        )
+        return [JournalEntry.from_dict(json.loads(r[0])) for r in rows]
+
+    def snapshot(self, run_id: str, version: int) -> Snapshot | None:
+        found = self._snapshots(run_id, " AND version <= %s ORDER BY version DESC LIMIT 1", version)
+        return found[0] if found else None
+
+    def snapshots(self, run_id: str) -> builtins.list[Snapshot]:
+        return self._snapshots(run_id, " ORDER BY version")
+
+    def _snapshots(self, run_id: str, rest: str, *params: Any) -> builtins.list[Snapshot]:
+        check_run_id(run_id)
+        rows = self._run(
+            f"read the snapshots of run '{run_id}'",
+            lambda conn: conn.execute(
+                f"SELECT version, snapshot::text FROM {self._journal} WHERE run_id = %s"
+                " AND snapshot IS NOT NULL" + rest,
+                (run_id, *params),
+            ).fetchall(),
+        )
+        try:
+            return [Snapshot.from_dict(int(v), json.loads(text)) for v, text in rows]
+        except ValueError as exc:
+            raise StoreError(f"run '{run_id}' has a damaged snapshot: {exc}") from None
 
     def close(self) -> None:
         with self._lock:

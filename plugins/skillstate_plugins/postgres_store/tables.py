@@ -6,7 +6,8 @@ reads back (``jsonb`` neither keeps key order nor accepts ``\\u0000``); ``spec``
 ``environment``, ``observation``, ``schema`` and ``meta`` are ``json`` (exact text,
 key order kept, ``\\u0000`` kept as an escape: read a string one with ``#>> '{}'``).
 ``skillstate_journal`` — ``(run_id, version)`` primary key, ``ts``, the entry as
-``json``; rows go with their run (``ON DELETE CASCADE``). ``skillstate_meta`` records
+``json``, and on every ``SNAPSHOT_INTERVAL``-th version a ``snapshot`` (``json``:
+state, status, step); rows go with their run (``ON DELETE CASCADE``). ``skillstate_meta`` records
 the schema version. A NUL can only reach ``state`` through the store API (the
 pipeline refuses it); the ``jsonb`` copy then shows it as U+FFFD, ``state_text`` and
 everything read back keep it.
@@ -56,6 +57,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (run_id, version)
         )""",
     ),
+    # 1: a snapshot (state, status, step) on every SNAPSHOT_INTERVAL-th journal row, so
+    # reading an old version replays at most that many entries.
+    ("ALTER TABLE {s}.skillstate_journal ADD COLUMN IF NOT EXISTS snapshot json",),
 )
 
 RUN_VALUES = (

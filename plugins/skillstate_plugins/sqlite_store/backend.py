@@ -33,12 +33,15 @@ from skillstate.plugin import (
     RunNotFound,
     RunRecord,
     RunSummary,
+    Snapshot,
     Store,
     StoreError,
     VersionConflict,
     check_import,
     check_run_id,
     compact,
+    due_snapshots,
+    snapshot_due,
 )
 
 __all__ = ["SQLiteStore", "parse_sqlite_url"]
@@ -87,6 +90,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE runs_v1 RENAME TO runs",
         "CREATE INDEX IF NOT EXISTS runs_skill ON runs (skill, id)",
     ),
+    # 2: a snapshot (state, status, step as JSON) on every SNAPSHOT_INTERVAL-th journal
+    # row, so reading an old version replays at most that many entries.
+    ("ALTER TABLE journal ADD COLUMN snapshot TEXT",),
 )
 
 
@@ -236,10 +242,21 @@ class SQLiteStore(Store):
         )
 
     @staticmethod
-    def _insert_entry(conn: sqlite3.Connection, run_id: str, entry: JournalEntry) -> None:
+    def _insert_entry(
+        conn: sqlite3.Connection,
+        run_id: str,
+        entry: JournalEntry,
+        snapshot: Snapshot | None = None,
+    ) -> None:
         conn.execute(
-            "INSERT INTO journal (run_id, version, ts, entry) VALUES (?, ?, ?, ?)",
-            (run_id, entry.version, entry.ts, compact(entry.to_dict())),
+            "INSERT INTO journal (run_id, version, ts, entry, snapshot) VALUES (?, ?, ?, ?, ?)",
+            (
+                run_id,
+                entry.version,
+                entry.ts,
+                compact(entry.to_dict()),
+                None if snapshot is None else compact(snapshot.to_dict()),
+            ),
         )
 
     def _cas(
@@ -256,7 +273,8 @@ class SQLiteStore(Store):
             " updated = ?, record = ? WHERE id = ?",
             (*self._columns(record), record.id),
         )
-        self._insert_entry(conn, record.id, entry)
+        due = snapshot_due(record.version)
+        self._insert_entry(conn, record.id, entry, Snapshot.of(record) if due else None)
 
     # -- the Store contract ----------------------------------------------------
     def get(self, run_id: str) -> RunRecord:
@@ -287,9 +305,10 @@ class SQLiteStore(Store):
         self._write(lambda conn: self._cas(conn, record, entry, expected_version))
 
     def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
-        """Write ``record`` and its whole journal in one transaction."""
+        """Write ``record`` and its whole journal (with its snapshots) in one transaction."""
         check_run_id(record.id)
         check_import(record, entries)
+        snapshots = {s.version: s for s in due_snapshots(entries)}
 
         def work(conn: sqlite3.Connection) -> None:
             if conn.execute("SELECT 1 FROM runs WHERE id = ?", (record.id,)).fetchone():
@@ -297,7 +316,7 @@ class SQLiteStore(Store):
             conn.execute("DELETE FROM journal WHERE run_id = ?", (record.id,))
             self._insert_run(conn, record)
             for entry in entries:
-                self._insert_entry(conn, record.id, entry)
+                self._insert_entry(conn, record.id, entry, snapshots.get(entry.version))
 
         self._write(work)
 
@@ -341,6 +360,43 @@ class SQLiteStore(Store):
         if not rows and not self.exists(run_id):
             raise RunNotFound(run_id)
         return [JournalEntry.from_dict(json.loads(str(r[0]))) for r in rows]
+
+    def journal_range(
+        self, run_id: str, *, after: int = 0, before: int | None = None
+    ) -> builtins.list[JournalEntry]:
+        check_run_id(run_id)
+        rows = self._read(
+            "SELECT entry FROM journal WHERE run_id = ? AND version > ? AND version < ?"
+            " ORDER BY version",
+            (run_id, after, (1 << 62) if before is None else before),
+        )
+        return [JournalEntry.from_dict(json.loads(str(r[0]))) for r in rows]
+
+    def snapshot(self, run_id: str, version: int) -> Snapshot | None:
+        check_run_id(run_id)
+        rows = self._read(
+            "SELECT version, snapshot FROM journal WHERE run_id = ? AND version <= ?"
+            " AND snapshot IS NOT NULL ORDER BY version DESC LIMIT 1",
+            (run_id, version),
+        )
+        return self._snapshots(rows)[0] if rows else None
+
+    def snapshots(self, run_id: str) -> builtins.list[Snapshot]:
+        check_run_id(run_id)
+        rows = self._read(
+            "SELECT version, snapshot FROM journal WHERE run_id = ? AND snapshot IS NOT NULL"
+            " ORDER BY version",
+            (run_id,),
+        )
+        return self._snapshots(rows)
+
+    def _snapshots(self, rows: Sequence[tuple[object, ...]]) -> builtins.list[Snapshot]:
+        try:
+            return [Snapshot.from_dict(int(str(v)), json.loads(str(s))) for v, s in rows]
+        except ValueError as exc:
+            raise StoreError(
+                f"SQLite database {self.path} holds a damaged snapshot: {exc}"
+            ) from None
 
     def delete(self, run_id: str) -> bool:
         check_run_id(run_id)

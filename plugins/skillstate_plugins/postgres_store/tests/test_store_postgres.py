@@ -138,5 +138,5 @@ def test_schema_setup_is_safe_when_processes_start_together(url: str) -> None:
         version = conn.execute(
             f'SELECT value FROM "{schema}".skillstate_meta WHERE key = %s', ("schema_version",)
         ).fetchone()
-    assert version == ("1",)
+    assert version == ("2",)
     assert len(make_host().open_store(url).list()) == 8

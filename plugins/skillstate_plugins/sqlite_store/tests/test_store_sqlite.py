@@ -58,7 +58,7 @@ def test_opening_is_lazy_and_the_file_uses_wal(tmp_path: Path) -> None:
     host.close()
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
 
 
 def test_unusable_path_fails_clearly(tmp_path: Path) -> None:
@@ -105,6 +105,6 @@ def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path: Path) -> 
     assert summary.fields == {"stage": "y", "phase": "x"}
     host.close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
         columns = [row[1] for row in conn.execute("PRAGMA table_info(runs)")]
         assert "phase" not in columns and "next_action" not in columns

@@ -1,0 +1,151 @@
+"""Reading part of a ``file`` store journal: entries between two versions, and snapshots.
+
+A journal has one line per version, in version order, so the line of a version is
+found by bisection over the file's bytes (each probe parses one line), and reading
+versions 101..150 of a long run parses those 50 lines only. The state at a version is
+replayed from the nearest earlier line that carries a ``snapshot`` (written by the
+commit of every ``SNAPSHOT_INTERVAL``-th version), found by searching backwards for
+the key. The journal is memory-mapped, not read: whatever its length, a read costs a
+few dozen line parses plus at most ``SNAPSHOT_INTERVAL`` entries replayed. A journal
+that does not begin with one of our lines (rig-state's) or whose lines are not one
+per version (changed by hand) makes the store read it whole instead.
+See ``docs/storage-format.md``, "Snapshots".
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from typing import Any
+
+from skillstate.plugin import JournalEntry, Snapshot, StoreError
+
+from .fileio import store_error
+from .format import SNAPSHOT_KEY, parse_line
+
+__all__ = ["JournalView"]
+
+_MARK = b'"' + SNAPSHOT_KEY.encode() + b'":'
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class JournalView:
+    """A journal file, memory-mapped for reading (use as a context manager)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._map: Any = b""
+        try:
+            fd = os.open(path, _FLAGS)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise store_error(exc, "read", path) from None
+        try:
+            if os.fstat(fd).st_size:
+                self._map = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"cannot read {path}: {exc}") from None
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> JournalView:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if isinstance(self._map, mmap.mmap):
+            self._map.close()
+
+    # -- lines -------------------------------------------------------------------
+    def _line(self, start: int) -> tuple[Any, int]:
+        """The parsed line starting at ``start`` and the offset after its newline; a
+        torn last line (no newline) is ``(None, -1)``."""
+        end = self._map.find(b"\n", start)
+        if end < 0:
+            return None, -1
+        try:
+            return parse_line(self._map[start:end]), end + 1
+        except ValueError as exc:
+            raise StoreError(f"journal {self.path} has a damaged line: {exc}") from None
+
+    def is_ours(self) -> bool:
+        """Whether the journal begins with one of our lines (it has a ``version``)."""
+        if not len(self._map):
+            return True
+        first, _ = self._line(0)
+        return isinstance(first, dict) and "version" in first
+
+    def offset_of(self, version: int) -> int:
+        """Where the first line of a version >= ``version`` starts (the end if none)."""
+        low, high = 0, len(self._map)
+        while low < high:
+            start = self._map.rfind(b"\n", 0, (low + high) // 2) + 1
+            line, after = self._line(start)
+            if line is None:
+                high = start
+            elif _version(line) < version:
+                low = after
+            else:
+                high = start
+        return low
+
+    # -- what the store asks for --------------------------------------------------
+    def entries(self, after: int, before: int | None) -> list[JournalEntry] | None:
+        """The entries ``after < version < before``; ``None`` if the lines are not one
+        per version from ``after + 1`` on (the caller reads the whole journal then)."""
+        position = self.offset_of(after + 1)
+        out: list[JournalEntry] = []
+        expected = after + 1
+        while position < len(self._map) and (before is None or expected < before):
+            line, position = self._line(position)
+            if line is None:
+                break
+            try:
+                entry = JournalEntry.from_dict(line)
+            except (TypeError, ValueError) as exc:
+                raise StoreError(f"journal {self.path} has a damaged line: {exc}") from None
+            if entry.version != expected:
+                return None
+            out.append(entry)
+            expected += 1
+        return out
+
+    def snapshot(self, version: int) -> Snapshot | None:
+        """The snapshot on the line of the latest version at or before ``version``."""
+        end = self.offset_of(version + 1)
+        while True:
+            found = self._map.rfind(_MARK, 0, end)
+            if found < 0:
+                return None
+            start = self._map.rfind(b"\n", 0, found) + 1
+            snapshot = self._snapshot_at(start)
+            if snapshot is not None and snapshot.version <= version:
+                return snapshot
+            end = start  # a key inside a value, or a later version: look further back
+
+    def snapshots(self) -> list[Snapshot]:
+        """Every snapshot in the journal, in version order."""
+        found, end = [], len(self._map)
+        while (mark := self._map.rfind(_MARK, 0, end)) >= 0:
+            start = self._map.rfind(b"\n", 0, mark) + 1
+            snapshot = self._snapshot_at(start)
+            if snapshot is not None:
+                found.append(snapshot)
+            end = start
+        return found[::-1]
+
+    def _snapshot_at(self, start: int) -> Snapshot | None:
+        line, _ = self._line(start)
+        if not isinstance(line, dict) or SNAPSHOT_KEY not in line:
+            return None
+        try:
+            return Snapshot.from_dict(_version(line), line[SNAPSHOT_KEY])
+        except ValueError as exc:
+            raise StoreError(f"journal {self.path} has a damaged snapshot: {exc}") from None
+
+
+def _version(line: Any) -> int:
+    version = line.get("version") if isinstance(line, dict) else None
+    if type(version) is not int:
+        raise StoreError("a journal line without a version among the store's own lines")
+    return version

@@ -1,0 +1,81 @@
+"""``skillstate gc [--closed-before DATE] [--older-than 30d] [--dry-run]``: delete old runs.
+
+A run is deleted (record and journal, as ``rm`` does) when it matches every
+criterion given: ``--closed-before DATE`` — finished (status ``closed`` or
+``completed``) and last written before DATE; ``--older-than D`` — last written more
+than D ago (``30d``, ``12h``, ``90m``, ``2w``). At least one is required. Each run is
+read again just before it is deleted, so one written meanwhile is kept.
+``--dry-run`` lists what would go and deletes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from skillstate.cli.context import CliContext
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--closed-before",
+        metavar="DATE",
+        help="finished runs last written before DATE (2026-09-01 or an ISO 8601 time, UTC)",
+    )
+    parser.add_argument(
+        "--older-than", metavar="AGE", help="runs last written more than AGE ago (30d, 12h, 2w)"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="list what would be deleted")
+    parser.add_argument("--json", action="store_true", help="print the runs as a JSON list")
+
+
+def run(ctx: CliContext) -> int:
+    import json
+    from datetime import UTC, datetime, timedelta
+
+    from skillstate.cli.runs import OK, USAGE
+    from skillstate.errors import InvalidInput, RunNotFound
+    from skillstate.records import RunSummary
+    from skillstate.retention import matches, parse_date, parse_duration
+
+    a = ctx.args
+    if a.closed_before is None and a.older_than is None:
+        ctx.error("gc needs --closed-before DATE or --older-than AGE (or both); nothing deleted")
+        return USAGE
+    try:
+        closed_before = (
+            None if a.closed_before is None else parse_date(a.closed_before, "--closed-before")
+        )
+        older = None if a.older_than is None else parse_duration(a.older_than, "--older-than")
+    except InvalidInput as exc:
+        ctx.error(f"{exc}; nothing deleted")
+        return USAGE
+    older_than = None if older is None else timedelta(seconds=older)
+    now = datetime.now(UTC)
+    store = ctx.store
+    gone = []
+    for summary in store.list():
+        if not matches(summary, closed_before=closed_before, older_than=older_than, now=now):
+            continue
+        try:  # read again: a run written since the listing is kept
+            fresh = RunSummary.of(store.get(summary.id))
+        except RunNotFound:
+            continue
+        if not matches(fresh, closed_before=closed_before, older_than=older_than, now=now):
+            continue
+        if not a.dry_run:
+            store.delete(summary.id)
+        gone.append(
+            {"id": fresh.id, "skill": fresh.skill, "status": fresh.status, "updated": fresh.updated}
+        )
+    verb = "would delete" if a.dry_run else "deleted"
+    if a.json:
+        print(json.dumps({"dry_run": a.dry_run, "runs": gone}, indent=2), file=ctx.out)
+        return OK
+    for row in gone:
+        print(
+            f"{verb} {row['id']}\t{row['skill']}\t{row['status']}\t{row['updated']}", file=ctx.out
+        )
+    print(f"{verb} {len(gone)} run{'s' if len(gone) != 1 else ''}", file=ctx.out)
+    return OK
