@@ -21,8 +21,9 @@ import attrs
 
 from skillstate.bench.policies import EndpointError
 from skillstate.bench.progress import Progress
+from skillstate.bench.records import TurnRecord
 from skillstate.bench.results import ResultsFile, episode_key
-from skillstate.bench.runner import Interrupted, TurnRecord, run_episode
+from skillstate.bench.runner import Interrupted, run_episode
 from skillstate.bench.spec import BenchmarkSpec, EpisodeConfig
 from skillstate.host import Host
 from skillstate.runtime.sessions import Runtime

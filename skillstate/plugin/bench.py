@@ -57,16 +57,11 @@ if TYPE_CHECKING:
         WaitPolicy,
         format_reply,
     )
+    from skillstate.bench.records import EpisodeResult, TurnRecord, estimate_tokens
     from skillstate.bench.replies import KINDS, ParsedReply, ParseFailure, dropped_keys, parse_reply
     from skillstate.bench.report import paired_differences, summarize
     from skillstate.bench.results import ResultsFile, episode_key, read_results
-    from skillstate.bench.runner import (
-        EpisodeResult,
-        Interrupted,
-        TurnRecord,
-        estimate_tokens,
-        run_episode,
-    )
+    from skillstate.bench.runner import Interrupted, run_episode
     from skillstate.bench.runtimes import RECENT, extractive_summary, render_prompt
     from skillstate.bench.spec import (
         DEFAULT_WINDOW_CHARS,
@@ -89,9 +84,8 @@ _TABLE = {
     "skillstate.bench.replies": ("KINDS", "ParseFailure", "ParsedReply", "dropped_keys", "parse_reply"),
     "skillstate.bench.report": ("paired_differences", "summarize"),
     "skillstate.bench.results": ("ResultsFile", "episode_key", "read_results"),
-    "skillstate.bench.runner": (
-        "EpisodeResult", "Interrupted", "TurnRecord", "estimate_tokens", "run_episode",
-    ),
+    "skillstate.bench.records": ("EpisodeResult", "TurnRecord", "estimate_tokens"),
+    "skillstate.bench.runner": ("Interrupted", "run_episode"),
     "skillstate.bench.runtimes": ("RECENT", "extractive_summary", "render_prompt"),
     "skillstate.bench.spec": (
         "DEFAULT_WINDOW_CHARS", "RUNTIMES", "BenchmarkSpec", "EpisodeConfig", "EpisodeOutcome",
