@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.bench.policies import PolicyError, Reply, TurnView
+from skillstate.bench.policies import Interrupted, PolicyError, Reply, TurnView
 from skillstate.bench.records import EpisodeResult, TurnRecord, estimate_tokens, sum_known
 from skillstate.bench.replies import ParseFailure, dropped_keys, parse_reply
 from skillstate.bench.runtimes import RECENT, extractive_summary, render_prompt, summary_prompt
@@ -40,10 +40,6 @@ from skillstate.runtime.payloads import json_size
 from skillstate.runtime.sessions import Runtime
 
 __all__ = ["EpisodeResult", "Interrupted", "TurnRecord", "estimate_tokens", "run_episode"]
-
-
-class Interrupted(Exception):
-    """The run was asked to stop (Ctrl-C, or another episode's endpoint failure)."""
 
 
 def _retry_observation(error: str, answering: str) -> str:

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from skillstate.bench.llm import ChatCompletionsPolicy, public_endpoint
     from skillstate.bench.policies import (
         EndpointError,
+        Interrupted,
         Policy,
         PolicyError,
         Reply,
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
     from skillstate.bench.replies import KINDS, ParsedReply, ParseFailure, dropped_keys, parse_reply
     from skillstate.bench.report import paired_differences, summarize
     from skillstate.bench.results import ResultsFile, episode_key, read_results
-    from skillstate.bench.runner import Interrupted, run_episode
+    from skillstate.bench.runner import run_episode
     from skillstate.bench.runtimes import RECENT, extractive_summary, render_prompt
     from skillstate.bench.spec import (
         DEFAULT_WINDOW_CHARS,
@@ -79,13 +80,14 @@ if TYPE_CHECKING:
 _TABLE = {
     "skillstate.bench.llm": ("ChatCompletionsPolicy", "public_endpoint"),
     "skillstate.bench.policies": (
-        "EndpointError", "Policy", "PolicyError", "Reply", "TurnView", "WaitPolicy", "format_reply",
+        "EndpointError", "Interrupted", "Policy", "PolicyError", "Reply", "TurnView", "WaitPolicy",
+        "format_reply",
     ),
     "skillstate.bench.replies": ("KINDS", "ParseFailure", "ParsedReply", "dropped_keys", "parse_reply"),
     "skillstate.bench.report": ("paired_differences", "summarize"),
     "skillstate.bench.results": ("ResultsFile", "episode_key", "read_results"),
     "skillstate.bench.records": ("EpisodeResult", "TurnRecord", "estimate_tokens"),
-    "skillstate.bench.runner": ("Interrupted", "run_episode"),
+    "skillstate.bench.runner": ("run_episode",),
     "skillstate.bench.runtimes": ("RECENT", "extractive_summary", "render_prompt"),
     "skillstate.bench.spec": (
         "DEFAULT_WINDOW_CHARS", "RUNTIMES", "BenchmarkSpec", "EpisodeConfig", "EpisodeOutcome",

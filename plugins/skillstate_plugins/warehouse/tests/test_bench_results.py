@@ -45,7 +45,7 @@ def test_an_endpoint_failure_exits_loudly_keeps_finished_episodes_and_resume_con
     model, url = fake
     out = tmp_path / "runs.jsonl"
     model.script = [Answer()] * 12  # two 5-event episodes and two calls of the third, then:
-    model.then = Answer(400)
+    model.then = Answer(400, echo_auth=True)  # an error body that repeats the Authorization header
     failed = bench(url, "--horizon", "5", "--seeds", "3", "--out", str(out), "--no-progress",
                    "--http-retries", "0", cwd=tmp_path)  # fmt: skip
     assert failed.returncode == 3, failed.stderr
@@ -54,7 +54,9 @@ def test_an_endpoint_failure_exits_loudly_keeps_finished_episodes_and_resume_con
         f"skillstate: the model endpoint {url}/chat/completions answered HTTP 400: "
     )
     assert "2 episodes finished are in" in failed.stderr and "--resume continues" in failed.stderr
+    assert model.headers[-1]["Authorization"] == "Bearer sk-test-secret"  # and it was repeated
     assert "sk-test-secret" not in failed.stderr + failed.stdout + out.read_text()
+    assert "Invalid token: [REDACTED]" in failed.stderr
     done = lines(out)
     assert [(r["seed"], r["score"]) for r in done] == [(42, 1.0), (43, 1.0)]
     first = done[0]
@@ -81,6 +83,31 @@ def test_an_endpoint_failure_exits_loudly_keeps_finished_episodes_and_resume_con
     assert len(model.requests) - before == 5  # only the missing episode ran
     assert [r["seed"] for r in lines(out)] == [42, 43, 44]
     assert len(resumed.stdout.splitlines()) > 5  # the table shows all three
+
+
+def test_an_endpoint_failure_stops_a_parallel_sweep_at_once(
+    fake: tuple[FakeModel, str], tmp_path: Path
+) -> None:
+    model, url = fake
+    model.script = [Answer(400)]  # one worker's first call fails for good...
+    model.then = Answer(delay=30)  # ...while the other's is slow (it would time out, twice)
+    failed = bench(url, "--horizon", "3", "--seeds", "2", "--concurrency", "2", "--timeout", "12",
+                   "--http-retries", "1", "--no-progress", cwd=tmp_path)  # fmt: skip
+    took = time.monotonic() - model.times[0]
+    assert failed.returncode == 3, failed.stderr
+    assert failed.stderr.count("\n") == 1 and "answered HTTP 400" in failed.stderr, failed.stderr
+    assert "0 episodes finished" in failed.stderr
+    assert len(model.requests) == 2  # no call after the failure
+    assert took < 6, took  # not 12 s + backoff + 12 s of the slow worker's timeouts
+
+
+def test_credentials_in_the_base_url_are_refused_before_any_call(tmp_path: Path) -> None:
+    done = bench("https://me:hunter2-secret@h.example/v1", "--horizon", "3", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "skillstate: SKILLSTATE_LLM_BASE_URL (or --llm-base-url) must not contain credentials "
+        "(user:password@): put credentials in SKILLSTATE_LLM_API_KEY\n"
+    )
 
 
 def test_ctrl_c_keeps_what_is_done(fake: tuple[FakeModel, str], tmp_path: Path) -> None:
