@@ -45,6 +45,8 @@ def _usage(args: argparse.Namespace, spec: BenchmarkSpec) -> str | None:
         return "--horizon values must be at least 1"
     if args.concurrency < 1:
         return "--concurrency must be at least 1"
+    if args.window_chars is not None and args.window_chars < 1:
+        return f"--window-chars must be a budget of at least 1 character, got {args.window_chars}"
     if args.resume and args.out is None:
         return "--resume needs --out RESULTS.jsonl (the file to continue)"
     return None
@@ -97,7 +99,7 @@ def _configs(
             drift_at=args.drift_at,
             retries=args.retries,
             env_retries=args.env_retries,
-            window_chars=args.window_chars or spec.window_chars,
+            window_chars=spec.window_chars if args.window_chars is None else args.window_chars,
             strict_parse=args.strict_parse,
             memory_summary=summary if runtime == "memory" else "extractive",
         )
