@@ -2,7 +2,10 @@
 
 :meth:`EpisodeResult.to_dict` is the episode's line in the results file (every
 setting, the score, prompt sizes in characters and in our tokenizer's count,
-:func:`estimate_tokens`, the endpoint's usage, failures by category and kind).
+:func:`estimate_tokens`, the endpoint's usage, failures by category and kind, and the
+Memory runtime's summary calls apart). With ``turns=True`` it adds every turn —
+without the raw reply: the reasoning is never written (SKILL.state's principle), the
+turn's patch, action and sizes are.
 """
 
 from __future__ import annotations
@@ -15,7 +18,11 @@ import attrs
 from skillstate.bench.replies import KINDS
 from skillstate.bench.spec import EpisodeConfig
 
-__all__ = ["EpisodeResult", "TurnRecord", "estimate_tokens", "sum_known"]
+__all__ = ["UNWRITTEN", "EpisodeResult", "TurnRecord", "estimate_tokens", "sum_known"]
+
+UNWRITTEN = frozenset({"response"})
+"""What :meth:`EpisodeResult.to_dict` leaves out of a turn: the raw reply, whose reasoning
+SKILL.state discards (its size is ``completion_chars``; its patch and action are kept)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -77,6 +84,7 @@ class EpisodeResult:
     summary_calls: int = 0
     summary_prompt_chars: int = 0
     summary_usage_prompt_tokens: int | None = None
+    summary_prompt_tokens_est: int = 0
 
     @property
     def calls(self) -> int:
@@ -115,6 +123,7 @@ class EpisodeResult:
             "usage_completion_tokens": sum_known([t.usage_completion_tokens for t in self.turns]),
             "summary_calls": self.summary_calls,
             "summary_prompt_chars": self.summary_prompt_chars,
+            "summary_prompt_tokens_est": self.summary_prompt_tokens_est,
             "summary_usage_prompt_tokens": self.summary_usage_prompt_tokens,
             "rejections": dict(sorted(self.rejections.items())),
             "failure_kinds": self.kinds(),
@@ -125,6 +134,8 @@ class EpisodeResult:
             "session_id": self.session_id,
             "elapsed_s": round(self.elapsed, 3),
         }
-        if turns:
-            out["turns"] = [attrs.asdict(t) for t in self.turns]
+        if turns:  # the reply's reasoning is never written: its patch and action are the answer
+            out["turns"] = [
+                {k: v for k, v in attrs.asdict(t).items() if k not in UNWRITTEN} for t in self.turns
+            ]
         return out

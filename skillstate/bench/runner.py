@@ -82,6 +82,7 @@ class _Episode:
         self.folded = 0
         self.summary_calls = 0
         self.summary_chars = 0
+        self.summary_tokens_est = 0
         self.summary_tokens: list[int | None] = []
 
     def start(self) -> None:
@@ -146,6 +147,7 @@ class _Episode:
             self.summary = reply.text.strip() or self.summary
             self.summary_calls += 1
             self.summary_chars += len(prompt)
+            self.summary_tokens_est += estimate_tokens(prompt)
             self.summary_tokens.append(reply.prompt_tokens)
             self.folded += 1
         return self.summary
@@ -311,4 +313,5 @@ def run_episode(
         summary_calls=episode.summary_calls,
         summary_prompt_chars=episode.summary_chars,
         summary_usage_prompt_tokens=sum_known(episode.summary_tokens),
+        summary_prompt_tokens_est=episode.summary_tokens_est,
     )

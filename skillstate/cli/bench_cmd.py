@@ -177,6 +177,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     plot.add_argument(
         "--benchmark", default=None, help="the benchmark to plot, if the file holds several"
     )
+    plot.add_argument(
+        "--where", action="append", metavar="FIELD=VALUE",
+        help="only the episodes with this setting (repeatable; e.g. policy=oracle, "
+        "strict_parse=true): a figure shows one setting",
+    )  # fmt: skip
     plot.add_argument("--title", default=None, help="a title above the panels")
     plot.set_defaults(_benchmark="plot")
 

@@ -6,28 +6,49 @@ results file that cannot be read, an output that cannot be written, bad usage.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
+
+from skillstate.bench.results import SETTING_FIELDS
 
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext
 
-__all__ = ["plot", "report"]
+__all__ = ["WHERE_FIELDS", "plot", "report"]
 
 
 def _read(ctx: CliContext, path: Path) -> list[dict[str, Any]] | None:
-    from skillstate.bench.results import ResultsError, read_results
+    from skillstate.bench.results import ResultsError, load_results
 
     try:
-        runs = read_results(path)
+        loaded = load_results(path)
     except ResultsError as exc:
         ctx.error(str(exc))
         return None
-    if not runs:
-        ctx.error(f"{path} holds no finished episode")
+    torn = f"a torn last line ({loaded.torn_bytes} bytes)" if loaded.torn_bytes else ""
+    if not loaded.runs:
+        ctx.error(f"{path} holds no finished episode" + (f", only {torn}" if torn else ""))
         return None
-    return runs
+    if torn:
+        ctx.error(f"warning: {path}: ignoring {torn}")
+    return loaded.runs
+
+
+def _write(ctx: CliContext, target: Path, write: Callable[[TextIO], None]) -> bool:
+    """``write`` to ``target`` (``-``: stdout); ``False`` after one line saying why it could not."""
+    if str(target) == "-":
+        write(ctx.out)
+        return True
+    try:
+        with target.open("w", encoding="utf-8", newline="") as handle:
+            write(handle)
+    except OSError as exc:
+        ctx.error(f"cannot write {target}: {exc.strerror or exc}")
+        return False
+    return True
 
 
 def report(ctx: CliContext) -> int:
@@ -53,21 +74,22 @@ def report(ctx: CliContext) -> int:
             {k: v for k, v in r.items() if k not in ("turns", "prompt_chars_per_call")}
             for r in rows
         ]
-        if str(target) == "-":
-            write_csv(flat, ctx.out)
-        else:
-            with target.open("w", encoding="utf-8", newline="") as handle:
-                write_csv(flat, handle)
+        if not _write(ctx, target, functools.partial(write_csv, flat)):
+            return 2
     if args.json:
         print(json.dumps({"summary": summary, "differences": differences}, indent=2), file=ctx.out)
         return 0
-    if args.csv is not None and str(args.csv) == "-":
+    if "-" in (str(args.csv), str(args.csv_runs)):
         return 0
     benchmarks = sorted({str(r.get("benchmark")) for r in runs})
     print(f"{len(runs)} episodes of {', '.join(benchmarks)} from {args.results}", file=ctx.out)
     if args.runs:
         print("\n" + format_runs(runs), file=ctx.out)
-    print("\nmean ± SD over seeds, 95% CI (Student's t)\n" + format_summary(summary), file=ctx.out)
+    print(
+        "\nmean ± SD over seeds, 95% CI (Student's t); totals: every prompt sent "
+        "(Memory's summary calls included)\n" + format_summary(summary),
+        file=ctx.out,
+    )
     if differences:
         print(
             "\npaired by seed, against SKILL.state\n" + format_differences(differences),
@@ -76,14 +98,36 @@ def report(ctx: CliContext) -> int:
     return 0
 
 
+WHERE_FIELDS = ("model", *SETTING_FIELDS)
+
+
+def _where(items: list[str] | None) -> dict[str, Any] | str:
+    """``FIELD=VALUE`` options as a filter (the value read as JSON when it is JSON), or the problem."""
+    found: dict[str, Any] = {}
+    for item in items or []:
+        field, equals, text = item.partition("=")
+        field = field.strip()
+        if not equals or field not in WHERE_FIELDS:
+            return f"--where takes FIELD=VALUE with FIELD one of {', '.join(WHERE_FIELDS)}; got {item!r}"
+        try:
+            found[field] = json.loads(text)
+        except ValueError:
+            found[field] = text
+    return found
+
+
 def plot(ctx: CliContext) -> int:
     """``skillstate bench plot RESULTS -o FILE``."""
-    from skillstate.bench.plot import MissingPlotting, draw, save
+    from skillstate.bench.plot import MissingPlotting, draw, save, select
 
     args = ctx.args
     suffix = args.output.suffix.lower()
     if suffix not in (".png", ".svg"):
         ctx.error(f"-o must name a .png or .svg file, got {args.output}")
+        return 2
+    where = _where(args.where)
+    if isinstance(where, str):
+        ctx.error(where)
         return 2
     runs = _read(ctx, args.results)
     if runs is None:
@@ -99,14 +143,23 @@ def plot(ctx: CliContext) -> int:
     elif len(benchmarks) > 1:
         ctx.error(f"{args.results} holds {', '.join(benchmarks)}; choose one with --benchmark")
         return 2
+    if where:
+        runs = select(runs, where)
+        if not runs:
+            ctx.error(f"{args.results} has no episode with {' '.join(args.where)}")
+            return 2
     try:
         figure = draw(runs, args.figure, title=args.title or "")
     except MissingPlotting as exc:
         ctx.error(str(exc))
         return 2
     except ValueError as exc:
-        ctx.error(str(exc))
+        ctx.error(f"{args.results}: {exc}")
         return 2
-    save(figure, str(args.output))
+    try:
+        save(figure, str(args.output))
+    except OSError as exc:
+        ctx.error(f"cannot write {args.output}: {exc.strerror or exc}")
+        return 2
     print(f"wrote {args.output}", file=ctx.out)
     return 0

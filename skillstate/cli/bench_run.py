@@ -159,12 +159,12 @@ def run_benchmark(ctx: CliContext, spec: BenchmarkSpec) -> int:
             )
             return 2
         try:
-            previous = {
-                line.get("key") or episode_key(line): line for line in results.open_for_append()
-            }
-        except (ResultsError, OSError) as exc:
+            previous = {episode_key(line): line for line in results.open_for_append()}
+        except ResultsError as exc:
             ctx.error(str(exc))
             return 2
+        if results.cut_bytes:
+            ctx.error(f"{args.out}: cut off a torn last line ({results.cut_bytes} bytes)")
     keys = [episode_key({**c.settings(), "policy": policy_name, **settings}) for c in configs]
     todo = [c for c, k in zip(configs, keys, strict=True) if k not in previous]
     if args.resume and len(todo) < len(configs):

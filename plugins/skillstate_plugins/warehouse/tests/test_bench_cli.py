@@ -143,7 +143,9 @@ def test_bench_bad_arguments_are_named(tmp_path: Path) -> None:
     bad = run("bench", "warehouse", "--policy", "llm", cwd=tmp_path)
     assert bad.returncode == 2 and "SKILLSTATE_LLM_MODEL" in bad.stderr
     for budget in ("-5", "0"):
-        bad = run("bench", "warehouse", "--runtime", "window", "--window-chars", budget, cwd=tmp_path)
+        bad = run(
+            "bench", "warehouse", "--runtime", "window", "--window-chars", budget, cwd=tmp_path
+        )
         assert bad.returncode == 2, bad.stdout
         assert bad.stderr == (
             f"skillstate: --window-chars must be a budget of at least 1 character, got {budget}\n"

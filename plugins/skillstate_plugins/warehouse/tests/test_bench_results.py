@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -175,6 +176,57 @@ def test_the_memory_summary_is_written_by_the_model(
     assert len(summaries) == 2
     last = model.requests[-1]["messages"][0]["content"]
     assert "Summarized History:\nsummary after 1 folded turn(s)" in last
+
+
+def test_the_memory_summary_calls_count_in_the_report_totals(
+    fake: tuple[FakeModel, str], tmp_path: Path
+) -> None:
+    model, url = fake
+    model.then = Answer(content="Action: Wait")
+    out = tmp_path / "runs.jsonl"
+    done = bench(url, "--runtime", "memory", "--horizon", "6", "--seeds", "2", "--out", str(out),
+                 "--no-progress", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    runs = lines(out)
+    sent = [r["total_prompt_chars"] + r["summary_prompt_chars"] for r in runs]
+    assert all(r["summary_calls"] == 2 and r["summary_prompt_chars"] > 0 for r in runs)
+    summaries = [r for r in model.requests if r["messages"][0]["content"].startswith("You keep")]
+    assert sum(r["summary_prompt_chars"] for r in runs) == sum(
+        len(r["messages"][0]["content"]) for r in summaries
+    )  # what was sent for the summaries, exactly
+    report = run_command("skillstate", "bench", "report", str(out), "--json", cwd=tmp_path)
+    row = json.loads(report.stdout)["summary"][0]
+    assert row["sent_prompt_chars"] == sum(sent) / 2 and row["sent_calls"] == 6 + 2
+    assert row["total_prompt_chars"] == sum(r["total_prompt_chars"] for r in runs) / 2
+    table = run_command("skillstate", "bench", "report", str(out), cwd=tmp_path).stdout
+    header, _, first = table.split("Student's t)", 1)[1].splitlines()[1:4]
+    assert header.split()[-2:] == ["summary", "calls"]
+    cells = dict(
+        zip(re.split(r"\s{2,}", header.strip()), re.split(r"\s{2,}", first.strip()), strict=True)
+    )
+    assert (
+        cells["total chars"].startswith(f"{sum(sent) / 2:,.0f} ±") and cells["summary calls"] == "2"
+    )
+
+
+def test_turns_are_written_without_the_reasoning(
+    fake: tuple[FakeModel, str], tmp_path: Path
+) -> None:
+    model, url = fake
+    thought = "I ponder the xyzzy plugh at length"
+    reply = f'Reasoning: {thought}.\n```json\n{{"state_patch": {{}}, "action": "Wait"}}\n```'
+    model.then = Answer(content=reply)
+    out = tmp_path / "runs.jsonl"
+    done = bench(url, "--horizon", "3", "--out", str(out), "--turns", "--json", "--no-progress",
+                 cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = out.read_text()
+    assert "xyzzy" not in written and "xyzzy" not in done.stdout
+    turn = lines(out)[0]["turns"][0]
+    assert (
+        turn["action"] == "Wait" and turn["patch"] == {} and turn["completion_chars"] == len(reply)
+    )
+    assert "response" not in turn
 
 
 def test_report_and_plot_from_the_results_file(fake: tuple[FakeModel, str], tmp_path: Path) -> None:
