@@ -8,7 +8,9 @@ gives none):
 - a reply that cannot be used, or a schema rollback, is a **rollback-retry**: Σ and
   the event stay, the next observation is the error followed by the observation
   being answered (``inject_observation``); after ``retries`` consecutive ones the
-  runner gives the event up (the benchmark's ``skip_action``);
+  runner gives the event up (the benchmark's ``skip_action``) — and the next
+  observation starts with the error's first line, so that even with ``retries=0`` a
+  model learns why its reply was refused;
 - an environment rejection rolls back too (the event stays pending and the
   environment restates it); after ``env_retries`` rejections of one event the runner
   gives it up — and the next observation still starts with the rejection's reason,
@@ -128,7 +130,7 @@ class _Episode:
         """Count a rollback-retry; ``True`` when the event was given up instead."""
         self.failures += 1
         if self.failures > self.config.retries:
-            self._skip()
+            self._skip(because=_first_line(error))  # the model still learns why
             return True
         self.observation = _retry_observation(error, self.answering)
         self.runtime.inject_observation(self.sid, self.observation)

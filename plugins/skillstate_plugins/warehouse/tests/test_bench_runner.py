@@ -142,6 +142,20 @@ def test_retries_exhausted_give_the_event_up(runtime: Runtime) -> None:
     assert result.turns[2].skipped
 
 
+def test_with_no_retries_the_next_observation_still_says_why_the_reply_was_refused(
+    runtime: Runtime,
+) -> None:
+    drop = '```json\n{"state_patch": {"inventory": null}, "action": "Store item_0 shelf_0"}\n```'
+    policy = Scripted(["no json here", drop])
+    result = _run(runtime, policy, horizon=5, retries=0)
+    assert result.turns[0].skipped and result.turns[1].skipped  # each given up at once
+    after = policy.views[1].observation
+    assert after.startswith("[TURN REJECTED: no_json_block] ")  # why, then the skip
+    assert "\nSkipped: the event was not handled.\n" in after
+    assert policy.views[2].observation.startswith("[STATE SCHEMA VIOLATION]")
+    assert result.turns[0].result == after  # the session's O says so too
+
+
 def test_baseline_replies_parse_action_and_state_update_lines() -> None:
     parsed = parse_reply(
         "stateful",
