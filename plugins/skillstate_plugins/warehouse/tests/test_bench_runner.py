@@ -332,6 +332,28 @@ def test_markdown_around_the_action_line_is_a_counted_repair() -> None:
     assert strict.category == "action_grammar_error" and "strict parsing" in strict.message
 
 
+def test_only_matched_markdown_around_the_whole_action_is_read_off() -> None:
+    # underscores that belong to the command are the command's: no repair, strict accepts it
+    for strict in (False, True):
+        parsed = parse_reply("react", "Action: Commit feature/x _private_", strict=strict)
+        assert parsed.action == "Commit feature/x _private_" and parsed.repairs == ()
+    assert parse_reply("react", "Action: `Wait").action == "`Wait"  # unmatched: as written
+    for text, action in (
+        ("### Action: Wait", "Wait"),  # a heading
+        ("action: Wait", "Wait"),  # another case
+        ("> **action**: `Wait`", "Wait"),
+        ("**Action:** **Store item_0 shelf_0**", "Store item_0 shelf_0"),
+        ("__Action__: _Store item_0 shelf_0_", "Store item_0 shelf_0"),
+    ):
+        parsed = parse_reply("react", f"I think.\n{text}")
+        assert parsed.action == action, text
+        assert parsed.repairs == ("read the Action line without its markdown",), text
+        assert parse_reply("react", text, strict=True).category == "action_grammar_error"
+    update = parse_reply("stateful", '### StateUpdate: `{"shelf_1": "item_0"}`\nAction: Wait')
+    assert update.patch == {"shelf_1": "item_0"}
+    assert update.repairs == ("read a StateUpdate line without its markdown",)
+
+
 @pytest.mark.parametrize("scenario", ["audit", "barcode", "move"])
 def test_an_alert_comes_before_a_floor_staff_note_that_follows_it(
     runtime: Runtime, scenario: str
