@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["configure", "run"]
 
-_NOISE_LEVELS = {"none": 0, "low": 5, "medium": 20, "high": 50}
-
 
 def _ints(text: str) -> list[int]:
     try:
@@ -42,6 +40,8 @@ def _ints(text: str) -> list[int]:
 
 
 def _noise(text: str) -> list[int]:
+    from skillstate.bench.episodes import NOISE_LEVELS as _NOISE_LEVELS
+
     out = []
     for part in text.split(","):
         part = part.strip().lower()

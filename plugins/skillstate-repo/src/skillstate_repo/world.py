@@ -40,7 +40,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
+from skillstate.plugin.bench import Command, Outcome, raw_action
 
 __all__ = [
     "VERBS",
@@ -84,32 +84,6 @@ _FILE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,199}$")
 _VERSION = re.compile(r"^v\d{1,3}\.\d{1,3}$")
 _CALL = re.compile(r"^([A-Za-z]+)\s*\((.*)\)$", re.DOTALL)
 REJECTED = "State transition rejected."
-
-
-@attrs.frozen
-class Command:
-    """A parsed command: ``verb`` lowercased, ``args`` as given."""
-
-    verb: str
-    args: tuple[str, ...]
-
-
-@attrs.frozen
-class Outcome:
-    """What a command did: ``status`` accepted/rejected, the text, the command."""
-
-    status: str
-    text: str
-    command: Command | None = None
-
-
-def raw_action(action: Any) -> str:
-    """The action string trimmed, or a JSON object's string ``command`` trimmed, else ``""``."""
-    if isinstance(action, str):
-        return action.strip()
-    if isinstance(action, Mapping) and isinstance(action.get("command"), str):
-        return str(action["command"]).strip()
-    return ""
 
 
 def parse_command(raw: str) -> Command | Outcome:
