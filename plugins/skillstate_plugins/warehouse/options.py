@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from skillstate.plugin import InvalidInput
-from skillstate.plugin.bench import parse_episode_options
+from skillstate.plugin.bench import EpisodeOptions, parse_episode_options
 
 from .drift import ALIASES, SCENARIOS
 
@@ -28,14 +28,10 @@ _EPISODE_ONLY = ("horizon", "scenario", "drift_at")
 
 
 @attrs.frozen
-class WarehouseOptions:
+class WarehouseOptions(EpisodeOptions):
+    """The episode options, and the mode: ``command`` (the reference's executor) or ``episode``."""
+
     mode: str = "command"
-    seed: int = 42
-    horizon: int = 50
-    noise: int = 0
-    noise_seed: int = 42
-    scenario: str | None = None
-    drift_at: int = 25
 
 
 def parse_options(options: Any) -> WarehouseOptions:
