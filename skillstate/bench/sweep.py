@@ -98,7 +98,7 @@ def run_sweep(
                 def on_turn(record: TurnRecord, handled: list[int] = handled) -> None:
                     advanced = record.outcome == "accepted" or record.skipped
                     handled[0] += 1 if advanced else 0
-                    if progress is not None:
+                    if progress is not None and not stop.is_set():  # no bar after the end
                         progress.call(advanced)
 
                 policy = make_policy()
