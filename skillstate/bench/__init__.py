@@ -5,7 +5,10 @@ A benchmark plugin registers a :class:`~skillstate.bench.spec.BenchmarkSpec` thr
 all of this from :mod:`skillstate.plugin.bench`. Modules: ``spec`` (the records),
 ``policies`` (what answers a turn), ``replies`` (reading replies in each runtime's
 format), ``runtimes`` (rendering each runtime's prompt), ``runner`` (one episode),
-``llm`` (any OpenAI-compatible endpoint), ``results`` (the JSONL results file),
-``sweep`` (many episodes, in parallel, resumable), ``stats``, ``report``, ``plot``
-(matplotlib, the ``plot`` extra) and ``progress``.
+``records`` (its turns and result), ``episodes`` (what benchmark environments share:
+their episode options and command records),
+``llm`` (any OpenAI-compatible endpoint), ``redaction`` (secrets out of what is
+printed and written), ``results`` (the JSONL results file), ``sweep`` (many episodes,
+in parallel, resumable), ``stats``, ``report``, ``plot`` (matplotlib, the ``plot``
+extra) and ``progress``.
 """

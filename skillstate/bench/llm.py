@@ -18,11 +18,22 @@ refused or reset connections, timeouts and truncated or unreadable bodies are re
 ``http_retries`` times — after the server's ``Retry-After`` when it sends one
 (seconds or an HTTP date, at most ``max_retry_after``), else with exponential
 backoff. What is still failing then, and anything that cannot be a model's answer
-(another HTTP error such as 400 or 401, an HTML page, JSON without
-``choices[0].message``), raises :class:`~skillstate.bench.policies.EndpointError`
-with one line saying what the endpoint did; the run stops there. A message with no
-text content (``null``, a refusal) is the model's: it comes back as an empty reply,
-which the runner counts as a parse failure.
+or that no retry can mend (another HTTP error such as 400 or 401, an HTML page, JSON
+without ``choices[0].message``, a host name that does not resolve, a refused TLS
+certificate, an invalid URL), raises :class:`~skillstate.bench.policies.EndpointError`
+with one line saying what the endpoint did (``after N tries`` when it was tried more
+than once); the run stops there. A message with no text content (``null``, a
+refusal) is the model's: it comes back as an empty reply, which the runner counts as
+a parse failure.
+
+**Secrets are never printed.** The base URL may not carry credentials or a query (put
+the key in ``SKILLSTATE_LLM_API_KEY``); every error line is passed through
+:func:`~skillstate.bench.redaction.redact_secrets` with the key, so an endpoint that
+repeats the ``Authorization`` header in its error body shows ``[REDACTED]``.
+
+**Stopping.** :meth:`ChatCompletionsPolicy.stop_on` gives the policy a stop event (a
+sweep's): waits between retries end as soon as it is set, and a call asked for after
+that raises :class:`~skillstate.bench.policies.Interrupted`.
 """
 
 from __future__ import annotations
@@ -31,15 +42,25 @@ import email.utils
 import http.client
 import json
 import os
+import socket
+import ssl
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any
 
-from skillstate.bench.policies import EndpointError, Reply, TurnView
+from skillstate.bench.policies import EndpointError, Interrupted, Reply, TurnView
+from skillstate.bench.redaction import redact_secrets
 
-__all__ = ["DEFAULT_BASE_URL", "ChatCompletionsPolicy", "public_endpoint", "retry_after"]
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "ChatCompletionsPolicy",
+    "check_base_url",
+    "public_endpoint",
+    "retry_after",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRIED = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
@@ -70,8 +91,48 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def _snippet(data: bytes) -> str:
-    text = data[:2000].decode("utf-8", "replace")
+def check_base_url(url: str) -> None:
+    """Refuse a base URL that cannot be used or would put a secret where it is printed."""
+    where = "SKILLSTATE_LLM_BASE_URL (or --llm-base-url)"
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+        raise ValueError(f"{where} must not contain spaces or control characters")
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise ValueError(
+            f"{where} must not contain credentials (user:password@): put credentials in "
+            "SKILLSTATE_LLM_API_KEY"
+        )
+    if parts.query or parts.fragment:
+        raise ValueError(
+            f"{where} must not contain a query or fragment (?…, #…): put credentials in "
+            "SKILLSTATE_LLM_API_KEY"
+        )
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number from 0 to 65535
+    except ValueError:
+        raise ValueError(f"{where} has an invalid port: {url!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"SKILLSTATE_LLM_BASE_URL must be an http(s) URL, got {url!r}")
+
+
+def _not_retried(exc: BaseException) -> str | None:
+    """What no retry can mend: a name that does not resolve, a refused certificate, a bad URL."""
+    reason = getattr(exc, "reason", None) if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, socket.gaierror):
+        return f"could not be reached: its host name does not resolve ({reason})"
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return f"could not be reached: its TLS certificate was refused ({reason.verify_message})"
+    if isinstance(reason, ssl.SSLError) and not isinstance(
+        reason, ssl.SSLEOFError | ssl.SSLZeroReturnError
+    ):
+        return f"could not be reached: TLS failed ({reason})"
+    if isinstance(reason, http.client.InvalidURL):
+        return f"is not a URL that can be requested ({reason})"
+    return None
+
+
+def _snippet(data: bytes, secrets: tuple[str | None, ...] = ()) -> str:
+    text = redact_secrets(data[:2000].decode("utf-8", "replace"), secrets)
     lowered = text.lower()
     if "<html" in lowered or "<!doctype" in lowered:
         start = lowered.find("<title>")
@@ -103,10 +164,9 @@ class ChatCompletionsPolicy:
                 "the llm policy needs a model: set SKILLSTATE_LLM_MODEL or --llm-model (and "
                 "SKILLSTATE_LLM_BASE_URL, SKILLSTATE_LLM_API_KEY for a non-default endpoint)"
             )
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(
-                f"SKILLSTATE_LLM_BASE_URL must be an http(s) URL, got {public_endpoint(base_url)!r}"
-            )
+        check_base_url(base_url)
+        if temperature < 0 or not 0 < top_p <= 1:
+            raise ValueError("--temperature must be ≥ 0 and --top-p from 0 (excluded) to 1")
         if timeout <= 0 or http_retries < 0 or (max_tokens is not None and max_tokens < 1):
             raise ValueError("--timeout must be > 0, --http-retries ≥ 0 and --max-tokens ≥ 1")
         self.name = f"llm:{model}"
@@ -117,7 +177,21 @@ class ChatCompletionsPolicy:
         self.temperature, self.top_p, self.max_tokens = temperature, top_p, max_tokens
         self.timeout, self.http_retries, self.backoff = timeout, http_retries, backoff
         self.max_retry_after = max_retry_after
-        self.sleep = time.sleep
+        self._stop: threading.Event | None = None
+
+    def stop_on(self, event: threading.Event) -> None:
+        """Stop waiting (and calling) as soon as ``event`` is set: a sweep's stop signal."""
+        self._stop = event
+
+    def redact(self, text: str) -> str:
+        """``text`` without the API key or anything shaped like a credential."""
+        return redact_secrets(text, (self._key,))
+
+    def _pause(self, delay: float) -> None:
+        if self._stop is None:
+            time.sleep(delay)
+        elif self._stop.wait(delay):
+            raise Interrupted
 
     @classmethod
     def from_environment(cls, **overrides: Any) -> ChatCompletionsPolicy:
@@ -143,25 +217,28 @@ class ChatCompletionsPolicy:
         }
 
     def _fail(self, what: str) -> EndpointError:
-        return EndpointError(f"the model endpoint {self.endpoint} {what}")
+        return EndpointError(self.redact(f"the model endpoint {self.endpoint} {what}"))
 
     def _post(self, body: bytes) -> dict[str, Any]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-        last, wait = "", None
+        secrets = (self._key,)
+        last, wait, tries = "", None, 0
         for attempt in range(self.http_retries + 1):
+            if self._stop is not None and self._stop.is_set():
+                raise Interrupted
             if attempt:
-                delay = wait if wait is not None else self.backoff * 2 ** (attempt - 1)
-                self.sleep(delay)
+                self._pause(wait if wait is not None else self.backoff * 2 ** (attempt - 1))
             wait = None
+            tries += 1
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
                     data = response.read()
             except urllib.error.HTTPError as exc:
                 try:
-                    detail = _snippet(exc.read())
+                    detail = _snippet(exc.read(), secrets)
                 except (OSError, http.client.HTTPException):
                     detail = "an unreadable body"
                 last = f"answered HTTP {exc.code}: {detail}"
@@ -173,13 +250,17 @@ class ChatCompletionsPolicy:
                     break
                 continue
             except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                final = _not_retried(exc)
+                if final is not None:
+                    last = final
+                    break
                 reason = getattr(exc, "reason", None) or exc
                 last = f"could not be read ({type(exc).__name__}: {reason})"
                 continue
             try:
                 parsed = json.loads(data.decode("utf-8"))
             except (UnicodeDecodeError, ValueError):
-                last = f"answered {_snippet(data)}, not JSON"
+                last = f"answered {_snippet(data, secrets)}, not JSON"
                 if data.lstrip()[:1] in (b"{", b"["):  # cut off mid-body: worth another try
                     continue
                 break
@@ -187,8 +268,7 @@ class ChatCompletionsPolicy:
                 last = "answered a JSON value that is not an object"
                 break
             return parsed
-        tries = f" after {self.http_retries + 1} tries" if self.http_retries else ""
-        raise self._fail(last + tries)
+        raise self._fail(last + (f" after {tries} tries" if tries > 1 else ""))
 
     def complete(self, prompt: str) -> Reply:
         """One chat completion of ``prompt`` as a single user message."""
@@ -209,7 +289,7 @@ class ChatCompletionsPolicy:
         )
         if not isinstance(message, dict):
             error = data.get("error")
-            said = f": {_snippet(json.dumps(error).encode())}" if error else ""
+            said = f": {_snippet(json.dumps(error).encode(), (self._key,))}" if error else ""
             raise self._fail(f"answered without choices[0].message{said}")
         content = message.get("content")
         text = content if isinstance(content, str) else ""

@@ -4,9 +4,16 @@
   the mean over seeds at the largest T, with the seeds' range as a band, on a log
   axis (SKILL.state flat, the history baselines growing);
 - ``total`` — total prompt characters against T, per runtime (log axis: linear
-  against quadratic growth);
+  against quadratic growth; every prompt sent, the Memory runtime's summary calls
+  included);
 - ``horizon`` — score against T, per runtime, with the 95% interval over seeds;
-- ``noise`` — score against telemetry noise, per runtime, with the 95% interval.
+- ``noise`` — score against telemetry noise, per runtime, with the 95% interval
+  (a point of one seed has no interval, and no error bar).
+
+A figure compares runtimes over T and noise in **one setting**: :func:`draw` refuses
+runs that differ in anything else (policy, strict parsing, retries, the endpoint...;
+see :func:`~skillstate.bench.results.setting_of`) with one line naming what differs —
+``bench plot --where FIELD=VALUE`` picks one (:func:`select`).
 
 :func:`draw` puts the figures the data supports (``horizon`` and ``total`` need two
 horizons, ``noise`` two noise levels) side by side, with one legend below them, and
@@ -17,12 +24,25 @@ least 8 points. matplotlib is imported only here, only when a figure is drawn.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
+from skillstate.bench.report import varying, with_costs
+from skillstate.bench.results import RUNTIME_ONLY, setting_of
 from skillstate.bench.stats import estimate
 
-__all__ = ["FIGURES", "LABELS", "MissingPlotting", "draw", "legibility_problems", "save"]
+__all__ = [
+    "FIGURES",
+    "LABELS",
+    "MissingPlotting",
+    "draw",
+    "legibility_problems",
+    "mixed_settings",
+    "save",
+    "select",
+]
 
 FIGURES = ("prompt", "total", "horizon", "noise")
 LABELS = {
@@ -66,14 +86,52 @@ def _runtimes(runs: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def _base(runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Runs without drift at the lowest noise (the scaling experiment's setting)."""
-    plain = [r for r in runs if not r.get("scenario")] or list(runs)
+    plain = _plain(runs)
     low = min(r["noise"] for r in plain)
     return [r for r in plain if r["noise"] == low]
 
 
+_AXES = ("runtime", "horizon", "noise")
+_Run = TypeVar("_Run", bound=Mapping[str, Any])
+
+
+def mixed_settings(runs: Sequence[Mapping[str, Any]]) -> str | None:
+    """What the drawn runs differ in besides runtime, T, noise and seed (``None``: nothing)."""
+    drawn = [{**setting_of(r), "runtime": r.get("runtime")} for r in _plain(runs)]
+    fields = varying(drawn, skip=_AXES)
+    if not fields:
+        return None
+    values = []
+    for field in fields:
+        seen = sorted({json.dumps(r[field]) for r in drawn if r[field] is not None})
+        values.append(f"{field} ({', '.join(seen)})")
+    return ", ".join(values)
+
+
+def select(runs: Sequence[_Run], where: Mapping[str, Any]) -> list[_Run]:
+    """The runs whose fields equal ``where`` (``{"policy": "oracle", "strict_parse": True}``);
+    a runtime-only setting (``window_chars``) constrains only its runtime's runs."""
+
+    def matches(run: Mapping[str, Any], key: str, value: Any) -> bool:
+        if key in RUNTIME_ONLY and run.get("runtime") != RUNTIME_ONLY[key]:
+            return True
+        return bool(run.get(key) == value)
+
+    return [r for r in runs if all(matches(r, k, v) for k, v in where.items())]
+
+
+def _plain(runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Runs without drift (all of them when every one has a scenario)."""
+    return [r for r in runs if not r.get("scenario")] or list(runs)
+
+
 def available(runs: Sequence[Mapping[str, Any]]) -> list[str]:
     """The figures ``runs`` can show."""
-    out = ["prompt"]
+    base = _base(runs)
+    horizon = max(r["horizon"] for r in base)
+    out = []
+    if any(r.get("prompt_chars_per_call") for r in base if r["horizon"] == horizon):
+        out.append("prompt")
     if len({r["horizon"] for r in _base(runs)}) > 1:
         out += ["total", "horizon"]
     if len({r["noise"] for r in runs if not r.get("scenario")}) > 1:
@@ -137,8 +195,9 @@ def _by(
                 [float(r[metric]) for r in runs if r["runtime"] == runtime and r[axis] == x]
             )
             means.append(found.mean)
-            lows.append(found.mean - found.low)
-            highs.append(found.high - found.mean)
+            # one seed: no interval, so no error bar (NaN draws none)
+            lows.append(math.nan if found.low is None else found.mean - found.low)
+            highs.append(math.nan if found.high is None else found.high - found.mean)
         style = _style(runtime)
         xs = [
             x * (1 + 0.03 * shift) if dodge == "log" else x + 0.5 * shift if dodge else x
@@ -150,7 +209,7 @@ def _by(
 
 
 def _total(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
-    _by(_base(runs), "horizon", "total_prompt_chars", ax, log=True)
+    _by([with_costs(r) for r in _base(runs)], "horizon", "sent_prompt_chars", ax, log=True)
     ax.set_xscale("log")
     ax.set_xlabel("horizon T (events, log)")
     ax.set_ylabel("total prompt characters (log)")
@@ -186,6 +245,12 @@ def _noise(ax: Any, runs: Sequence[Mapping[str, Any]]) -> None:
     ax.set_title(f"Score against noise, T = {horizon}\n(mean, 95% CI over seeds)")
 
 
+_NEEDS = {
+    "prompt": "prompt needs the prompt size of every call, prompt_chars_per_call",
+    "total": "total needs two or more horizons",
+    "horizon": "horizon needs two or more horizons",
+    "noise": "noise needs two or more noise levels",
+}
 _DRAW = {"prompt": _prompt, "total": _total, "horizon": _horizon, "noise": _noise}
 
 
@@ -193,14 +258,21 @@ def draw(
     runs: Sequence[Mapping[str, Any]], figures: Sequence[str] | None = None, title: str = ""
 ) -> Any:
     """A figure with one panel per name in ``figures`` (default: every one the data supports)."""
-    plt = _pyplot()
-    names = list(figures) if figures else available(runs)
-    missing = [n for n in names if n not in available(runs)]
-    if missing:
+    mixed = mixed_settings(runs)
+    if mixed:
         raise ValueError(
-            f"the results cannot show {', '.join(missing)} (needs two or more "
-            f"{'horizons' if 'noise' not in missing else 'noise levels'}); they can show "
-            + ", ".join(available(runs))
+            f"the runs differ in more than runtime, T, noise and seed: {mixed}; "
+            "plot one setting (--where FIELD=VALUE)"
+        )
+    plt = _pyplot()
+    can = available(runs)
+    names = list(figures) if figures else can
+    missing = [n for n in names if n not in can]
+    if missing or not names:
+        needs = "; ".join(_NEEDS[n] for n in missing or FIGURES)
+        raise ValueError(
+            f"the results cannot show {', '.join(missing) or 'any figure'} ({needs}); "
+            + (f"they can show {', '.join(can)}" if can else "there is nothing to draw")
         )
     fig, axes = plt.subplots(
         1, len(names), figsize=(5.2 * len(names), 4.6), squeeze=False, layout="constrained"
@@ -209,15 +281,18 @@ def draw(
         _DRAW[name](ax, runs)
         ax.grid(True, which="major", alpha=0.3)
         ax.title.set_fontsize(10)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(
-        handles,
-        labels,
-        loc="outside lower center",
-        ncol=min(len(labels), 5),
-        fontsize=9,
-        frameon=False,
+    handles, labels = max(
+        (ax.get_legend_handles_labels() for ax in axes[0]), key=lambda found: len(found[1])
     )
+    if labels:
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncol=min(len(labels), 5),
+            fontsize=9,
+            frameon=False,
+        )
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
@@ -249,7 +324,7 @@ def legibility_problems(fig: Any) -> list[str]:
         for b in titles[i + 1 :]:
             if a.overlaps(b):
                 problems.append("two panel titles overlap")
-    return problems
+    return list(dict.fromkeys(problems))
 
 
 def save(fig: Any, path: str) -> None:

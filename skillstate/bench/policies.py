@@ -9,6 +9,9 @@ Reply`` can write the Memory runtime's summary itself. Two failures are told apa
   problem); the runner counts it and treats the turn as failed;
 - :class:`EndpointError` — the model endpoint is broken (after its retries): not a
   model failure, so the whole run stops, loudly, keeping the episodes already done.
+
+:class:`Interrupted` is neither: the run was asked to stop (a policy may raise it from
+a wait once its stop event is set).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import attrs
 
 __all__ = [
     "EndpointError",
+    "Interrupted",
     "Policy",
     "PolicyError",
     "Reply",
@@ -36,6 +40,10 @@ class PolicyError(Exception):
 
 class EndpointError(Exception):
     """The model endpoint failed after its retries: the run stops (finished episodes are kept)."""
+
+
+class Interrupted(Exception):
+    """The run was asked to stop (Ctrl-C, or another episode's endpoint failure)."""
 
 
 @attrs.frozen

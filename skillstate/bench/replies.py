@@ -5,8 +5,12 @@
   (trailing commas, curly quotes, a missing closing fence) is recorded;
 - the baselines — an ``Action: <cmd>`` line (the last one wins) and, for
   ``stateful``, ``StateUpdate: {...}`` lines merged in order. Markdown around either
-  (``**Action:** `Store item_0 shelf_0```, ``- Action: "Wait"``) is a repair: the
-  command is read without the decoration, and the repair is counted.
+  is a repair: a list marker, a quote or a heading (``### Action:``), emphasis around
+  the label (``**Action:**``, ``**Action**:``), another case (``action:``), and a
+  matched pair around the whole command (``**…**``, backticks, quotes) — the command is
+  read without the decoration, and the repair is counted. Only matched pairs around
+  the whole command are removed: ``Action: Commit feature/x _private_`` is read as
+  written, and is no repair.
 
 With ``strict=True`` a reply that needs any repair is a failure of its kind
 (``json_parse_error`` or ``action_grammar_error``), which is what the paper's §5.7
@@ -65,35 +69,47 @@ class ParseFailure:
     message: str
 
 
-_DECOR = r"(?:\*\*|__|\*|_)?"
+_EMPHASIS = r"\*\*|__|\*|_"
 _LINE = re.compile(
-    rf"^[ \t]*(?:[-*>][ \t]+)?{_DECOR}(Action|StateUpdate){_DECOR}[ \t]*:[ \t]*(.*?)[ \t]*$",
+    r"^[ \t]*(?:[-*+>][ \t]+)*(?:\#{1,6}[ \t]+)?"  # list markers, quotes, a heading
+    rf"(?P<open>{_EMPHASIS})?"  # emphasis around the label: **Action:** or **Action**:
+    r"(?P<label>(?i:action|stateupdate))"
+    r"(?(open)(?:(?P=open)[ \t]*:|[ \t]*:(?P=open))|[ \t]*:)"
+    r"[ \t]*(?P<value>.*?)[ \t]*$",
     re.MULTILINE,
 )
 _PLAIN = re.compile(r"^[ \t]*(Action|StateUpdate): (\S.*?)[ \t]*$")
+_PAIRS = ("**", "__", "```", "``", "`", "*", "_", '"', "'")
+"""What may wrap the whole command or JSON (each only as a matched pair)."""
 
 
 def _clean(value: str) -> str:
-    """The command or JSON without markdown decoration: ``**``, backticks, surrounding quotes."""
+    """The command or JSON without a matched markdown pair around all of it.
+
+    ``**Store a b**``, ``\u0060Wait\u0060``, ``"Wait"`` lose their wrapping; an emphasis pair
+    counts only around non-blank text (markdown's rule), and nothing unmatched is
+    touched: ``Commit feature/x _private_`` stays as written.
+    """
     text = value.strip()
-    for _ in range(3):
-        before = text
-        text = text.strip("*_").strip()
-        if len(text) >= 2 and text[0] == text[-1] and text[0] in "`'\"":
-            text = text[1:-1].strip()
-        text = text.strip("`").strip()
-        if text == before:
-            break
-    return text
+    while True:
+        for pair in _PAIRS:
+            inner = text[len(pair) : -len(pair)]
+            if len(text) > 2 * len(pair) and text.startswith(pair) and text.endswith(pair):
+                if pair[0] in "*_" and inner != inner.strip():
+                    continue
+                text = inner.strip()
+                break
+        else:
+            return text
 
 
 def _lines(text: str, label: str) -> list[tuple[str, str, bool]]:
     """``(raw line, cleaned value, needed a repair)`` for every ``label:`` line."""
     out = []
     for match in _LINE.finditer(text):
-        if match.group(1) != label:
+        if match.group("label").lower() != label.lower():
             continue
-        cleaned = _clean(match.group(2))
+        cleaned = _clean(match.group("value"))
         plain = _PLAIN.match(match.group(0))
         repaired = plain is None or plain.group(2) != cleaned
         out.append((match.group(0), cleaned, repaired))

@@ -8,7 +8,9 @@ gives none):
 - a reply that cannot be used, or a schema rollback, is a **rollback-retry**: Σ and
   the event stay, the next observation is the error followed by the observation
   being answered (``inject_observation``); after ``retries`` consecutive ones the
-  runner gives the event up (the benchmark's ``skip_action``);
+  runner gives the event up (the benchmark's ``skip_action``) — and the next
+  observation starts with the error's first line, so that even with ``retries=0`` a
+  model learns why its reply was refused;
 - an environment rejection rolls back too (the event stays pending and the
   environment restates it); after ``env_retries`` rejections of one event the runner
   gives it up — and the next observation still starts with the rejection's reason,
@@ -30,136 +32,16 @@ from typing import Any
 
 import attrs
 
-from skillstate.bench.policies import PolicyError, Reply, TurnView
-from skillstate.bench.replies import KINDS, ParseFailure, dropped_keys, parse_reply
+from skillstate.bench.policies import Interrupted, PolicyError, Reply, TurnView
+from skillstate.bench.records import EpisodeResult, TurnRecord, estimate_tokens, sum_known
+from skillstate.bench.replies import ParseFailure, dropped_keys, parse_reply
 from skillstate.bench.runtimes import RECENT, extractive_summary, render_prompt, summary_prompt
 from skillstate.bench.spec import BenchmarkSpec, EpisodeConfig, uses_state
 from skillstate.merge import merge_patch
 from skillstate.runtime.payloads import json_size
 from skillstate.runtime.sessions import Runtime
 
-__all__ = [
-    "EpisodeResult",
-    "Interrupted",
-    "TurnRecord",
-    "estimate_tokens",
-    "run_episode",
-]
-
-
-class Interrupted(Exception):
-    """The run was asked to stop (Ctrl-C, or another episode's endpoint failure)."""
-
-
-def estimate_tokens(text: str) -> int:
-    """Our tokenizer's count: characters / 4, rounded up (no model tokenizer is assumed)."""
-    return (len(text) + 3) // 4
-
-
-@attrs.frozen
-class TurnRecord:
-    """One policy call: sizes, what it asked for, and what became of it.
-
-    ``outcome`` — ``accepted``, ``rejected`` (schema or environment rollback) or
-    ``unparsed``; ``category`` — the failure category (``premature_overwrite`` can
-    also mark an accepted turn); ``result`` — the next observation; ``skipped`` —
-    the runner gave the event up after this call.
-    """
-
-    call: int
-    event: int
-    prompt_chars: int
-    prompt_tokens: int
-    completion_chars: int
-    observation: str
-    response: str
-    outcome: str
-    category: str | None
-    patch: dict[str, Any] | None
-    action: str | None
-    result: str
-    state_bytes: int
-    skipped: bool = False
-    repairs: tuple[str, ...] = ()
-    usage_prompt_tokens: int | None = None
-    usage_completion_tokens: int | None = None
-
-
-def _sum(values: list[int | None]) -> int | None:
-    known = [v for v in values if v is not None]
-    return sum(known) if known else None
-
-
-@attrs.frozen
-class EpisodeResult:
-    """A finished episode: its configuration, score, every turn, failures by category and kind."""
-
-    config: EpisodeConfig
-    policy: str
-    session_id: str
-    score: float
-    successes: int
-    total: int
-    turns: tuple[TurnRecord, ...]
-    rejections: dict[str, int]
-    repairs: dict[str, int]
-    skipped: int
-    recovery: dict[str, Any] | None
-    elapsed: float
-    summary_calls: int = 0
-    summary_prompt_chars: int = 0
-    summary_usage_prompt_tokens: int | None = None
-
-    @property
-    def calls(self) -> int:
-        return len(self.turns)
-
-    @property
-    def prompt_chars(self) -> list[int]:
-        return [t.prompt_chars for t in self.turns]
-
-    def kinds(self) -> dict[str, int]:
-        """Failures by §5.7 kind (``json_syntax``, ``schema_type``, ``premature_overwrite``...)."""
-        out: Counter[str] = Counter()
-        for category, count in self.rejections.items():
-            out[KINDS.get(category, "other")] += count
-        return dict(sorted(out.items()))
-
-    def to_dict(self, *, turns: bool = False) -> dict[str, Any]:
-        chars = self.prompt_chars or [0]
-        tokens = [t.prompt_tokens for t in self.turns] or [0]
-        out: dict[str, Any] = {
-            **self.config.settings(),
-            "policy": self.policy,
-            "score": round(self.score, 4),
-            "successes": self.successes,
-            "total": self.total,
-            "calls": self.calls,
-            "avg_prompt_chars": round(sum(chars) / len(chars), 1),
-            "max_prompt_chars": max(chars),
-            "total_prompt_chars": sum(chars),
-            "avg_prompt_tokens_est": round(sum(tokens) / len(tokens), 1),
-            "max_prompt_tokens_est": max(tokens),
-            "total_prompt_tokens_est": sum(tokens),
-            "total_completion_chars": sum(t.completion_chars for t in self.turns),
-            "total_completion_tokens_est": sum(estimate_tokens(t.response) for t in self.turns),
-            "usage_prompt_tokens": _sum([t.usage_prompt_tokens for t in self.turns]),
-            "usage_completion_tokens": _sum([t.usage_completion_tokens for t in self.turns]),
-            "summary_calls": self.summary_calls,
-            "summary_prompt_chars": self.summary_prompt_chars,
-            "summary_usage_prompt_tokens": self.summary_usage_prompt_tokens,
-            "rejections": dict(sorted(self.rejections.items())),
-            "failure_kinds": self.kinds(),
-            "repairs": dict(sorted(self.repairs.items())),
-            "skipped_events": self.skipped,
-            "recovery": self.recovery,
-            "prompt_chars_per_call": self.prompt_chars,
-            "session_id": self.session_id,
-            "elapsed_s": round(self.elapsed, 3),
-        }
-        if turns:
-            out["turns"] = [attrs.asdict(t) for t in self.turns]
-        return out
+__all__ = ["EpisodeResult", "Interrupted", "TurnRecord", "estimate_tokens", "run_episode"]
 
 
 def _retry_observation(error: str, answering: str) -> str:
@@ -202,6 +84,7 @@ class _Episode:
         self.folded = 0
         self.summary_calls = 0
         self.summary_chars = 0
+        self.summary_tokens_est = 0
         self.summary_tokens: list[int | None] = []
 
     def start(self) -> None:
@@ -247,7 +130,7 @@ class _Episode:
         """Count a rollback-retry; ``True`` when the event was given up instead."""
         self.failures += 1
         if self.failures > self.config.retries:
-            self._skip()
+            self._skip(because=_first_line(error))  # the model still learns why
             return True
         self.observation = _retry_observation(error, self.answering)
         self.runtime.inject_observation(self.sid, self.observation)
@@ -266,6 +149,7 @@ class _Episode:
             self.summary = reply.text.strip() or self.summary
             self.summary_calls += 1
             self.summary_chars += len(prompt)
+            self.summary_tokens_est += estimate_tokens(prompt)
             self.summary_tokens.append(reply.prompt_tokens)
             self.folded += 1
         return self.summary
@@ -430,5 +314,6 @@ def run_episode(
         elapsed=time.perf_counter() - started,
         summary_calls=episode.summary_calls,
         summary_prompt_chars=episode.summary_chars,
-        summary_usage_prompt_tokens=_sum(episode.summary_tokens),
+        summary_usage_prompt_tokens=sum_known(episode.summary_tokens),
+        summary_prompt_tokens_est=episode.summary_tokens_est,
     )

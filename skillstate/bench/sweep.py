@@ -2,18 +2,25 @@
 
 :func:`run_sweep` runs every :class:`~skillstate.bench.spec.EpisodeConfig` whose
 :func:`~skillstate.bench.results.episode_key` is not already done, on ``concurrency``
-worker threads (daemon threads: Ctrl-C never waits for a model call to return). The
-main thread writes each finished episode's line (durable before it is counted) and
-advances the progress display. The sweep stops at the first
-:class:`~skillstate.bench.policies.EndpointError` (no new episodes start; the running
-ones stop at their next call) or at Ctrl-C, and reports which: what finished is
-already in the file.
+worker threads (daemon threads: neither Ctrl-C nor an endpoint failure waits for a
+model call to return). The main thread writes each finished episode's line (durable
+before it is counted) and advances the progress display. Every line is passed
+through the policy's ``redact`` (the LLM policy's removes its API key) and
+:func:`~skillstate.bench.redaction.redact_secrets`.
+
+The sweep stops at the first :class:`~skillstate.bench.policies.EndpointError` or at
+Ctrl-C, and reports which: no new episode starts, a policy with ``stop_on`` stops
+waiting between its retries, the episodes already finished are written within
+:data:`GRACE_SECONDS`, and :func:`run_sweep` returns without waiting for the calls
+still running (what finished is in the file).
 """
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,13 +28,18 @@ import attrs
 
 from skillstate.bench.policies import EndpointError
 from skillstate.bench.progress import Progress
+from skillstate.bench.records import TurnRecord
+from skillstate.bench.redaction import redact_secrets
 from skillstate.bench.results import ResultsFile, episode_key
-from skillstate.bench.runner import Interrupted, TurnRecord, run_episode
+from skillstate.bench.runner import Interrupted, run_episode
 from skillstate.bench.spec import BenchmarkSpec, EpisodeConfig
 from skillstate.host import Host
 from skillstate.runtime.sessions import Runtime
 
-__all__ = ["SweepOutcome", "run_sweep"]
+__all__ = ["GRACE_SECONDS", "SweepOutcome", "run_sweep"]
+
+GRACE_SECONDS = 0.5
+"""After an endpoint failure: how long the sweep waits for episodes that are finishing."""
 
 
 @attrs.frozen
@@ -65,6 +77,12 @@ def run_sweep(
     stop = threading.Event()
     workers = max(1, min(concurrency, len(configs)))
 
+    def line_of(result: Any, redact: Callable[[str], str]) -> dict[str, Any]:
+        line = {**result.to_dict(turns=turns), **settings}
+        line["key"] = episode_key(line)
+        text = redact_secrets(redact(json.dumps(line, ensure_ascii=False)))
+        return dict(json.loads(text))
+
     def work() -> None:
         with Runtime(store, host=host) as runtime:
             while not stop.is_set():
@@ -80,33 +98,38 @@ def run_sweep(
                 def on_turn(record: TurnRecord, handled: list[int] = handled) -> None:
                     advanced = record.outcome == "accepted" or record.skipped
                     handled[0] += 1 if advanced else 0
-                    if progress is not None:
+                    if progress is not None and not stop.is_set():  # no bar after the end
                         progress.call(advanced)
 
+                policy = make_policy()
+                redact: Callable[[str], str] = getattr(policy, "redact", str)
+                if hasattr(policy, "stop_on"):
+                    policy.stop_on(stop)
                 try:
-                    result = run_episode(
-                        spec, config, make_policy(), runtime, on_turn=on_turn, stop=stop
-                    )
+                    result = run_episode(spec, config, policy, runtime, on_turn=on_turn, stop=stop)
+                    done.put((index, (result, handled[0], line_of(result, redact))))
                 except Interrupted:
                     return
                 except EndpointError as exc:
-                    done.put((-1, str(exc)))
+                    done.put((-1, redact_secrets(redact(str(exc)))))
                     return
                 except BaseException as exc:  # a bug: report it, never hang the main thread
-                    done.put((-2, f"{type(exc).__name__}: {exc}"))
+                    done.put((-2, redact_secrets(redact(f"{type(exc).__name__}: {exc}"))))
                     return
-                done.put((index, (result, handled[0])))
 
     threads = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
     for thread in threads:
         thread.start()
     finished: dict[int, dict[str, Any]] = {}
     error: str | None = None
+    deadline = float("inf")  # set when an error stops the sweep: then only a short grace
     try:
         while len(finished) < len(configs):
             try:
-                index, value = done.get(timeout=0.1)
+                index, value = done.get(timeout=max(0.0, min(0.1, deadline - time.monotonic())))
             except queue.Empty:
+                if time.monotonic() >= deadline:
+                    break
                 if not any(t.is_alive() for t in threads) and done.empty():
                     break
                 continue
@@ -114,12 +137,12 @@ def run_sweep(
                 if index == -2:
                     stop.set()
                     raise RuntimeError(value)
-                error = error or value
-                stop.set()
+                if error is None:
+                    error = value
+                    stop.set()
+                    deadline = time.monotonic() + GRACE_SECONDS
                 continue
-            result, handled = value
-            line = {**result.to_dict(turns=turns), **settings}
-            line["key"] = episode_key(line)
+            result, handled, line = value
             if results is not None:
                 results.append(line)
             finished[index] = line
@@ -130,6 +153,7 @@ def run_sweep(
     except KeyboardInterrupt:
         stop.set()
         return SweepOutcome([finished[i] for i in sorted(finished)], error, interrupted=True)
-    for thread in threads:
-        thread.join(timeout=0.5 if error else None)
+    if error is None:
+        for thread in threads:
+            thread.join()
     return SweepOutcome([finished[i] for i in sorted(finished)], error)

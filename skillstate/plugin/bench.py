@@ -20,7 +20,12 @@ here, environment-independent, and imported only when used:
   :func:`episode_key` for ``--resume``), :func:`summarize`, :func:`paired_differences`
   and :func:`estimate` / :func:`paired` (mean ± SD, 95% CI);
 - App. C's telemetry block: :data:`TELEMETRY_HEADER`, :func:`telemetry_block` (what an
-  environment appends) and :func:`relevant_lines` (an observation without it).
+  environment appends) and :func:`relevant_lines` (an observation without it);
+- what a benchmark's environment shares with the others: :func:`parse_episode_options`
+  (seed, horizon, noise level, noise seed, scenario, drift point, checked with one-line
+  errors → :class:`EpisodeOptions`; :data:`NOISE_LEVELS`, :func:`scenario_name`), and
+  the records of its commands, :class:`Command` and :class:`Outcome`, with
+  :func:`raw_action`.
 
 A minimal benchmark::
 
@@ -47,9 +52,20 @@ from typing import TYPE_CHECKING
 from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from skillstate.bench.episodes import (
+        EPISODE_OPTION_KEYS,
+        NOISE_LEVELS,
+        Command,
+        EpisodeOptions,
+        Outcome,
+        parse_episode_options,
+        raw_action,
+        scenario_name,
+    )
     from skillstate.bench.llm import ChatCompletionsPolicy, public_endpoint
     from skillstate.bench.policies import (
         EndpointError,
+        Interrupted,
         Policy,
         PolicyError,
         Reply,
@@ -57,16 +73,11 @@ if TYPE_CHECKING:
         WaitPolicy,
         format_reply,
     )
+    from skillstate.bench.records import EpisodeResult, TurnRecord, estimate_tokens
     from skillstate.bench.replies import KINDS, ParsedReply, ParseFailure, dropped_keys, parse_reply
     from skillstate.bench.report import paired_differences, summarize
     from skillstate.bench.results import ResultsFile, episode_key, read_results
-    from skillstate.bench.runner import (
-        EpisodeResult,
-        Interrupted,
-        TurnRecord,
-        estimate_tokens,
-        run_episode,
-    )
+    from skillstate.bench.runner import run_episode
     from skillstate.bench.runtimes import RECENT, extractive_summary, render_prompt
     from skillstate.bench.spec import (
         DEFAULT_WINDOW_CHARS,
@@ -82,16 +93,20 @@ if TYPE_CHECKING:
     from skillstate.bench.telemetry import TELEMETRY_HEADER, relevant_lines, telemetry_block
 
 _TABLE = {
+    "skillstate.bench.episodes": (
+        "EPISODE_OPTION_KEYS", "NOISE_LEVELS", "Command", "EpisodeOptions", "Outcome",
+        "parse_episode_options", "raw_action", "scenario_name",
+    ),
     "skillstate.bench.llm": ("ChatCompletionsPolicy", "public_endpoint"),
     "skillstate.bench.policies": (
-        "EndpointError", "Policy", "PolicyError", "Reply", "TurnView", "WaitPolicy", "format_reply",
+        "EndpointError", "Interrupted", "Policy", "PolicyError", "Reply", "TurnView", "WaitPolicy",
+        "format_reply",
     ),
     "skillstate.bench.replies": ("KINDS", "ParseFailure", "ParsedReply", "dropped_keys", "parse_reply"),
     "skillstate.bench.report": ("paired_differences", "summarize"),
     "skillstate.bench.results": ("ResultsFile", "episode_key", "read_results"),
-    "skillstate.bench.runner": (
-        "EpisodeResult", "Interrupted", "TurnRecord", "estimate_tokens", "run_episode",
-    ),
+    "skillstate.bench.records": ("EpisodeResult", "TurnRecord", "estimate_tokens"),
+    "skillstate.bench.runner": ("run_episode",),
     "skillstate.bench.runtimes": ("RECENT", "extractive_summary", "render_prompt"),
     "skillstate.bench.spec": (
         "DEFAULT_WINDOW_CHARS", "RUNTIMES", "BenchmarkSpec", "EpisodeConfig", "EpisodeOutcome",
@@ -106,17 +121,22 @@ _LAZY = {name: module for module, names in _TABLE.items() for name in names}
 
 __all__ = [
     "DEFAULT_WINDOW_CHARS",
+    "EPISODE_OPTION_KEYS",
     "KINDS",
+    "NOISE_LEVELS",
     "RECENT",
     "RUNTIMES",
     "TELEMETRY_HEADER",
     "BenchmarkSpec",
     "ChatCompletionsPolicy",
+    "Command",
     "EndpointError",
     "EpisodeConfig",
+    "EpisodeOptions",
     "EpisodeOutcome",
     "EpisodeResult",
     "Interrupted",
+    "Outcome",
     "ParseFailure",
     "ParsedReply",
     "Policy",
@@ -135,13 +155,16 @@ __all__ = [
     "format_reply",
     "paired",
     "paired_differences",
+    "parse_episode_options",
     "parse_reply",
     "public_endpoint",
+    "raw_action",
     "read_results",
     "relevant_lines",
     "render_prompt",
     "run_episode",
     "run_sweep",
+    "scenario_name",
     "summarize",
     "telemetry_block",
     "uses_state",

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support import SKILLSTATE, clean_env
 
@@ -40,10 +41,38 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_mean_sd_and_the_95_percent_t_interval() -> None:
     found = estimate([1, 2, 3, 4, 5])
     assert found.mean == 3 and math.isclose(found.sd, 1.5811, abs_tol=1e-4)
-    half = 2.776 * found.sd / math.sqrt(5)  # t(0.975, 4)
+    half = 2.776445105198 * found.sd / math.sqrt(5)  # t(0.975, 4)
     assert math.isclose(found.low, 3 - half) and math.isclose(found.high, 3 + half)
-    assert estimate([0.5]).low == estimate([0.5]).high == 0.5
-    assert t_critical(1) == 12.706 and t_critical(100) == 1.960 and t_critical(9, 0.99) == 3.250
+    one = estimate([0.5])  # one value: no spread, no interval (not a zero-width one)
+    assert one.mean == 0.5 and one.sd is None and one.low is None and one.high is None
+    assert t_critical(1) == pytest.approx(12.706, abs=5e-4)
+    assert t_critical(9, 0.99) == pytest.approx(3.250, abs=5e-4)
+
+
+@pytest.mark.parametrize(
+    ("df", "level", "value"),
+    [  # two-sided critical values of Student's t (standard tables, 4 decimals)
+        (1, 0.95, 12.7062), (2, 0.95, 4.3027), (4, 0.95, 2.7764), (10, 0.90, 1.8125),
+        (30, 0.95, 2.0423), (31, 0.95, 2.0395), (40, 0.95, 2.0211), (60, 0.95, 2.0003),
+        (100, 0.95, 1.9840), (120, 0.95, 1.9799), (1000, 0.95, 1.9623), (1, 0.99, 63.6567),
+        (60, 0.99, 2.6603), (120, 0.99, 2.6174), (5, 0.80, 1.4759),
+    ],
+)  # fmt: skip
+def test_t_critical_values_are_exact_for_any_degrees_of_freedom(
+    df: int, level: float, value: float
+) -> None:
+    assert t_critical(df, level) == pytest.approx(value, abs=1e-4)
+
+
+def test_unknown_confidence_levels_are_refused() -> None:
+    for level in (0.0, 1.0, 95, -0.5):
+        with pytest.raises(ValueError, match="a confidence level is a number between 0 and 1"):
+            t_critical(10, level)
+    # between 31 and 120 degrees of freedom a difference the normal value called
+    # significant is not: t = 2.0 with 40 seeds
+    diffs = [0.1 if i % 2 else -0.0515 for i in range(40)]
+    found = paired(diffs, [0.0] * 40)
+    assert found.t is not None and 1.96 < found.t < t_critical(39) and found.significance == "n.s."
     diff = paired([0.9, 0.8, 0.85, 0.95, 0.9], [1.0, 1.0, 1.0, 1.0, 1.0])
     assert math.isclose(diff.mean, -0.12) and diff.significance == "p<0.01"
     assert paired([1.0, 1.0], [1.0, 1.0]).significance == "n.s."
@@ -90,7 +119,9 @@ def test_bad_results_files_are_named(tmp_path: Path) -> None:
     missing = skillstate("bench", "report", str(tmp_path / "nope.jsonl"), cwd=tmp_path)
     assert missing.returncode == 2 and "no results file" in missing.stderr
     broken = tmp_path / "broken.jsonl"
-    broken.write_text('{"runtime": "react", "score": 1}\nnot json\n')
+    episode = {"benchmark": "warehouse", "runtime": "react", "policy": "oracle", "horizon": 5,
+               "seed": 42, "noise": 0, "score": 1}  # fmt: skip
+    broken.write_text(json.dumps(episode) + "\nnot json\n")
     out = skillstate("bench", "report", str(broken), cwd=tmp_path)
     assert out.returncode == 2 and f"{broken}, line 2: not a JSON line" in out.stderr
     torn = tmp_path / "torn.jsonl"
@@ -141,6 +172,50 @@ def test_a_crowded_legend_is_caught(results: Path) -> None:
     problems = legibility_problems(fig)
     assert any("pt" in p for p in problems)
     plt.close(fig)
+
+
+def test_overlapping_labels_a_covering_legend_and_colliding_titles_are_caught() -> None:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    for i in range(4):
+        ax.plot([0, 1], [i, i], label=f"series {i}")
+    ax.legend(fontsize=10, loc="upper left")
+    assert legibility_problems(fig) == []  # 10 pt, apart: fine
+    ax.legend(
+        fontsize=10, loc="upper left", labelspacing=-1.0
+    )  # the same labels, on top of each other
+    assert legibility_problems(fig) == ["two legend labels overlap"]
+    plt.close(fig)
+    fig, axes = plt.subplots(1, 2, figsize=(6, 3))
+    for one in axes:
+        one.plot([0, 1], [0, 1], label="x")
+        one.set_title("a long panel title that runs into the next one", fontsize=10)
+    fig.legend(loc="center", fontsize=10)
+    assert legibility_problems(fig) == ["the legend covers a plot", "two panel titles overlap"]
+    plt.close(fig)
+
+
+def test_one_seed_has_no_interval_and_no_error_bar(tmp_path: Path) -> None:
+    out = tmp_path / "one.jsonl"
+    done = skillstate("bench", "warehouse", "--runtime", "window,skill-state", "--horizon", "5,10",
+                      "--out", str(out), cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    runs = read_results(out)
+    rows = summarize(runs)
+    assert rows and all(r["seeds"] == 1 and r["score_sd"] is None for r in rows)
+    assert all(r["score_ci95"] is None for r in rows)
+    text = skillstate("bench", "report", str(out), cwd=tmp_path).stdout
+    row = next(
+        line.split() for line in text.splitlines() if line.split()[:2] == ["skill-state", "5"]
+    )
+    assert row[4:7] == ["1", "1.00", "-"], row  # one seed, its score, no interval
+    figure = draw(runs, ["horizon"])
+    bars = [c for c in figure.axes[0].containers if c.has_yerr]
+    segments = [seg for c in bars for seg in c.lines[2][0].get_segments()]
+    caps = [cap.get_ydata() for c in bars for cap in c.lines[1]]
+    assert segments and all(seg.size == 0 for seg in segments)  # no error bar drawn
+    assert caps and all(np.isnan(np.asarray(y, dtype=float)).all() for y in caps)  # no caps
 
 
 def test_plot_without_matplotlib_says_what_to_install(results: Path, tmp_path: Path) -> None:

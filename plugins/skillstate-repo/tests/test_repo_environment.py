@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from skillstate_repo.generator import SCENARIOS, generate
 from skillstate_repo.noise import HEADER
-from skillstate_repo.world import Command, apply_command, new_world, parse_command
+from skillstate_repo.world import Command, apply_command, finish_ci, new_world, parse_command
 
 from skillstate.testing import EnvironmentConformance, make_host
 
@@ -177,3 +177,47 @@ def test_a_snapshot_is_plain_json_and_restores_the_same_episode() -> None:
         json.loads(json.dumps(snapshot)),
     )
     assert again.snapshot() == snapshot and again.initial_observation() == env.initial_observation()
+
+
+def test_every_push_moves_the_pull_request_and_starts_ci() -> None:
+    world = new_world(2)
+    world["issues"]["11"] = {"branch": "feature/x", "file": "src/x.py", "merged": False}
+
+    def do(raw: str) -> str:
+        parsed = parse_command(raw)
+        assert isinstance(parsed, Command), raw
+        return apply_command(world, parsed).text
+
+    do("Commit feature/x src/x.py")
+    do("CreatePR feature/x")
+    finish_ci(world)
+    picked = world["master"]
+    text = do(f"CherryPick {picked} feature/x")  # onto a branch with an open pull request
+    head = world["branches"]["feature/x"]
+    assert (
+        text
+        == f"Success: Cherry-picked {picked} onto feature/x as {head}. CI is running for PR #1."
+    )
+    assert world["prs"]["1"]["head"] == head  # the PR follows its branch, as on Commit
+    assert world["ci"][head]["status"] == "running"
+    commit = do("Commit feature/x src/y.py")
+    assert commit.endswith(" CI is running for PR #1.")
+    assert world["prs"]["1"]["head"] == world["branches"]["feature/x"]
+
+
+def test_a_rejected_action_is_shown_the_drift_alert_again() -> None:
+    from skillstate_repo.environment import correct_answer
+
+    env = _env(seed=5, horizon=30, scenario="force-push", drift_at=10)
+    observation = env.initial_observation()
+    while "ALERT (force push)" not in observation:
+        event = env.episode.events[env.cursor]
+        answer = correct_answer(env.episode, event, env.world)
+        action = "Wait" if answer is None else " ".join([answer.verb, *answer.args])
+        observation = env.execute(action, {}).observation
+    alert = next(line for line in observation.splitlines() if line.startswith("ALERT"))
+    rejected = env.execute("Merge 99", {})
+    assert rejected.status == "rejected"
+    lines = rejected.observation.splitlines()
+    assert lines[0] == "REJECTED: PR #99 does not exist. State transition rejected."
+    assert alert in lines[1:]  # the pending event again, with the alert that came with it

@@ -19,9 +19,8 @@ item_12 from shelf_42.``) in episode mode.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-import attrs
+from skillstate.plugin.bench import Command, Outcome, raw_action
 
 __all__ = [
     "SHELF_COUNT",
@@ -59,32 +58,6 @@ def is_shelf(name: str) -> bool:
 def shelf_number(name: str) -> int:
     """The number of a shelf id (``shelf_42`` → 42); for sorting shelves numerically."""
     return int(name[6:])
-
-
-def raw_action(action: Any) -> str:
-    """The action string trimmed, or a JSON object's string ``command`` trimmed, else ``""``."""
-    if isinstance(action, str):
-        return action.strip()
-    if isinstance(action, Mapping) and isinstance(action.get("command"), str):
-        return str(action["command"]).strip()
-    return ""
-
-
-@attrs.frozen
-class Command:
-    """A parsed command: ``verb`` lowercased, ``args`` as given."""
-
-    verb: str
-    args: tuple[str, ...]
-
-
-@attrs.frozen
-class Outcome:
-    """What a command did: ``status`` accepted/rejected/completed, the text, the command."""
-
-    status: str
-    text: str
-    command: Command | None = None
 
 
 def parse_command(raw: str, verbs: tuple[str, ...]) -> Command | Outcome:

@@ -26,13 +26,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillstate.plugin.bench import scenario_name
+
 from .commands import SHELF_COUNT
 from .generator import DriftPlan
 
-__all__ = ["SCENARIOS", "alert_text", "apply_drift", "canonical_scenario", "drift_step"]
+__all__ = ["ALIASES", "SCENARIOS", "alert_text", "apply_drift", "canonical_scenario", "drift_step"]
 
 SCENARIOS = ("audit", "barcode", "move", "canceled-order")
-_ALIASES = {
+ALIASES = {
     "a": "audit",
     "secret-audit": "audit",
     "b": "barcode",
@@ -45,10 +47,7 @@ _ALIASES = {
 
 def canonical_scenario(name: str) -> str | None:
     """The scenario's canonical name, or ``None`` when ``name`` is none of them."""
-    key = name.strip().lower()
-    if key in SCENARIOS:
-        return key
-    return _ALIASES.get(key)
+    return scenario_name(name, SCENARIOS, ALIASES)
 
 
 def drift_step(plan: DriftPlan) -> int:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from skillstate.plugin.bench import TELEMETRY_HEADER, telemetry_block
+from skillstate.plugin.bench import NOISE_LEVELS, TELEMETRY_HEADER, telemetry_block
 
 __all__ = ["HEADER", "LEVELS", "noise_suffix", "telemetry_lines"]
 
 HEADER = TELEMETRY_HEADER
-LEVELS = {"none": 0, "low": 5, "medium": 20, "high": 50}
+LEVELS = NOISE_LEVELS
 """The paper's levels (Table 2: 5, 20, 50 events per turn; 0 the baseline)."""
 
 _OCR = ("Forklift parked.", "Worker entered Zone A.", "Safety Vest Detected.")

@@ -5,8 +5,9 @@ event (:func:`correct_answer`), then the next event is delivered: background CI 
 finish (a passing one is announced, ``CI Pipeline Passed for PR #3.``), a drift
 scenario changes the world silently before its event, its alert rides on the next
 event's observation, and the event line comes last — then the telemetry noise. A
-rejected action changes nothing: the observation is the rejection and the pending
-event again. After the last event the session completes.
+rejected action changes nothing: the observation is the rejection, then the pending
+event again with its background notes (so an agent whose action was refused still
+sees the drift alert). After the last event the session completes.
 
 Everything the world holds is in :meth:`RepoEnvironment.snapshot`; a rejected action
 leaves the instance to be discarded.
@@ -222,10 +223,9 @@ class RepoEnvironment(Environment):
             world["branches"].pop(pr["branch"], None)
         return facts
 
-    def _pending_text(self, with_notes: bool = True) -> str:
+    def _pending_text(self) -> str:
         event = self.episode.events[self.cursor]
-        lines = [*(self.notes if with_notes else []), event_text(self.episode, event, self.world)]
-        return "\n".join(lines)
+        return "\n".join([*self.notes, event_text(self.episode, event, self.world)])
 
     def _noise(self, position: str) -> str:
         return noise_suffix(self.options.noise_seed, position, self.options.noise)
@@ -254,9 +254,9 @@ class RepoEnvironment(Environment):
             else apply_command(self.world, parsed, first_push_fails=self.fails)
         )
         if outcome.status == "rejected":
-            text = f"{outcome.text}\n{self._pending_text(with_notes=False)}" + self._noise(
-                f"{self.cursor}r"
-            )
+            # the pending event again, with its background notes: a rejected agent still
+            # sees the CI results and the drift alert that came with it
+            text = f"{outcome.text}\n{self._pending_text()}" + self._noise(f"{self.cursor}r")
             return ActionResult("rejected", text, {**_FAILED, "event": self.cursor})
         assert outcome.command is not None
         correct = _same(outcome.command, expected)

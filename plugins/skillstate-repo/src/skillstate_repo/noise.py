@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import random
 
-from skillstate.plugin.bench import TELEMETRY_HEADER, telemetry_block
+from skillstate.plugin.bench import NOISE_LEVELS, TELEMETRY_HEADER, telemetry_block
 
 __all__ = ["HEADER", "LEVELS", "noise_suffix", "telemetry_lines"]
 
 HEADER = TELEMETRY_HEADER
-LEVELS = {"none": 0, "low": 5, "medium": 20, "high": 50}
+LEVELS = NOISE_LEVELS
 
 
 def telemetry_lines(noise_seed: int, position: str, count: int) -> list[str]:

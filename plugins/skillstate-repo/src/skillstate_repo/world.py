@@ -20,7 +20,8 @@ paper's ``Verb(a, b)``):
 ``FixCI <branch>``                      push a fix for a failing PR; CI runs again
 ``RunTests <branch>``                   re-run the PR's CI on the same commit (a flaky
                                         failure passes; a real one fails again)
-``CherryPick <sha> <branch>``           copy a commit onto a (release) branch
+``CherryPick <sha> <branch>``           copy a commit onto a (release) branch and push;
+                                        re-runs CI if the branch has an open pull request
 ``CreateRelease <version>``             tag master as ``v<major>.<minor>``, branch
                                         ``release/<version>``
 ``Rollback <version>``                  withdraw a live release
@@ -39,7 +40,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
+from skillstate.plugin.bench import Command, Outcome, raw_action
 
 __all__ = [
     "VERBS",
@@ -83,32 +84,6 @@ _FILE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,199}$")
 _VERSION = re.compile(r"^v\d{1,3}\.\d{1,3}$")
 _CALL = re.compile(r"^([A-Za-z]+)\s*\((.*)\)$", re.DOTALL)
 REJECTED = "State transition rejected."
-
-
-@attrs.frozen
-class Command:
-    """A parsed command: ``verb`` lowercased, ``args`` as given."""
-
-    verb: str
-    args: tuple[str, ...]
-
-
-@attrs.frozen
-class Outcome:
-    """What a command did: ``status`` accepted/rejected, the text, the command."""
-
-    status: str
-    text: str
-    command: Command | None = None
-
-
-def raw_action(action: Any) -> str:
-    """The action string trimmed, or a JSON object's string ``command`` trimmed, else ``""``."""
-    if isinstance(action, str):
-        return action.strip()
-    if isinstance(action, Mapping) and isinstance(action.get("command"), str):
-        return str(action["command"]).strip()
-    return ""
 
 
 def parse_command(raw: str) -> Command | Outcome:
@@ -160,6 +135,21 @@ def _commit(world: dict[str, Any], branch: str, file: str, parent: str) -> str:
     return new
 
 
+def _push(world: dict[str, Any], branch: str, file: str, parent: str) -> tuple[str, str | None]:
+    """Commit ``file`` onto ``branch`` and push it: the branch head moves, and when the branch
+    has an open pull request its head follows and CI starts on it (and will pass).
+
+    Every command that puts a commit on a branch (Commit, FixCI, CherryPick) pushes
+    through here. Returns (the new commit, the pull request whose CI started, or ``None``).
+    """
+    new = _commit(world, branch, file, parent)
+    number = open_pr_of(world, branch)
+    if number is not None:
+        world["prs"][number]["head"] = new
+        _start_ci(world, new, "passed")
+    return new, number
+
+
 def open_pr_of(world: Mapping[str, Any], branch: str) -> str | None:
     """The number (a string) of ``branch``'s open pull request, if any."""
     for number, pr in world["prs"].items():
@@ -198,6 +188,10 @@ def finish_ci(world: dict[str, Any]) -> list[tuple[str, str]]:
     return done
 
 
+def _ci_started(number: str | None) -> str:
+    return "" if number is None else f" CI is running for PR #{number}."
+
+
 def _reject(text: str) -> Outcome:
     return Outcome("rejected", f"REJECTED: {text} {REJECTED}")
 
@@ -231,10 +225,8 @@ def _fix(world: dict[str, Any], command: Command, number: str, pr: dict[str, Any
             f"CI is not failing on PR #{number} (it is {run['status']}); nothing to fix."
         )
     parent = pr["head"]
-    new = _commit(world, pr["branch"], world["commits"][parent].get("file") or "fix", parent)
+    new, _ = _push(world, pr["branch"], world["commits"][parent].get("file") or "fix", parent)
     world["commits"][new]["fix"] = True
-    pr["head"] = new
-    _start_ci(world, new, "passed")
     text = f"Success: Pushed fix {new} to {pr['branch']}; CI is running again for PR #{number}."
     return Outcome("accepted", text, command)
 
@@ -267,15 +259,9 @@ def apply_command(
             return _reject(f"{branch} is protected; commit to a feature branch.")
         if not _FILE.match(file):
             return Outcome("rejected", f'Error: "{file}" is not a file path.')
-        parent = world["branches"].get(branch, world["master"])
-        new = _commit(world, branch, file, parent)
+        new, number = _push(world, branch, file, world["branches"].get(branch, world["master"]))
         text = f"Success: Committed {file} to {branch} as {new} and pushed."
-        number = open_pr_of(world, branch)
-        if number is not None:
-            world["prs"][number]["head"] = new
-            _start_ci(world, new, "passed")
-            text += f" CI is running for PR #{number}."
-        return Outcome("accepted", text, command)
+        return Outcome("accepted", text + _ci_started(number), command)
     if verb == "createpr":
         (branch,) = args
         problem = _branch_problem(world, branch, exists=True)
@@ -347,12 +333,10 @@ def apply_command(
             return problem
         if branch == "master":
             return _reject("master is protected; cherry-pick onto a release branch.")
-        new = _commit(
-            world, branch, world["commits"][commit].get("file") or commit, world["branches"][branch]
-        )
-        return Outcome(
-            "accepted", f"Success: Cherry-picked {commit} onto {branch} as {new}.", command
-        )
+        file = world["commits"][commit].get("file") or commit
+        new, number = _push(world, branch, file, world["branches"][branch])
+        text = f"Success: Cherry-picked {commit} onto {branch} as {new}."
+        return Outcome("accepted", text + _ci_started(number), command)
     if verb == "createrelease":
         (version,) = args
         if not _VERSION.match(version):

@@ -2,9 +2,11 @@
 
 By default it answers like the warehouse oracle reading only the A.4 prompt text.
 ``model.script`` queues scripted answers (:class:`Answer`: a status, a reply text, a
-raw body, headers, a truncated body); ``model.then`` is what it answers once the
-script is used up (default: the oracle). ``model.delay`` slows every answer down
-(so that tests can see parallel requests, or interrupt a run).
+raw body, headers, a truncated body, an error body repeating the request's
+``Authorization`` header, a delay of its own); ``model.then`` is what it answers once
+the script is used up (default: the oracle). ``model.delay`` slows every answer down
+(so that tests can see parallel requests, or interrupt a run); ``model.times`` is
+when each request arrived (``time.monotonic()``).
 """
 
 from __future__ import annotations
@@ -43,12 +45,15 @@ class Answer:
     body: bytes | None = None  # raw body instead of a chat completion
     headers: dict[str, str] = attrs.Factory(dict)
     truncate: bool = False  # promise more bytes than are sent, then close
+    echo_auth: bool = False  # an error body repeating the Authorization header, as some servers do
+    delay: float = 0.0  # seconds before this answer (after model.delay)
 
 
 class FakeModel:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.times: list[float] = []
         self.script: list[Answer] = []
         self.then: Answer = Answer()
         self.delay = 0.0
@@ -59,9 +64,11 @@ class FakeModel:
         with self.lock:
             return self.script.pop(0) if self.script else self.then
 
-    def body(self, answer: Answer, request: dict[str, Any]) -> bytes:
+    def body(self, answer: Answer, request: dict[str, Any], auth: str) -> bytes:
         if answer.body is not None:
             return answer.body
+        if answer.echo_auth:
+            return json.dumps({"error": {"message": f"Invalid token: {auth}"}}).encode()
         if answer.status != 200:
             return json.dumps({"error": {"message": "scripted failure"}}).encode()
         prompt = request["messages"][0]["content"]
@@ -86,6 +93,7 @@ def serve() -> Iterator[tuple[FakeModel, str]]:
             length = int(self.headers["Content-Length"])
             request = json.loads(self.rfile.read(length))
             with model.lock:
+                model.times.append(time.monotonic())
                 model.requests.append({"path": self.path, **request})
                 model.headers.append(dict(self.headers))
                 model.inflight += 1
@@ -93,7 +101,8 @@ def serve() -> Iterator[tuple[FakeModel, str]]:
             try:
                 time.sleep(model.delay)
                 answer = model.next()
-                data = model.body(answer, request)
+                time.sleep(answer.delay)
+                data = model.body(answer, request, self.headers.get("Authorization", ""))
                 self.send_response(answer.status)
                 self.send_header(
                     "Content-Type", answer.headers.get("Content-Type", "application/json")
@@ -113,7 +122,11 @@ def serve() -> Iterator[tuple[FakeModel, str]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            pass  # a client that gave up on a slow answer closed its end: nothing to report
+
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -142,6 +142,17 @@ def test_bench_bad_arguments_are_named(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "expected comma-separated integers" in bad.stderr
     bad = run("bench", "warehouse", "--policy", "llm", cwd=tmp_path)
     assert bad.returncode == 2 and "SKILLSTATE_LLM_MODEL" in bad.stderr
+    for budget in ("-5", "0"):
+        bad = run(
+            "bench", "warehouse", "--runtime", "window", "--window-chars", budget, cwd=tmp_path
+        )
+        assert bad.returncode == 2, bad.stdout
+        assert bad.stderr == (
+            f"skillstate: --window-chars must be a budget of at least 1 character, got {budget}\n"
+        )
+    tiny = run("bench", "warehouse", "--runtime", "window", "--window-chars", "1", "--horizon",
+               "3", "--json", cwd=tmp_path)  # fmt: skip
+    assert json.loads(tiny.stdout)["runs"][0]["window_chars"] == 1  # taken as given
 
 
 def _this_plugin() -> str:

@@ -8,9 +8,17 @@ failure, never fed into its next prompt. Model failures are counted by kind.
 
 from __future__ import annotations
 
+import re
+import shutil
+import ssl
+import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,10 +27,12 @@ from skillstate.plugin.bench import (
     ChatCompletionsPolicy,
     EndpointError,
     EpisodeConfig,
+    Interrupted,
     TurnView,
     run_episode,
 )
 from skillstate.plugin.runtime import Runtime
+from skillstate.testing import require_service
 
 from ..benchmark import WAREHOUSE_BENCHMARK
 from .fakellm import Answer, FakeModel, serve
@@ -123,20 +133,106 @@ def test_server_errors_are_retried_after_retry_after_and_client_errors_are_not(
         Answer(429, headers={"Retry-After": "1"}),
         Answer(content="Action: Wait"),
     ]
-    started = time.monotonic()
     assert _policy(url).respond(VIEW).text == "Action: Wait"
-    assert time.monotonic() - started >= 1.0  # the server asked for one second
     assert len(model.requests) == 3
+    waited = model.times[2] - model.times[1]
+    assert 1.0 <= waited < 1.5, waited  # the server asked for one second: that, not much more
     model.script = [Answer(401), Answer(content="Action: Wait")]
-    with pytest.raises(EndpointError, match=r"answered HTTP 401: .*scripted failure"):
-        _policy(url).respond(VIEW)
+    with pytest.raises(EndpointError, match=r"answered HTTP 401: \{.*scripted failure.*\}$"):
+        _policy(url).respond(VIEW)  # one try: no "after N tries"
     assert len(model.requests) == 4  # not retried
     model.script = [Answer(503)] * 3
-    with pytest.raises(EndpointError, match=r"answered HTTP 503.* after 3 tries"):
+    with pytest.raises(EndpointError, match=r"answered HTTP 503: .*\} after 3 tries$"):
         _policy(url, http_retries=2).respond(VIEW)
     model.script = [Answer(429, headers={"Retry-After": "3600"})]
-    with pytest.raises(EndpointError, match="asks to retry after 3600 s"):
+    with pytest.raises(EndpointError, match=r"asks to retry after 3600 s\)$"):
         _policy(url).respond(VIEW)
+
+
+def test_the_api_key_is_never_in_an_endpoint_error(fake: tuple[FakeModel, str]) -> None:
+    model, url = fake
+    model.script = [Answer(401, echo_auth=True)]
+    policy = ChatCompletionsPolicy(model="m", base_url=url, api_key="sk-SECRET123")
+    with pytest.raises(EndpointError) as raised:
+        policy.respond(VIEW)
+    assert model.headers[-1]["Authorization"] == "Bearer sk-SECRET123"  # the server repeated it
+    message = str(raised.value)
+    assert "SECRET123" not in message and "Invalid token: [REDACTED]" in message, message
+    # a key of no known shape, repeated without "Bearer": the literal key is removed too
+    body = b'{"error": "key opaque-key-4242 is not valid"}'
+    model.script = [Answer(403, body=body)]
+    policy = ChatCompletionsPolicy(model="m", base_url=url, api_key="opaque-key-4242")
+    with pytest.raises(EndpointError, match=r"key \[REDACTED\] is not valid") as raised:
+        policy.respond(VIEW)
+    assert "opaque-key-4242" not in str(raised.value)
+
+
+def test_what_no_retry_can_mend_is_not_retried(tmp_path: Path) -> None:
+    policy = _policy("http://skillstate-test.invalid/v1", http_retries=3)
+    with pytest.raises(EndpointError) as raised:
+        policy.respond(VIEW)
+    assert re.fullmatch(
+        r"the model endpoint http://skillstate-test\.invalid/v1/chat/completions could not be "
+        r"reached: its host name does not resolve \(.*\)",
+        str(raised.value),
+    ), raised.value  # one try, no "after 4 tries"
+    require_service(shutil.which("openssl") is not None, "openssl is needed for a TLS server")
+    with _https_server(tmp_path) as https_url:
+        with pytest.raises(EndpointError) as raised:
+            _policy(https_url, http_retries=3).respond(VIEW)
+    assert re.search(
+        r"its TLS certificate was refused \(self.signed certificate\)$", str(raised.value)
+    ), raised.value
+    for bad, said in (
+        ("https://user:pw-secret@h.example/v1", "must not contain credentials"),
+        ("https://h.example/v1?api_key=k-secret", "must not contain a query"),
+        ("https://h.example:99999/v1", "has an invalid port"),
+        ("https://h.example/v 1", "must not contain spaces"),
+    ):
+        with pytest.raises(ValueError, match=said) as refused:
+            _policy(bad)
+        assert "secret" not in str(refused.value)
+        assert "credentials" not in said or "SKILLSTATE_LLM_API_KEY" in str(refused.value)
+
+
+@contextmanager
+def _https_server(tmp_path: Path) -> Iterator[str]:
+    """An HTTPS server on 127.0.0.1 with a self-signed certificate (which a client refuses)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = HTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.handle_error = lambda *args: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_wait_between_retries_ends_when_the_sweep_stops(fake: tuple[FakeModel, str]) -> None:
+    model, url = fake
+    model.script = [Answer(503, headers={"Retry-After": "30"})]
+    stop = threading.Event()
+    policy = _policy(url)
+    policy.stop_on(stop)
+    threading.Timer(0.3, stop.set).start()
+    started = time.monotonic()
+    with pytest.raises(Interrupted):
+        policy.respond(VIEW)
+    assert time.monotonic() - started < 2.0  # not the 30 s the server asked for
+    assert len(model.requests) == 1
+    with pytest.raises(Interrupted):  # once stopped, no call is made at all
+        policy.respond(VIEW)
+    assert len(model.requests) == 1
 
 
 def test_what_cannot_be_a_model_answer_is_an_endpoint_error(fake: tuple[FakeModel, str]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -45,7 +46,7 @@ def test_an_endpoint_failure_exits_loudly_keeps_finished_episodes_and_resume_con
     model, url = fake
     out = tmp_path / "runs.jsonl"
     model.script = [Answer()] * 12  # two 5-event episodes and two calls of the third, then:
-    model.then = Answer(400)
+    model.then = Answer(400, echo_auth=True)  # an error body that repeats the Authorization header
     failed = bench(url, "--horizon", "5", "--seeds", "3", "--out", str(out), "--no-progress",
                    "--http-retries", "0", cwd=tmp_path)  # fmt: skip
     assert failed.returncode == 3, failed.stderr
@@ -54,7 +55,9 @@ def test_an_endpoint_failure_exits_loudly_keeps_finished_episodes_and_resume_con
         f"skillstate: the model endpoint {url}/chat/completions answered HTTP 400: "
     )
     assert "2 episodes finished are in" in failed.stderr and "--resume continues" in failed.stderr
+    assert model.headers[-1]["Authorization"] == "Bearer sk-test-secret"  # and it was repeated
     assert "sk-test-secret" not in failed.stderr + failed.stdout + out.read_text()
+    assert "Invalid token: [REDACTED]" in failed.stderr
     done = lines(out)
     assert [(r["seed"], r["score"]) for r in done] == [(42, 1.0), (43, 1.0)]
     first = done[0]
@@ -81,6 +84,31 @@ def test_an_endpoint_failure_exits_loudly_keeps_finished_episodes_and_resume_con
     assert len(model.requests) - before == 5  # only the missing episode ran
     assert [r["seed"] for r in lines(out)] == [42, 43, 44]
     assert len(resumed.stdout.splitlines()) > 5  # the table shows all three
+
+
+def test_an_endpoint_failure_stops_a_parallel_sweep_at_once(
+    fake: tuple[FakeModel, str], tmp_path: Path
+) -> None:
+    model, url = fake
+    model.script = [Answer(400)]  # one worker's first call fails for good...
+    model.then = Answer(delay=30)  # ...while the other's is slow (it would time out, twice)
+    failed = bench(url, "--horizon", "3", "--seeds", "2", "--concurrency", "2", "--timeout", "12",
+                   "--http-retries", "1", "--no-progress", cwd=tmp_path)  # fmt: skip
+    took = time.monotonic() - model.times[0]
+    assert failed.returncode == 3, failed.stderr
+    assert failed.stderr.count("\n") == 1 and "answered HTTP 400" in failed.stderr, failed.stderr
+    assert "0 episodes finished" in failed.stderr
+    assert len(model.requests) == 2  # no call after the failure
+    assert took < 6, took  # not 12 s + backoff + 12 s of the slow worker's timeouts
+
+
+def test_credentials_in_the_base_url_are_refused_before_any_call(tmp_path: Path) -> None:
+    done = bench("https://me:hunter2-secret@h.example/v1", "--horizon", "3", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "skillstate: SKILLSTATE_LLM_BASE_URL (or --llm-base-url) must not contain credentials "
+        "(user:password@): put credentials in SKILLSTATE_LLM_API_KEY\n"
+    )
 
 
 def test_ctrl_c_keeps_what_is_done(fake: tuple[FakeModel, str], tmp_path: Path) -> None:
@@ -148,6 +176,57 @@ def test_the_memory_summary_is_written_by_the_model(
     assert len(summaries) == 2
     last = model.requests[-1]["messages"][0]["content"]
     assert "Summarized History:\nsummary after 1 folded turn(s)" in last
+
+
+def test_the_memory_summary_calls_count_in_the_report_totals(
+    fake: tuple[FakeModel, str], tmp_path: Path
+) -> None:
+    model, url = fake
+    model.then = Answer(content="Action: Wait")
+    out = tmp_path / "runs.jsonl"
+    done = bench(url, "--runtime", "memory", "--horizon", "6", "--seeds", "2", "--out", str(out),
+                 "--no-progress", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    runs = lines(out)
+    sent = [r["total_prompt_chars"] + r["summary_prompt_chars"] for r in runs]
+    assert all(r["summary_calls"] == 2 and r["summary_prompt_chars"] > 0 for r in runs)
+    summaries = [r for r in model.requests if r["messages"][0]["content"].startswith("You keep")]
+    assert sum(r["summary_prompt_chars"] for r in runs) == sum(
+        len(r["messages"][0]["content"]) for r in summaries
+    )  # what was sent for the summaries, exactly
+    report = run_command("skillstate", "bench", "report", str(out), "--json", cwd=tmp_path)
+    row = json.loads(report.stdout)["summary"][0]
+    assert row["sent_prompt_chars"] == sum(sent) / 2 and row["sent_calls"] == 6 + 2
+    assert row["total_prompt_chars"] == sum(r["total_prompt_chars"] for r in runs) / 2
+    table = run_command("skillstate", "bench", "report", str(out), cwd=tmp_path).stdout
+    header, _, first = table.split("Student's t)", 1)[1].splitlines()[1:4]
+    assert header.split()[-2:] == ["summary", "calls"]
+    cells = dict(
+        zip(re.split(r"\s{2,}", header.strip()), re.split(r"\s{2,}", first.strip()), strict=True)
+    )
+    assert (
+        cells["total chars"].startswith(f"{sum(sent) / 2:,.0f} ±") and cells["summary calls"] == "2"
+    )
+
+
+def test_turns_are_written_without_the_reasoning(
+    fake: tuple[FakeModel, str], tmp_path: Path
+) -> None:
+    model, url = fake
+    thought = "I ponder the xyzzy plugh at length"
+    reply = f'Reasoning: {thought}.\n```json\n{{"state_patch": {{}}, "action": "Wait"}}\n```'
+    model.then = Answer(content=reply)
+    out = tmp_path / "runs.jsonl"
+    done = bench(url, "--horizon", "3", "--out", str(out), "--turns", "--json", "--no-progress",
+                 cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = out.read_text()
+    assert "xyzzy" not in written and "xyzzy" not in done.stdout
+    turn = lines(out)[0]["turns"][0]
+    assert (
+        turn["action"] == "Wait" and turn["patch"] == {} and turn["completion_chars"] == len(reply)
+    )
+    assert "response" not in turn
 
 
 def test_report_and_plot_from_the_results_file(fake: tuple[FakeModel, str], tmp_path: Path) -> None:

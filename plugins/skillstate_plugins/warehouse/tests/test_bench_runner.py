@@ -142,6 +142,20 @@ def test_retries_exhausted_give_the_event_up(runtime: Runtime) -> None:
     assert result.turns[2].skipped
 
 
+def test_with_no_retries_the_next_observation_still_says_why_the_reply_was_refused(
+    runtime: Runtime,
+) -> None:
+    drop = '```json\n{"state_patch": {"inventory": null}, "action": "Store item_0 shelf_0"}\n```'
+    policy = Scripted(["no json here", drop])
+    result = _run(runtime, policy, horizon=5, retries=0)
+    assert result.turns[0].skipped and result.turns[1].skipped  # each given up at once
+    after = policy.views[1].observation
+    assert after.startswith("[TURN REJECTED: no_json_block] ")  # why, then the skip
+    assert "\nSkipped: the event was not handled.\n" in after
+    assert policy.views[2].observation.startswith("[STATE SCHEMA VIOLATION]")
+    assert result.turns[0].result == after  # the session's O says so too
+
+
 def test_baseline_replies_parse_action_and_state_update_lines() -> None:
     parsed = parse_reply(
         "stateful",
@@ -316,6 +330,28 @@ def test_markdown_around_the_action_line_is_a_counted_repair() -> None:
     assert parse_reply("react", "Action: Store item_0 shelf_0").repairs == ()
     strict = parse_reply("react", "**Action:** `Wait`", strict=True)
     assert strict.category == "action_grammar_error" and "strict parsing" in strict.message
+
+
+def test_only_matched_markdown_around_the_whole_action_is_read_off() -> None:
+    # underscores that belong to the command are the command's: no repair, strict accepts it
+    for strict in (False, True):
+        parsed = parse_reply("react", "Action: Commit feature/x _private_", strict=strict)
+        assert parsed.action == "Commit feature/x _private_" and parsed.repairs == ()
+    assert parse_reply("react", "Action: `Wait").action == "`Wait"  # unmatched: as written
+    for text, action in (
+        ("### Action: Wait", "Wait"),  # a heading
+        ("action: Wait", "Wait"),  # another case
+        ("> **action**: `Wait`", "Wait"),
+        ("**Action:** **Store item_0 shelf_0**", "Store item_0 shelf_0"),
+        ("__Action__: _Store item_0 shelf_0_", "Store item_0 shelf_0"),
+    ):
+        parsed = parse_reply("react", f"I think.\n{text}")
+        assert parsed.action == action, text
+        assert parsed.repairs == ("read the Action line without its markdown",), text
+        assert parse_reply("react", text, strict=True).category == "action_grammar_error"
+    update = parse_reply("stateful", '### StateUpdate: `{"shelf_1": "item_0"}`\nAction: Wait')
+    assert update.patch == {"shelf_1": "item_0"}
+    assert update.repairs == ("read a StateUpdate line without its markdown",)
 
 
 @pytest.mark.parametrize("scenario", ["audit", "barcode", "move"])
