@@ -22,11 +22,14 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from skillstate.budgets import check_budget
 from skillstate.config import Config, load_config
+from skillstate.display import excerpt, mask_url, scrub, secrets_of
 from skillstate.errors import (
     EnvironmentNotFound,
     PluginConflictError,
     PluginError,
     SkillNotFound,
+    SkillstateError,
+    StoreError,
     StoreNotFound,
 )
 from skillstate.isolation import CURRENT_PLUGIN, HookFailure
@@ -255,10 +258,18 @@ class Host:
         if spec is None:
             known = ", ".join(f"{s}:" for s in self.stores.names()) or "(none)"
             raise StoreNotFound(
-                f"no store for URL '{url}': scheme '{scheme}' is not provided by any plugin. "
-                f"Available: {known} (is the plugin installed, or blocked?)"
+                f"no store for URL '{mask_url(url)}': scheme '{excerpt(scheme, 40)}' is not "
+                f"provided by any plugin. Available: {known} (is the plugin installed, or blocked?)"
             )
-        store = spec.factory(url)
+        try:
+            store = spec.factory(url)
+        except SkillstateError:
+            raise
+        except Exception as exc:  # a store plugin's bug, or its missing library
+            raise StoreError(
+                f"the '{scheme}:' store could not open {mask_url(url)}: "
+                f"{type(exc).__name__}: {excerpt(scrub(str(exc), secrets_of(url)))}"
+            ) from exc
         self._open_stores[url] = store
         return store
 

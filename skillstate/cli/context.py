@@ -7,6 +7,8 @@ import sys
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
 
+from skillstate.display import scrub, secrets_of
+
 if TYPE_CHECKING:
     from skillstate.config import Config
     from skillstate.host import Host
@@ -40,7 +42,20 @@ class HostContext:
         return self.host.open_store()
 
     def error(self, message: str) -> None:
-        print(f"{self.prog}: {message}", file=self.err)
+        """Print ``prog: message`` on stderr, with the configured store's credentials masked."""
+        try:
+            print(f"{self.prog}: {scrub(message, self._secrets())}", file=self.err)
+        except (OSError, ValueError):  # stderr is closed too: nothing left to tell
+            pass
+
+    def _secrets(self) -> tuple[str, ...]:
+        """Credentials of the store URLs this command knows (configured or given)."""
+        urls = [getattr(getattr(self, "args", None), "store", None)]
+        try:
+            urls.append(self.config.store)
+        except Exception:  # a broken configuration: its own message is being printed
+            pass
+        return tuple(secret for url in urls if isinstance(url, str) for secret in secrets_of(url))
 
 
 class CliContext(HostContext):

@@ -129,45 +129,27 @@ def all_commands(ctx: CliContext) -> list[CommandSpec]:
     return [*CORE_COMMANDS, *ctx.host.commands]
 
 
-def _install_warning_format() -> None:
-    """skillstate's own warnings as one ``skillstate: warning: …`` line each, once."""
-    import warnings
-
-    shown: set[str] = set()
-    default = warnings.showwarning
-
-    def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-        module = getattr(category, "__module__", "")
-        if not module.startswith("skillstate"):
-            default(message, category, *args, **kwargs)
-            return
-        text = str(message)
-        if text not in shown:
-            shown.add(text)
-            print(f"skillstate: warning: {text}", file=sys.stderr)
-
-    warnings.showwarning = show
-
-
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``skillstate`` console script; exit codes in :mod:`skillstate.cli.exits`."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list in (["--version"], ["-V"]):
         from skillstate._version import __version__
 
         print(f"skillstate {__version__}")
         return 0
-    _install_warning_format()
-
     from skillstate.cli.context import CliContext
-    from skillstate.errors import SkillstateError
+    from skillstate.cli.exits import USAGE, install_warning_format, run_guarded
 
-    name = _command_name(args_list)
+    install_warning_format("skillstate")
+
     # Global flags first (--store, --disable-plugin): they decide which plugins load.
     pre, _ = _parser().parse_known_args(
         [a for a in args_list if a not in ("-h", "--help", "--version")]
     )
     ctx = CliContext(pre)
-    try:
+
+    def body() -> int:
+        name = _command_name(args_list)
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)
             if name not in _REPORTING:  # a plugin taking a core name is refused here too
@@ -178,15 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
         if not getattr(args, "command", None):
             parser.print_help()
-            return 2
+            return USAGE
         ctx.args = args
         code: int = args._spec.run(ctx)
-    except SkillstateError as exc:
-        ctx.error(str(exc))
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return code
+        return code
+
+    return run_guarded(body, ctx.error)
 
 
 if __name__ == "__main__":

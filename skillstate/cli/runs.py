@@ -5,7 +5,8 @@ over :mod:`skillstate.pipeline` and the store. Output rules (rig-state's):
 
 - every error goes to stderr as ``{prog}: {message}``;
 - exit 0 accepted/success, 1 rejected (also invalid JSON and a missing ``--field``),
-  2 usage error, missing run, unknown skill, bad id, run already exists, no journal;
+  2 usage error, missing run, unknown skill, bad id, run already exists, no journal,
+  3 an error that is not the input's fault (the store failed; :mod:`skillstate.cli.exits`);
 - a rejected ``init`` prints nothing on stdout; a rejected ``patch`` prints the
   **unchanged** state (compact rendering) on stdout and the reasons on stderr.
 """
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
     from skillstate.store import Store
 
 __all__ = [
+    "ERROR",
+    "OK",
+    "REJECTED",
+    "USAGE",
     "RunContext",
     "do_get",
     "do_init",
@@ -33,7 +38,7 @@ __all__ = [
     "read_document",
 ]
 
-OK, REJECTED, USAGE = 0, 1, 2
+from skillstate.cli.exits import ERROR, OK, REJECTED, USAGE
 
 
 class RunContext(Protocol):

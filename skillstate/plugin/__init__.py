@@ -86,6 +86,7 @@ from typing import TYPE_CHECKING
 from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from skillstate.display import excerpt, mask_url
     from skillstate.environment import Environment
     from skillstate.errors import (
         ConfigError,
@@ -179,11 +180,13 @@ __all__ = [
     "copy_json",
     "create_run",
     "dig_field",
+    "excerpt",
     "field_text",
     "hookimpl",
     "is_valid_run_id",
     "js_numbers",
     "js_string",
+    "mask_url",
     "merge_patch",
     "now_iso",
     "parse_json",
@@ -215,6 +218,8 @@ _LAZY = {
         )
     },
     "Host": "skillstate.host",
+    "excerpt": "skillstate.display",
+    "mask_url": "skillstate.display",
     "replay": "skillstate.journal",
     "verify_record": "skillstate.journal",
     **{

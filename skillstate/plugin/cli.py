@@ -12,7 +12,10 @@ exactly as ``skillstate``'s own (``skillstate.cli.runs``)::
         prog = "my-tool"
         ...
 
-Exit codes: :data:`OK` (0), :data:`REJECTED` (1), :data:`USAGE` (2).
+Exit codes: :data:`OK` (0), :data:`REJECTED` (1), :data:`USAGE` (2), :data:`ERROR` (3);
+:func:`run_guarded` runs a command line's body and turns every expected failure (a
+``SkillstateError``, a closed pipe, an output stream that cannot encode the text) into
+one ``prog: message`` line and its exit code, never a traceback.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from skillstate._lazy import lazy_getattr
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext, HostContext
     from skillstate.cli.doctor_cmd import doctor_report
+    from skillstate.cli.exits import CLOSED, install_warning_format, run_guarded
     from skillstate.cli.runs import (
+        ERROR,
         OK,
         REJECTED,
         USAGE,
@@ -41,6 +46,8 @@ if TYPE_CHECKING:
     from skillstate.config import Config, load_config
 
 __all__ = [
+    "CLOSED",
+    "ERROR",
     "OK",
     "REJECTED",
     "USAGE",
@@ -56,11 +63,14 @@ __all__ = [
     "do_rm",
     "do_show",
     "doctor_report",
+    "install_warning_format",
     "load_config",
     "read_document",
+    "run_guarded",
 ]
 
 _RUNS = (
+    "ERROR",
     "OK",
     "REJECTED",
     "USAGE",
@@ -79,6 +89,9 @@ _LAZY = {
     "CliContext": "skillstate.cli.context",
     "HostContext": "skillstate.cli.context",
     "doctor_report": "skillstate.cli.doctor_cmd",
+    "CLOSED": "skillstate.cli.exits",
+    "run_guarded": "skillstate.cli.exits",
+    "install_warning_format": "skillstate.cli.exits",
     "Config": "skillstate.config",
     "load_config": "skillstate.config",
     **{name: "skillstate.cli.runs" for name in _RUNS},

@@ -73,7 +73,7 @@ def test_the_known_hooks_list_does_not_include_the_misspelling(tmp_path: Path) -
 def test_strict_mode_makes_a_broken_plugin_fatal(tmp_path: Path) -> None:
     _install(tmp_path, MISSPELT)
     done = _skillstate(tmp_path, "plugins", SKILLSTATE_STRICT_PLUGINS="1")
-    assert done.returncode == 2
+    assert done.returncode == 3  # an error, not a usage mistake (docs/cli.md)
     assert done.stderr.startswith("skillstate: plugin 'broken' from broken-plugin 0.1 failed")
     assert done.stderr.rstrip().endswith("(SKILLSTATE_STRICT_PLUGINS is set)")
 

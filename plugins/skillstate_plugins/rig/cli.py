@@ -196,29 +196,18 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``rig-state`` console script."""
-    from skillstate.plugin import SkillstateError
+    """The ``rig-state`` console script (rig's exit codes; 3 for what rig has none for)."""
+    from skillstate.plugin.cli import USAGE, install_warning_format, run_guarded
 
+    install_warning_format(PROG)
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         parsed = parse_args(args)
     except UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
-        return 2
+        return USAGE
     ctx = RigContext(parsed.values.get("--root", "."))
-    try:
-        return run(parsed, ctx)
-    except SkillstateError as exc:
-        ctx.error(str(exc))
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        out = ctx.out
-        try:
-            out.flush()
-        except (BrokenPipeError, ValueError):
-            pass
+    return run_guarded(lambda: run(parsed, ctx), ctx.error)
 
 
 if __name__ == "__main__":
