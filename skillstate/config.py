@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from skillstate.display import excerpt
 from skillstate.errors import ConfigError
 from skillstate.records import Budget
 
@@ -106,6 +107,13 @@ KEYS: dict[str, ConfigKey] = {
 BUDGET_KEYS = ("string_chars", "array_items", "document_bytes")
 
 
+def _usage(message: str) -> ConfigError:
+    """A :class:`ConfigError` about what the command line named (exit 2, not 3)."""
+    error = ConfigError(message)
+    error.kind = "usage"
+    return error
+
+
 @attrs.frozen
 class Config:
     """The effective configuration and where each value came from."""
@@ -116,8 +124,8 @@ class Config:
 
     def get(self, key: str) -> Any:
         if key not in KEYS:
-            raise ConfigError(
-                f"unknown configuration key '{key}'. Known keys: {', '.join(sorted(KEYS))}"
+            raise _usage(
+                f"unknown configuration key '{excerpt(key)}'. Known keys: {', '.join(sorted(KEYS))}"
             )
         return self.values.get(key, KEYS[key].default)
 
@@ -159,20 +167,20 @@ def _check(key: ConfigKey, value: Any, where: str) -> Any:
     """Coerce a file value to the key's kind, or raise a ConfigError naming file and key."""
     if key.kind == "str":
         if not isinstance(value, str):
-            raise ConfigError(f"{where}: key '{key.name}' must be a string, got {value!r}")
+            raise ConfigError(f"{where}: key '{key.name}' must be a string, got {excerpt(repr(value))}")
         return value
     if key.kind == "bool":
         if not isinstance(value, bool):
-            raise ConfigError(f"{where}: key '{key.name}' must be true or false, got {value!r}")
+            raise ConfigError(f"{where}: key '{key.name}' must be true or false, got {excerpt(repr(value))}")
         return value
     if key.kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where}: key '{key.name}' must be a list of strings, got {value!r}")
+            raise ConfigError(f"{where}: key '{key.name}' must be a list of strings, got {excerpt(repr(value))}")
         return tuple(value)
     # budget
     if not isinstance(value, dict):
         raise ConfigError(
-            f"{where}: key 'budget' must be a table with {', '.join(BUDGET_KEYS)}, got {value!r}"
+            f"{where}: key 'budget' must be a table with {', '.join(BUDGET_KEYS)}, got {excerpt(repr(value))}"
         )
     return _structure_budget(value, where)
 
@@ -184,7 +192,7 @@ def _structure_budget(table: Mapping[str, Any], where: str) -> Budget:
     for name, item in table.items():
         if name in BUDGET_KEYS and (type(item) is not int or item < 1):
             raise ConfigError(
-                f"{where}: key 'budget.{name}' must be a positive integer, got {item!r}"
+                f"{where}: key 'budget.{name}' must be a positive integer, got {excerpt(repr(item))}"
             )
     try:
         return converter.structure(dict(table), Budget)
@@ -207,7 +215,7 @@ def _env_value(key: ConfigKey, raw: str) -> Any:
             return True
         if lowered in ("", "0", "false", "no", "off"):
             return False
-        raise ConfigError(f"{where} must be 1 or 0, got {raw!r}")
+        raise ConfigError(f"{where} must be 1 or 0, got {excerpt(repr(raw))}")
     return raw
 
 
@@ -276,22 +284,22 @@ def load_config(
 def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
     if key.kind == "budget":
         if sub not in BUDGET_KEYS:
-            raise ConfigError(f"set budget.<name> where name is one of {', '.join(BUDGET_KEYS)}")
+            raise _usage(f"set budget.<name> where name is one of {', '.join(BUDGET_KEYS)}")
         try:
             number = int(raw)
         except ValueError:
-            raise ConfigError(f"budget.{sub} must be a positive integer, got {raw!r}") from None
+            raise _usage(f"budget.{sub} must be a positive integer, got {excerpt(repr(raw))}") from None
         if number < 1:
-            raise ConfigError(f"budget.{sub} must be a positive integer, got {raw!r}")
+            raise _usage(f"budget.{sub} must be a positive integer, got {excerpt(repr(raw))}")
         return number
     if sub is not None:
-        raise ConfigError(f"key '{key.name}' has no sub-keys")
+        raise _usage(f"key '{key.name}' has no sub-keys")
     if key.kind == "list":
         return [part.strip() for part in raw.split(",") if part.strip()]
     if key.kind == "bool":
         lowered = raw.strip().lower()
         if lowered not in ("true", "false", "1", "0"):
-            raise ConfigError(f"{key.name} must be true or false, got {raw!r}")
+            raise _usage(f"{key.name} must be true or false, got {excerpt(repr(raw))}")
         return lowered in ("true", "1")
     return raw
 
@@ -303,8 +311,8 @@ def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
     name, _, sub = dotted_key.partition(".")
     key = KEYS.get(name)
     if key is None:
-        raise ConfigError(
-            f"unknown configuration key '{dotted_key}'. Known keys: {', '.join(sorted(KEYS))}"
+        raise _usage(
+            f"unknown configuration key '{excerpt(dotted_key)}'. Known keys: {', '.join(sorted(KEYS))}"
         )
     value = _parse_cli_value(key, sub or None, raw)
     path = Path(root) / CONFIG_FILE

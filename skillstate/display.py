@@ -16,7 +16,6 @@ server) follows when it prints or raises something that quotes input or configur
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 __all__ = [
     "MASK",
@@ -73,6 +72,8 @@ def mask_url(url: str) -> str:
     ``postgresql://u:***@db/x?password=***&sslmode=require``. A URL that cannot be
     parsed is shown as its scheme and ``:…``. The result is :func:`printable`.
     """
+    from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+
     try:
         parts = urlsplit(url)
         password = parts.password
@@ -98,6 +99,8 @@ def mask_url(url: str) -> str:
 
 def secrets_of(url: str) -> tuple[str, ...]:
     """The credentials written in ``url``: its password and every credential option's value."""
+    from urllib.parse import parse_qsl, urlsplit
+
     try:
         parts = urlsplit(url)
         found = [parts.password] if parts.password else []
@@ -117,6 +120,10 @@ def scrub(text: str, secrets: tuple[str, ...] | list[str]) -> str:
     For messages that may quote a URL or a driver's error about it: the command lines
     pass every message they print through it with the configured store's secrets.
     """
+    if not secrets:
+        return text
+    from urllib.parse import quote
+
     for secret in secrets:
         if len(secret) < 3:  # too short to tell from ordinary text; the URL form is masked
             continue

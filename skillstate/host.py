@@ -235,7 +235,7 @@ class Host:
             known = (
                 ", ".join(self.skills.names()) or "(none: is a skill plugin installed, or blocked?)"
             )
-            raise SkillNotFound(f"unknown skill '{name}'. Known: {known}")
+            raise SkillNotFound(f"unknown skill '{excerpt(name)}'. Known: {known}")
         return found
 
     def environment(self, name: str) -> EnvironmentSpec:
@@ -243,7 +243,7 @@ class Host:
         if found is None:
             known = ", ".join(self.environments.names()) or "(none)"
             raise EnvironmentNotFound(
-                f"unknown environment '{name}'. Available: {known} (is its plugin installed, or blocked?)"
+                f"unknown environment '{excerpt(name)}'. Available: {known} (is its plugin installed, or blocked?)"
             )
         return found
 

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BUDGET",
     "FIELD_TYPES",
+    "MAX_MESSAGE",
+    "MAX_PATH",
     "ActionResult",
     "Budget",
     "CommandSpec",
@@ -42,6 +44,20 @@ JSON = Any
 FIELD_TYPES = ("string", "number", "boolean", "string[]", "object", "object[]")
 
 
+MAX_MESSAGE = 2000
+"""A problem's message is cut at this many characters (a plugin's too): messages quote
+what they found through :func:`skillstate.display.excerpt`, this is the last bound."""
+
+MAX_PATH = 200
+"""A problem's path is cut at this many characters (a path is made of the caller's keys)."""
+
+
+def _bounded(text: Any, limit: int) -> str:
+    from skillstate.display import excerpt
+
+    return excerpt(text if isinstance(text, str) else str(text), limit)
+
+
 @attrs.frozen
 class Problem:
     """One reason a transition was rejected.
@@ -54,8 +70,8 @@ class Problem:
     """
 
     code: str
-    message: str
-    path: str = ""
+    message: str = attrs.field(converter=lambda text: _bounded(text, MAX_MESSAGE))
+    path: str = attrs.field(default="", converter=lambda text: _bounded(text, MAX_PATH))
     source: str = "core"
 
     def to_dict(self) -> dict[str, str]:

@@ -51,9 +51,9 @@ def is_valid_run_id(run_id: Any) -> bool:
 def check_run_id(run_id: Any) -> str:
     """Return ``run_id`` if it is safe to use in a path or a query, else raise :class:`InvalidRunId`."""
     if not is_valid_run_id(run_id):
-        shown = run_id if isinstance(run_id, str) else repr(run_id)
-        if isinstance(shown, str):
-            shown = shown.replace("\x00", "\\0")
+        from skillstate.display import excerpt
+
+        shown = excerpt(run_id if isinstance(run_id, str) else repr(run_id))
         raise InvalidRunId(f"run id '{shown}' must be alphanumeric with . _ -, under 80 chars")
     return str(run_id)
 

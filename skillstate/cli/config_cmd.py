@@ -66,6 +66,7 @@ def run(ctx: CliContext) -> int:
     width = max(len(k) for k in KEYS)
     for name in sorted(KEYS):
         print(
-            f"{name:<{width}}  {_show(config.get(name), name):<40}  ({config.source(name)})", file=ctx.out
+            f"{name:<{width}}  {_show(config.get(name), name):<40}  ({config.source(name)})",
+            file=ctx.out,
         )
     return 0

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
+from skillstate.display import excerpt
+
 if TYPE_CHECKING:
     from skillstate.host import Host
     from skillstate.records import Problem, RunRecord, SkillDefinition
@@ -86,7 +88,7 @@ def _valid_id(ctx: RunContext, run_id: str) -> bool:
 
     if is_valid_run_id(run_id):
         return True
-    ctx.error(f"run id '{run_id}' is not a valid id")
+    ctx.error(f"run id '{excerpt(run_id)}' is not a valid id")
     return False
 
 
@@ -110,7 +112,7 @@ def _skill(ctx: RunContext, name: str, allowed: Sequence[str] | None) -> SkillDe
         if found is None:
             known = ", ".join(n for n in allowed if host.skills.get(n) is not None)
             ctx.error(
-                f"unknown skill '{name}'. Known: "
+                f"unknown skill '{excerpt(name)}'. Known: "
                 + (known or "(none: is the plugin that provides them blocked?)")
             )
         return found
@@ -137,7 +139,7 @@ def do_init(
     if skill is None:
         return USAGE
     if not is_valid_run_id(run_id):
-        ctx.error(f"run id '{run_id}' must be alphanumeric with . _ -, under 80 chars")
+        ctx.error(f"run id '{excerpt(run_id)}' must be alphanumeric with . _ -, under 80 chars")
         return USAGE
     store = ctx.store
     if store.exists(run_id):
@@ -180,7 +182,7 @@ def do_patch(
     host = ctx.host
     skill = host.skills.get(record.skill)
     if skill is None or (allowed is not None and record.skill not in allowed):
-        ctx.error(f"run '{run_id}' names unknown skill '{record.skill}'")
+        ctx.error(f"run '{run_id}' names unknown skill '{excerpt(record.skill)}'")
         return USAGE
     try:
         patch = read_document(patch_text)
@@ -195,7 +197,7 @@ def do_patch(
         _load(ctx, run_id)
         return USAGE
     except SkillNotFound:
-        ctx.error(f"run '{run_id}' names unknown skill '{record.skill}'")
+        ctx.error(f"run '{run_id}' names unknown skill '{excerpt(record.skill)}'")
         return USAGE
     if outcome.record is not None:
         print(_render(ctx, outcome.record), file=ctx.out)

@@ -325,7 +325,7 @@ def test_a_plugin_command_taking_a_core_name_stops_skillstate_but_not_plugins(
     )
     for args in (("list",), ("hello",), ("--help",)):
         done = skillstate(*args)
-        assert (done.returncode, done.stderr) == (2, f"skillstate: {message}\n"), args
+        assert (done.returncode, done.stderr) == (3, f"skillstate: {message}\n"), args
     listed = skillstate("plugins")
     assert listed.returncode == 1 and listed.stderr == f"skillstate: conflict: {message}\n"
     assert "greedy" in listed.stdout
