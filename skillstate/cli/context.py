@@ -39,6 +39,9 @@ class HostContext:
 
     @cached_property
     def store(self) -> Store:
+        from skillstate.cli.exits import install_log_lines
+
+        install_log_lines(self.prog)  # a store's driver may log (retries): one line each
         return self.host.open_store()
 
     def error(self, message: str) -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "REJECTED",
     "USAGE",
     "code_for",
+    "install_log_lines",
     "install_warning_format",
     "run_guarded",
 ]
@@ -113,24 +114,51 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
         return ERROR
 
 
+_SHOWN: set[str] = set()
+"""The warning texts this process printed (each is printed once)."""
+
+
+def _warning_line(prog: str, text: str) -> None:
+    if text in _SHOWN:
+        return
+    _SHOWN.add(text)
+    try:
+        print(f"{prog}: warning: {text}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
 def install_warning_format(prog: str) -> None:
     """Show every warning of this process as one ``prog: warning: …`` line, each text once.
 
     skillstate's own categories (plugin, store, observer warnings) print their message
     alone; any other category is named before it (``prog: warning: ResourceWarning: …``).
     """
-    shown: set[str] = set()
 
     def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-        text = str(message).strip().replace("\n", " ")
+        text = " ".join(str(message).split())
         if not getattr(category, "__module__", "").startswith("skillstate"):
             text = f"{category.__name__}: {text}"
-        if text in shown:
-            return
-        shown.add(text)
-        try:
-            print(f"{prog}: warning: {text}", file=sys.stderr)
-        except (OSError, ValueError):
-            pass
+        _warning_line(prog, text)
 
     warnings.showwarning = show
+
+
+def install_log_lines(prog: str) -> None:
+    """A library's logged warnings (a database driver's retries) as the same one-line form.
+
+    Called when a command opens its store (importing :mod:`logging` costs start-up time
+    the commands that open no store need not pay). A program that configured logging
+    itself keeps its own handlers.
+    """
+    import logging
+
+    root = logging.getLogger()
+    if root.handlers:
+        return
+
+    class _LogLine(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            _warning_line(prog, " ".join(record.getMessage().split()))
+
+    root.addHandler(_LogLine(logging.WARNING))

@@ -105,7 +105,14 @@ if TYPE_CHECKING:
     )
     from skillstate.host import Host
     from skillstate.journal import replay, verify_record
-    from skillstate.jsondoc import check_document, compact, js_numbers, parse_json, pretty
+    from skillstate.jsondoc import (
+        check_document,
+        compact,
+        js_numbers,
+        parse_json,
+        parse_stored,
+        pretty,
+    )
     from skillstate.manager import HookFailure
     from skillstate.markers import hookimpl
     from skillstate.merge import copy_json, merge_patch
@@ -190,6 +197,7 @@ __all__ = [
     "merge_patch",
     "now_iso",
     "parse_json",
+    "parse_stored",
     "pretty",
     "render_block",
     "replay",
@@ -224,7 +232,14 @@ _LAZY = {
     "verify_record": "skillstate.journal",
     **{
         name: "skillstate.jsondoc"
-        for name in ("check_document", "compact", "js_numbers", "parse_json", "pretty")
+        for name in (
+            "check_document",
+            "compact",
+            "js_numbers",
+            "parse_json",
+            "parse_stored",
+            "pretty",
+        )
     },
     "HookFailure": "skillstate.manager",
     "hookimpl": "skillstate.markers",

@@ -19,8 +19,8 @@ Do not put the file on a network filesystem: SQLite's locking needs a local disk
 from __future__ import annotations
 
 import builtins
-import json
 import sqlite3
+import warnings
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -35,10 +35,12 @@ from skillstate.plugin import (
     RunSummary,
     Store,
     StoreError,
+    StoreWarning,
     VersionConflict,
     check_import,
     check_run_id,
     compact,
+    parse_stored,
 )
 
 __all__ = ["SQLiteStore", "parse_sqlite_url"]
@@ -250,7 +252,14 @@ class SQLiteStore(Store):
         rows = self._read("SELECT record FROM runs WHERE id = ?", (run_id,))
         if not rows:
             raise RunNotFound(run_id)
-        return RunRecord.from_dict(json.loads(str(rows[0][0])))
+        return self._record(run_id, rows[0][0])
+
+    def _record(self, run_id: str, text: object) -> RunRecord:
+        """The record kept as ``text``; :class:`StoreError` naming the run when it is damaged."""
+        try:
+            return RunRecord.from_dict(parse_stored(str(text), "record"))
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"run '{run_id}' in {self.path} is damaged: {exc}") from None
 
     def exists(self, run_id: str) -> bool:
         check_run_id(run_id)
@@ -292,9 +301,15 @@ class SQLiteStore(Store):
         if any('"' in key or "\\" in key for key in keys):  # not a JSON path label: parse
             where = "" if skill is None else " WHERE skill = ?"
             rows = self._read(
-                f"SELECT record FROM runs{where} ORDER BY id", () if skill is None else (skill,)
+                f"SELECT id, record FROM runs{where} ORDER BY id", () if skill is None else (skill,)
             )
-            return [RunSummary.of(RunRecord.from_dict(json.loads(str(r[0]))), keys) for r in rows]
+            out = []
+            for run_id, text in rows:
+                try:
+                    out.append(RunSummary.of(self._record(str(run_id), text), keys))
+                except StoreError as exc:  # one damaged run never hides the others
+                    warnings.warn(f"skipping run {run_id}: {exc}", StoreWarning, stacklevel=2)
+            return out
         # One text value per key, NULL unless the state has it as a string.
         picks = "".join(
             ", CASE WHEN json_type(record, ?) = 'text' THEN json_extract(record, ?) END"
@@ -326,7 +341,10 @@ class SQLiteStore(Store):
         rows = self._read("SELECT entry FROM journal WHERE run_id = ? ORDER BY version", (run_id,))
         if not rows and not self.exists(run_id):
             raise RunNotFound(run_id)
-        return [JournalEntry.from_dict(json.loads(str(r[0]))) for r in rows]
+        try:
+            return [JournalEntry.from_dict(parse_stored(str(r[0]), "journal entry")) for r in rows]
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"the journal of run '{run_id}' in {self.path} is damaged: {exc}") from None
 
     def delete(self, run_id: str) -> bool:
         check_run_id(run_id)
