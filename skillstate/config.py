@@ -76,9 +76,9 @@ KEYS: dict[str, ConfigKey] = {
         ConfigKey(
             "default_environment",
             "str",
-            "Environment of a session that names none (the reference server's default: mock)",
+            "Environment of a session that names none (unset: the one a plugin offers as default)",
             "SKILLSTATE_DEFAULT_ENVIRONMENT",
-            "mock",
+            None,
         ),
         ConfigKey(
             "budget",
@@ -154,8 +154,9 @@ class Config:
         return bool(self.get("trace_plugins"))
 
     @property
-    def default_environment(self) -> str:
-        return str(self.get("default_environment"))
+    def default_environment(self) -> str | None:
+        value = self.get("default_environment")
+        return None if value is None else str(value)
 
     @property
     def budget(self) -> Budget | None:
@@ -167,15 +168,21 @@ def _check(key: ConfigKey, value: Any, where: str) -> Any:
     """Coerce a file value to the key's kind, or raise a ConfigError naming file and key."""
     if key.kind == "str":
         if not isinstance(value, str):
-            raise ConfigError(f"{where}: key '{key.name}' must be a string, got {excerpt(repr(value))}")
+            raise ConfigError(
+                f"{where}: key '{key.name}' must be a string, got {excerpt(repr(value))}"
+            )
         return value
     if key.kind == "bool":
         if not isinstance(value, bool):
-            raise ConfigError(f"{where}: key '{key.name}' must be true or false, got {excerpt(repr(value))}")
+            raise ConfigError(
+                f"{where}: key '{key.name}' must be true or false, got {excerpt(repr(value))}"
+            )
         return value
     if key.kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where}: key '{key.name}' must be a list of strings, got {excerpt(repr(value))}")
+            raise ConfigError(
+                f"{where}: key '{key.name}' must be a list of strings, got {excerpt(repr(value))}"
+            )
         return tuple(value)
     # budget
     if not isinstance(value, dict):
@@ -288,7 +295,9 @@ def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
         try:
             number = int(raw)
         except ValueError:
-            raise _usage(f"budget.{sub} must be a positive integer, got {excerpt(repr(raw))}") from None
+            raise _usage(
+                f"budget.{sub} must be a positive integer, got {excerpt(repr(raw))}"
+            ) from None
         if number < 1:
             raise _usage(f"budget.{sub} must be a positive integer, got {excerpt(repr(raw))}")
         return number

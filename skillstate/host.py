@@ -111,12 +111,6 @@ class Registry(Generic[T]):
         self._items[key] = item
         self._owners[key] = plugin
 
-    def drop_plugin(self, plugin: str) -> None:
-        """Forget everything ``plugin`` registered (its registration hook failed)."""
-        for key in [k for k, owner in self._owners.items() if owner == plugin]:
-            del self._owners[key]
-            self._items.pop(key, None)
-
     def get(self, key: str) -> T | None:
         return self._items.get(key)
 
@@ -168,6 +162,7 @@ class Host:
         reserved: Mapping[str, str] | None = None,
     ) -> Registry[Any]:
         registry: Registry[Any] = Registry(kind, self.pm, reserved)
+        staged: list[tuple[str, str, Any]] = []  # (plugin, key, item), in call order
 
         def register(item: Any) -> None:
             plugin = CURRENT_PLUGIN.get()
@@ -175,18 +170,24 @@ class Host:
                 raise PluginError(f"{hook_name}'s register was called outside the hook")
             if not isinstance(item, cls):
                 raise PluginError(f"registered a {type(item).__name__}, expected a {cls.__name__}")
-            registry.add(key(item), item, plugin)
+            staged.append((plugin, key(item), item))
 
+        failed: dict[str, str] = {}
         for result in getattr(self.pm.hook, hook_name)(register=register):
             if isinstance(result, HookFailure):
-                registry.drop_plugin(result.plugin)
-                message = (
-                    f"plugin '{result.plugin}' failed in {hook_name} ({result.reason}); "
-                    f"none of its {kind}s are registered"
-                )
-                if self.config.strict_plugins:
-                    raise PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)")
-                warnings.warn(message, PluginWarning, stacklevel=3)
+                failed.setdefault(result.plugin, result.reason)
+        # A plugin whose hook failed registers nothing: not even names that would conflict.
+        for plugin, name, item in staged:
+            if plugin not in failed:
+                registry.add(name, item, plugin)
+        for plugin, reason in failed.items():
+            message = (
+                f"plugin '{plugin}' failed in {hook_name} ({reason}); "
+                f"none of its {kind}s are registered"
+            )
+            if self.config.strict_plugins:
+                raise PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)")
+            warnings.warn(message, PluginWarning, stacklevel=3)
         return registry
 
     @property
@@ -247,6 +248,36 @@ class Host:
             )
         return found
 
+    def default_environment(self) -> str:
+        """The environment of a session that names none.
+
+        The configured ``default_environment`` if set; else the one environment a plugin
+        registers with ``default=True`` (the bundled ``mock``); else, when exactly one
+        environment is registered, that one.
+        """
+        configured = self.config.default_environment
+        if configured is not None:
+            return configured
+        offered = [spec.name for spec in self.environments if spec.default]
+        if len(offered) > 1:
+            owners = " and ".join(
+                f"{name!r} of {self.pm.describe(self.environments.owner(name) or '?')}"
+                for name in offered
+            )
+            raise PluginConflictError(
+                f"two plugins offer a default environment: {owners}; set default_environment "
+                "in skillstate.toml (or SKILLSTATE_DEFAULT_ENVIRONMENT) to choose one"
+            )
+        if offered:
+            return offered[0]
+        names = self.environments.names()
+        if len(names) == 1:
+            return names[0]
+        raise EnvironmentNotFound(
+            "no environment given and none is the default: name one, or set "
+            f"default_environment. Available: {', '.join(names) or '(none)'}"
+        )
+
     def open_store(self, url: str | None = None) -> Store:
         """The store for ``url`` (default: the configured one), opened once per host."""
         url = url if url is not None else self.config.store
@@ -284,16 +315,14 @@ class Host:
 
         Raises :class:`HookFailed` when that plugin failed (fail closed).
         """
-        result = self.pm.hook.skillstate_merge(state=state, patch=patch)
+        result: dict[str, Any] | HookFailure | None = self.pm.hook.skillstate_merge(
+            state=state, patch=patch
+        )
         if isinstance(result, HookFailure):
             raise HookFailed(_closed(result, "merge", "merge"))
-        if not isinstance(result, dict):  # a wrapper's doing: no plugin to name
+        if result is None:  # a wrapper turned every answer into None
             raise HookFailed(
-                Problem(
-                    "merge",
-                    f"the merge hook gave a {type(result).__name__}, expected a dict; "
-                    "the patch is rejected (fail closed)",
-                )
+                Problem("merge", "no merge plugin answered; the patch is rejected (fail closed)")
             )
         return result
 
@@ -308,7 +337,7 @@ class Host:
         results = self.pm.hook.skillstate_validate(
             skill=skill, state=state, schema=schema, budget=budget
         )
-        return _problems(results, "validation", "validate")
+        return _problems(results, "validation", "plugin")
 
     def budget(self, skill: SkillDefinition) -> Budget:
         """The skill's effective budget (first plugin's answer, else config, else defaults)."""
@@ -358,43 +387,21 @@ class Host:
                         source=result.plugin,
                     )
                 )
-            elif result is not None:
-                findings.extend(_only(result, DoctorFinding, "doctor"))
+            elif result:
+                findings.extend(result)
         return findings
 
 
-def _only(items: Any, cls: type[T], hook: str) -> list[T]:
-    """``items`` if every one is a ``cls`` (a wrapper may have changed them), else a PluginError."""
-    out = list(items)
-    for item in out:
-        if not isinstance(item, cls):
-            raise PluginError(
-                f"the {hook} hook gave a {type(item).__name__}, expected {cls.__name__} records"
-            )
-    return out
-
-
 def _problems(results: list[Any], what: str, code: str) -> list[Problem]:
-    """Flatten a collected policy hook's results; each failure becomes a fail-closed problem."""
+    """Flatten a collected policy hook's results; each failure becomes a fail-closed problem.
+
+    Every result was checked where it was made (:mod:`skillstate.isolation`): it is a
+    :class:`HookFailure`, ``None`` or a list of ``Problem`` records.
+    """
     problems: list[Problem] = []
     for result in results:
         if isinstance(result, HookFailure):
-            problems.append(_closed(result, what, code if code == "guard" else "plugin"))
+            problems.append(_closed(result, what, code))
         elif result:
-            if isinstance(result, Problem):  # a wrapper added one bare
-                problems.append(result)
-                continue
-            for item in result:
-                if isinstance(item, HookFailure):
-                    problems.append(_closed(item, what, "plugin"))
-                elif isinstance(item, Problem):
-                    problems.append(item)
-                else:
-                    problems.append(
-                        Problem(
-                            "plugin",
-                            f"the {what} hook gave a {type(item).__name__}, expected Problem "
-                            "records; the patch is rejected (fail closed)",
-                        )
-                    )
+            problems.extend(result)
     return problems

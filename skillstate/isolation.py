@@ -143,18 +143,55 @@ def _run(plugin: str, hook: str, policy: HookPolicy, fn: Callable[..., Any], arg
 def _with_failure(result: Any, failure: HookFailure, policy: HookPolicy) -> Any:
     if policy.firstresult:
         return failure
-    return [*(result or []), failure]
+    return [*(result if isinstance(result, list) else []), failure]
+
+
+def _wrapper_result(value: Any, policy: HookPolicy) -> str | None:
+    """Why a wrapper's return value is not a valid result of its hook (``None``: it is).
+
+    A ``firstresult`` hook's result is one value (or ``None``); a collected hook's is a
+    list whose items are each an implementation's result: ``None``, a
+    :class:`HookFailure`, or what the hook returns (checked as an implementation's is).
+    """
+    if policy.firstresult:
+        if value is None or isinstance(value, HookFailure) or policy.check is None:
+            return None
+        return policy.check(value)
+    if not isinstance(value, list):
+        return f"the wrapper returned a {type(value).__name__}, expected the list of results"
+    for item in value:
+        if item is None or isinstance(item, HookFailure):
+            continue
+        if policy.iterable:
+            if isinstance(item, str | bytes) or not hasattr(item, "__iter__"):
+                return (
+                    f"the wrapper's results hold a {type(item).__name__}, expected lists of records"
+                )
+            problem = policy.check(list(item)) if policy.check is not None else None
+            if problem is not None:
+                return problem
+    return None
 
 
 def _guard_wrapper(
     plugin: str, hook: str, policy: HookPolicy, fn: Callable[..., Any]
 ) -> Callable[..., Generator[None, Any, Any]]:
-    """A new-style wrapper, delegating to ``fn``'s generator; its own failures become results."""
+    """A new-style wrapper, delegating to ``fn``'s generator; its own failures become results.
+
+    What the wrapper returns is checked like an implementation's result: a wrapper that
+    forgets ``return results`` (``None``) or returns garbage fails, by its hook's policy,
+    and the other implementations' results stand.
+    """
+
+    def finish(result: Any, value: Any) -> Any:
+        problem = _wrapper_result(value, policy)
+        if problem is None:
+            return value
+        return _with_failure(result, HookFailure(plugin, hook, problem), policy)
 
     @functools.wraps(fn)
     def guarded(*args: Any) -> Generator[None, Any, Any]:
         failure: HookFailure | None = None
-        gen: Generator[None, Any, Any] | None = None
         token = CURRENT_PLUGIN.set(plugin)
         try:
             gen = fn(*args)
@@ -170,26 +207,28 @@ def _guard_wrapper(
         try:
             result = yield
         except BaseException as exc:  # pluggy throws an inner error into the wrappers
-            if failure is not None or gen is None:
+            if failure is not None:
                 raise
             token = CURRENT_PLUGIN.set(plugin)
             try:
                 gen.throw(exc)
             except StopIteration as stop:  # the wrapper handled it and gave a result
                 return stop.value
+            except BaseException as own:
+                if own is exc:
+                    raise
+                raise exc from own  # the wrapper's handler failed: the original error stands
             finally:
                 CURRENT_PLUGIN.reset(token)
             gen.close()
             raise
-        if failure is not None or gen is None:
-            return _with_failure(
-                result, failure or HookFailure(plugin, hook, "no generator"), policy
-            )
+        if failure is not None:
+            return _with_failure(result, failure, policy)
         token = CURRENT_PLUGIN.set(plugin)
         try:
             gen.send(result)
         except StopIteration as stop:
-            return stop.value
+            return finish(result, stop.value)
         except PluginConflictError:
             raise
         except Exception as exc:

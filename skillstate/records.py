@@ -224,12 +224,16 @@ class EnvironmentSpec:
 
     ``factory(options, snapshot)`` builds a fresh environment: from ``options`` for a
     new session (``snapshot`` is ``None``), or restored from a previous
-    :meth:`Environment.snapshot`.
+    :meth:`Environment.snapshot`. ``default`` offers it as the environment of sessions
+    that name none, unless ``default_environment`` is configured (the bundled ``mock``
+    does, as the reference server defaults to its mock); two plugins offering one is
+    an error naming both.
     """
 
     name: str
     factory: Callable[[Mapping[str, Any], Any], Environment]
     description: str = ""
+    default: bool = False
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():

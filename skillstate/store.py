@@ -107,6 +107,15 @@ class Store(ABC):
     def delete(self, run_id: str) -> bool:
         """Remove the run, its journal and any lock; ``False`` if there was nothing."""
 
+    def raw_journal(self, run_id: str) -> str | None:
+        """The journal exactly as this store keeps it, complete lines only, or ``None``.
+
+        ``skillstate journal`` (and ``rig-state journal``) print this when a store has a
+        text journal of its own (the file store's ``<id>.jsonl``), byte for byte; other
+        stores answer ``None`` and the entries are printed as compact JSON lines.
+        """
+        return None
+
     def exists(self, run_id: str) -> bool:
         """Whether a run with this id exists."""
         from skillstate.errors import RunNotFound

@@ -62,13 +62,31 @@ class HostContext:
 
 
 class CliContext(HostContext):
-    """Lazily built configuration, host and store for one command invocation."""
+    """Lazily built configuration, host and store for one command invocation.
 
-    def __init__(self, args: argparse.Namespace, prog: str = "skillstate") -> None:
+    With ``check_commands`` (the default), building the host also builds the registry
+    of plugin commands, so a plugin taking a command name the core or another plugin
+    uses stops the command with that conflict instead of being shadowed silently.
+    Nothing is loaded for a command that never needs the host (``--help``, ``config``).
+    """
+
+    def __init__(
+        self, args: argparse.Namespace, prog: str = "skillstate", check_commands: bool = True
+    ) -> None:
         self.args = args
         self.prog = prog
+        self.check_commands = check_commands
         self.out: TextIO = sys.stdout
         self.err: TextIO = sys.stderr
+
+    @cached_property
+    def host(self) -> Host:
+        from skillstate.host import Host
+
+        host = Host.from_config(self.config)
+        if self.check_commands:
+            host.commands  # noqa: B018 - raises PluginConflictError naming both
+        return host
 
     @cached_property
     def config(self) -> Config:

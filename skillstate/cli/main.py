@@ -10,7 +10,7 @@ uses is a conflict, named, and nothing runs until one is blocked.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from skillstate.cli.context import CliContext
     from skillstate.records import CommandSpec
 
-__all__ = ["CORE_COMMANDS", "main"]
+__all__ = ["CORE_COMMANDS", "all_commands", "build_parser", "main"]
 
 _CORE: tuple[tuple[str, str, str], ...] = (
     ("plugins", "plugins_cmd", "list every plugin: name, distribution, version, status, hooks"),
@@ -81,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skillstate",
         description="Durable, typed, patch-only working state for long-running agents.",
+        allow_abbrev=False,  # --sto is not --store: the command word must be found exactly
     )
     parser.add_argument("--version", action="version", version=f"skillstate {__version__}")
     parser.add_argument(
@@ -95,23 +96,31 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command_name(argv: Sequence[str]) -> str | None:
-    """The first word that is neither a global option nor its value."""
+def _command_index(argv: Sequence[str]) -> int | None:
+    """Where the command word is: the first word that is neither a global option nor its value."""
     skip = False
-    for arg in argv:
+    for index, arg in enumerate(argv):
         if skip:
             skip = False
         elif arg in ("--store", "--disable-plugin"):
             skip = True
         elif not arg.startswith("-"):
-            return arg
+            return index
     return None
 
 
 def build_parser(
-    commands: Sequence[CommandSpec], only: str | None = None
+    commands: Sequence[CommandSpec],
+    only: str | None = None,
+    owners: Mapping[str, str] | None = None,
 ) -> argparse.ArgumentParser:
-    """The whole command line: global flags, then each command (configured if ``only`` is it)."""
+    """The whole command line: global flags, then each command (configured if ``only`` is it).
+
+    ``owners`` names the plugin of each plugin command, for the message when its
+    ``configure`` fails.
+    """
+    from skillstate.errors import PluginError
+
     parser = _parser()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for spec in commands:
@@ -119,14 +128,25 @@ def build_parser(
             spec.name, help=spec.help, description=spec.description or spec.help
         )
         if only is None or only == spec.name:
-            spec.configure(command)
+            try:
+                spec.configure(command)
+            except Exception as exc:
+                owner = (owners or {}).get(spec.name)
+                if owner is None:
+                    raise  # the core's own command: a bug to see whole
+                raise PluginError(
+                    f"command '{spec.name}' of plugin '{owner}' cannot set up its arguments: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
             command.set_defaults(_spec=spec)
     return parser
 
 
-def all_commands(ctx: CliContext) -> list[CommandSpec]:
-    """The core's commands, then every plugin's (building ``ctx``'s host)."""
-    return [*CORE_COMMANDS, *ctx.host.commands]
+def all_commands(ctx: CliContext) -> tuple[list[CommandSpec], dict[str, str]]:
+    """The core's commands, then every plugin's (building ``ctx``'s host), and their owners."""
+    registry = ctx.host.commands
+    owners = {spec.name: registry.owner(spec.name) or "" for spec in registry}
+    return [*CORE_COMMANDS, *registry], owners
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -142,27 +162,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     install_warning_format("skillstate")
 
-    # Global flags first (--store, --disable-plugin): they decide which plugins load.
-    pre, _ = _parser().parse_known_args(
-        [a for a in args_list if a not in ("-h", "--help", "--version")]
-    )
-    ctx = CliContext(pre)
+    index = _command_index(args_list)
+    name = None if index is None else args_list[index]
+    # Global flags first (--store, --disable-plugin): they decide which plugins load. Only
+    # the words before the command are global; a command may have a --store of its own.
+    before = args_list if index is None else args_list[:index]
+    pre, _ = _parser().parse_known_args([a for a in before if a not in ("-h", "--help")])
+    ctx = CliContext(pre, check_commands=name not in _REPORTING)
 
     def body() -> int:
-        name = _command_name(args_list)
+        owners: dict[str, str] = {}
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)
-            if name not in _REPORTING:  # a plugin taking a core name is refused here too
-                ctx.host.commands  # noqa: B018
         else:
-            commands = all_commands(ctx)
-        parser = build_parser(commands, name)
+            commands, owners = all_commands(ctx)
+        parser = build_parser(commands, name, owners)
         args = parser.parse_args(args_list)
-        if not getattr(args, "command", None):
+        spec = getattr(args, "_spec", None)
+        if spec is None:
             parser.print_help()
             return USAGE
         ctx.args = args
-        code: int = args._spec.run(ctx)
+        code: int = spec.run(ctx)
         return code
 
     return run_guarded(body, ctx.error)

@@ -272,25 +272,11 @@ def do_list(ctx: RunContext, skill: str | None = None) -> int:
     return OK
 
 
-def _journal_file(store: Store, run_id: str) -> str | None:
-    """The journal exactly as stored, for stores that keep ``<root>/<id>.jsonl`` (the file store)."""
-    import os
-
-    root = getattr(store, "root", None)
-    if not isinstance(root, str):
-        return None
-    try:
-        with open(os.path.join(root, f"{run_id}.jsonl"), "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
-
-
 def do_journal(ctx: RunContext, run_id: str) -> int:
     """The run's journal, one compact JSON object per line (``ts``, ``step``, ``patch`` first).
 
-    A file-backed store's journal is printed byte for byte (complete lines only).
+    A store that keeps a text journal (the file store) has it printed byte for byte
+    (complete lines only; :meth:`Store.raw_journal`).
     """
     from skillstate.errors import RunNotFound
     from skillstate.jsondoc import compact
@@ -303,7 +289,7 @@ def do_journal(ctx: RunContext, run_id: str) -> int:
     except RunNotFound:
         ctx.error(f"no journal for '{run_id}'")
         return USAGE
-    raw = _journal_file(store, run_id)
+    raw = store.raw_journal(run_id)
     if raw is not None:
         ctx.out.write(raw)
         return OK

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from skillstate.errors import SkillstateError
 from skillstate.mcp.args import Param
 from skillstate.mcp.tooling import StrictTool, make_tool, ok_result
 
@@ -91,7 +92,10 @@ _CLOSE_DESCRIPTION = (
 def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]:
     """The seven session tools bound to ``runtime``."""
     envs = tuple(runtime.host.environments.names())
-    default_env = runtime.host.config.default_environment
+    try:
+        default_env: str | None = runtime.host.default_environment()
+    except SkillstateError:
+        default_env = None  # then initialize_skill names the problem when it is called
 
     def initialize_skill(a: dict[str, Any]) -> Any:
         return ok_result(
@@ -159,7 +163,8 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         Param(
             "environment",
             "name",
-            f'The environment that executes actions (default "{default_env}").',
+            "The environment that executes actions"
+            + (f' (default "{default_env}").' if default_env else "."),
             required=False,
             choices=envs,
         ),

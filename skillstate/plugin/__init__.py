@@ -143,6 +143,7 @@ if TYPE_CHECKING:
         is_valid_run_id,
     )
 
+
 __all__ = [
     "DEFAULT_BUDGET",
     "NO_ACTION",

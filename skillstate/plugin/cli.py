@@ -4,7 +4,9 @@ A plugin's :class:`~skillstate.plugin.CommandSpec` receives a :class:`CliContext
 in ``run(ctx)``. A plugin with a whole command line of its own (the ``rig-state``
 drop-in) subclasses :class:`HostContext` to say where its configuration comes from,
 and reuses the run commands (``do_init``, ``do_patch``...), which print and exit
-exactly as ``skillstate``'s own (``skillstate.cli.runs``)::
+exactly as ``skillstate``'s own (``skillstate.cli.runs``); call
+:func:`install_warning_format` first so skillstate's warnings print as one
+``{prog}: warning: …`` line each::
 
     from skillstate.plugin.cli import HostContext, do_show, load_config
 
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
         read_document,
     )
     from skillstate.config import Config, load_config
+
 
 __all__ = [
     "CLOSED",

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from skillstate.runtime.sessions import Runtime
     from skillstate.runtime.turns import ParsedTurn, TurnParseError, parse_turn_response
 
+
 __all__ = [
     "ParsedTurn",
     "Runtime",

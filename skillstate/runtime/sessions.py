@@ -176,8 +176,9 @@ class Runtime:
     ) -> dict[str, Any]:
         """Create a session: store P (immutable), Σ_0 = initial_state, a fresh environment.
 
-        ``environment`` defaults to the configured ``default_environment`` (``mock``,
-        the reference server's default, unless configured otherwise).
+        ``environment`` defaults to :meth:`Host.default_environment` (the configured
+        ``default_environment``, else the one a plugin offers as default: the bundled
+        ``mock``, the reference server's default).
 
         ``provenance`` (optional) is kept as ``meta["skill_store"]``: where P came from
         (see :meth:`initialize_from_skill_store`).
@@ -188,7 +189,7 @@ class Runtime:
         schema = inputs.check_schema(state_schema, self.limits)
         options = inputs.check_options(environment_options, self.limits)
         if environment is None:
-            environment = self.host.config.default_environment
+            environment = self.host.default_environment()
         if not isinstance(environment, str) or not environment:
             raise SessionInputError(
                 f"environment must be the name of a registered environment "
@@ -253,8 +254,8 @@ class Runtime:
         """Create a session whose P is the body of the stored skill ``name``, frozen now.
 
         ``skill`` defaults to the skill's ``skillstate-skill`` frontmatter key,
-        ``environment`` to ``skillstate-environment`` (else the configured
-        ``default_environment``). The session's
+        ``environment`` to ``skillstate-environment`` (else the default environment).
+        The session's
         ``meta["skill_store"]`` records the skill's name, the sha256 of its SKILL.md,
         its source and path. ``skill_store`` defaults to the configured one.
         """

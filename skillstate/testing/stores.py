@@ -68,7 +68,7 @@ class StoreConformance:
             "round.trip_1",
             seed,
             spec="Do the thing.\nCarefully.",
-            environment={"name": "mock", "options": {"a": 1}, "state": {"n": [1, 2]}},
+            environment={"name": "an-environment", "options": {"a": 1}, "state": {"n": [1, 2]}},
             observation="hello",
             schema={"type": "object"},
             meta={"k": "v"},
@@ -212,6 +212,23 @@ class StoreConformance:
         assert rows["a-run"].fields == {"phase": "start"}
         assert rows["a-run"].version == 2
         assert [s.id for s in store.list(keys=keys)] == ["a-run", "b-run", "c-run", "d-run"]
+
+    def test_raw_journal_is_none_or_the_journal_as_lines(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        import json
+
+        from skillstate.pipeline import Change, transition
+        from skillstate.records import JournalEntry
+
+        self._create(host, store, skill, "raw-1")
+        assert transition(host, store, "raw-1", Change(patch={"counter": 2}), skill=skill).accepted
+        raw = store.raw_journal("raw-1")
+        if raw is None:
+            return  # the store keeps no text journal of its own
+        assert raw.endswith("\n")
+        lines = [JournalEntry.from_dict(json.loads(line)) for line in raw.splitlines()]
+        assert [e.to_dict() for e in lines] == [e.to_dict() for e in store.journal("raw-1")]
 
     def test_delete_removes_record_and_journal(self, host: Any, store: Any, skill: Any) -> None:
         from skillstate.errors import RunNotFound

@@ -12,8 +12,14 @@ from skillstate.records import MAX_MESSAGE, Problem
     ("url", "shown"),
     [
         ("postgresql://u:pw@db:5432/x", "postgresql://u:***@db:5432/x"),
-        ("postgresql://u@db/x?password=s3cr%26t&sslmode=require", "postgresql://u@db/x?password=***&sslmode=require"),
-        ("postgresql://u:pw@db/x?PassWord=two&schema=s", "postgresql://u:***@db/x?PassWord=***&schema=s"),
+        (
+            "postgresql://u@db/x?password=s3cr%26t&sslmode=require",
+            "postgresql://u@db/x?password=***&sslmode=require",
+        ),
+        (
+            "postgresql://u:pw@db/x?PassWord=two&schema=s",
+            "postgresql://u:***@db/x?PassWord=***&schema=s",
+        ),
         ("postgresql://u:p@ss@db/x", "postgresql://u:***@db/x"),
         ("postgresql://db/x?sslpassword=k", "postgresql://db/x?sslpassword=***"),
         ("file:/srv/state", "file:/srv/state"),

@@ -311,3 +311,140 @@ def test_trace_switch_prints_every_hook_call_to_stderr(tmp_path: Any) -> None:
     assert (
         json.loads(via_env.stdout) and "skillstate: trace: skillstate_register_" in via_env.stderr
     )
+
+
+# -- wrappers: what they return is checked, and their own mistakes fail by policy ---------
+def _wrapper(hook: str, body: str) -> Any:
+    """A plugin with one ``wrapper=True`` implementation of ``hook`` running ``body``."""
+    namespace: dict[str, Any] = {"hookimpl": hookimpl}
+    source = f"class W:\n    @hookimpl(wrapper=True)\n    def {hook}(self):\n"
+    source += "".join(f"        {line}\n" for line in body.splitlines())
+    exec(source, namespace)
+    return namespace["W"]()
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("results = yield", "the wrapper returned a NoneType, expected the list of results"),
+        (
+            "results = yield\nreturn [7]",
+            "the wrapper's results hold a int, expected lists of records",
+        ),
+        (
+            "results = yield\nreturn [['x']]",
+            "returned a str among its results, expected Problem records",
+        ),
+        ("yield\nyield", "the wrapper yielded twice"),
+        ("return None\nyield", "the wrapper returned without yielding"),
+        ("raise KeyError('early')\nyield", "KeyError: 'early'"),
+    ],
+)
+def test_a_guard_wrapper_that_misbehaves_fails_closed(host: Any, body: str, reason: str) -> None:
+    _create(host)
+    host.pm.register_local(_wrapper("skillstate_guards", body), "w")
+    refused = _patch(host, {"title": "x"})
+    assert [p.message for p in refused.problems] == [
+        f"guard plugin 'w' failed ({reason}); the patch is rejected (fail closed)"
+    ]
+    assert host.open_store().get("n").version == 1
+
+
+@pytest.mark.parametrize(
+    ("hook", "body", "message"),
+    [
+        (
+            "skillstate_merge",
+            "results = yield\nreturn 'not a dict'",
+            "merge plugin 'w' failed (returned a str, expected a dict or None); "
+            "the patch is rejected (fail closed)",
+        ),
+        (
+            "skillstate_budget",
+            "results = yield\nreturn 'garbage'",
+            "budget plugin 'w' failed (returned a str, expected a Budget or None); "
+            "the patch is rejected (fail closed)",
+        ),
+        (
+            "skillstate_merge",
+            "raise OSError('before the yield')\nyield",
+            "merge plugin 'w' failed (OSError: before the yield); the patch is rejected "
+            "(fail closed)",
+        ),
+    ],
+)
+def test_a_firstresult_wrapper_that_misbehaves_fails_closed(
+    hook: str, body: str, message: str
+) -> None:
+    host = make_host("memory:")
+    _create(host)
+    host.pm.register_local(_wrapper(hook, body), "w")
+    host._budgets.clear()
+    refused = _patch(host, {"title": "x"})
+    assert [p.message for p in refused.problems] == [message]
+
+
+def test_an_observer_or_doctor_wrapper_that_misbehaves_fails_open(host: Any, tmp_path: Any) -> None:
+    host.pm.register_local(_wrapper("skillstate_after_commit", "results = yield"), "w1")
+    host.pm.register_local(_wrapper("skillstate_doctor", "results = yield\nreturn 5"), "w2")
+    with pytest.warns(ObserverWarning, match="after-commit observer 'w1' failed: the wrapper"):
+        assert _patch(host, {"title": "x"}).accepted  # the write stands
+    findings = host.doctor(tmp_path, None)
+    assert [(f.severity, f.source) for f in findings if f.check == "plugin"] == [("error", "w2")]
+
+
+def test_a_registry_wrapper_that_forgets_to_return_loses_only_its_own_records() -> None:
+    from skillstate.host import PluginWarning
+
+    class Mine:
+        @hookimpl
+        def skillstate_register_skills(self, register: Any) -> None:
+            register(NOTES)
+
+    host = make_host("memory:")
+    host.pm.register_local(Mine(), "mine")
+    host.pm.register_local(_wrapper("skillstate_register_skills", "results = yield"), "w")
+    with pytest.warns(PluginWarning, match="plugin 'w' failed in skillstate_register_skills"):
+        names = host.skills.names()
+    assert "notes" in names and "rig-task" in names
+
+
+def test_a_plugin_that_fails_while_registering_blocks_no_name() -> None:
+    """Its records are kept aside until its hook returns: a failure leaves no conflict behind."""
+    from skillstate.host import PluginWarning
+
+    class Half:
+        @hookimpl
+        def skillstate_register_skills(self, register: Any) -> None:
+            register(NOTES)
+            raise RuntimeError("half way")
+
+    class Healthy:
+        @hookimpl
+        def skillstate_register_skills(self, register: Any) -> None:
+            register(NOTES)
+
+    host = make_host("memory:")
+    host.pm.register_local(Healthy(), "healthy")
+    host.pm.register_local(Half(), "half")
+    with pytest.warns(
+        PluginWarning,
+        match=r"plugin .half. failed in skillstate_register_skills \(RuntimeError: half way\)",
+    ):
+        assert host.skills.owner("notes") == "healthy"
+
+
+def test_a_wrapper_whose_error_handler_fails_does_not_hide_the_original_error(host: Any) -> None:
+    from skillstate.errors import PluginConflictError
+
+    class Conflicted:
+        @hookimpl
+        def skillstate_guards(self) -> None:
+            raise PluginConflictError("skill 'x' is registered by two plugins")
+
+    handler = "try:\n    results = yield\nexcept Exception:\n    raise RuntimeError('handler bug')"
+    _create(host)
+    host.pm.register_local(Conflicted(), "conflicted")
+    host.pm.register_local(_wrapper("skillstate_guards", handler), "w")
+    with pytest.raises(PluginConflictError, match="registered by two plugins"):
+        _patch(host, {"title": "x"})

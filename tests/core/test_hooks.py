@@ -319,3 +319,33 @@ def test_hook_register_commands(host: Any, capsys: pytest.CaptureFixture[str]) -
         "command 'init' is registered by two plugins: skillstate itself and 'clash'; block one "
         "with SKILLSTATE_DISABLE_PLUGINS=clash, or disable_plugins in skillstate.toml"
     )
+
+
+def test_the_default_environment_is_configuration_or_what_a_plugin_offers() -> None:
+    from skillstate.errors import EnvironmentNotFound, PluginConflictError
+
+    class Offers:
+        @hookimpl
+        def skillstate_register_environments(self, register: Any) -> None:
+            register(EnvironmentSpec(name="counter", factory=Counter, default=True))
+
+    plain = make_host("memory:")
+    assert plain.default_environment() == "mock"  # the bundled mock offers itself
+    chosen = make_host("memory:", default_environment="warehouse")
+    assert chosen.default_environment() == "warehouse"
+    both = make_host("memory:")
+    both.pm.register_local(Offers(), "offers")
+    with pytest.raises(PluginConflictError) as info:
+        both.default_environment()
+    assert str(info.value).startswith(
+        "two plugins offer a default environment: 'counter' of 'offers' and 'mock' of "
+        "'mock' (skillstate 0.1.0); set default_environment"
+    )
+    only_mine = make_host("memory:", disable_plugins=("mock", "warehouse"))
+    only_mine.pm.register_local(Offers(), "offers")
+    assert only_mine.default_environment() == "counter"
+    none = make_host("memory:", disable_plugins=("mock",))
+    assert none.default_environment() == "warehouse"  # the only one left
+    empty = make_host("memory:", disable_plugins=("mock", "warehouse"))
+    with pytest.raises(EnvironmentNotFound, match="no environment given and none is the default"):
+        empty.default_environment()

@@ -5,8 +5,8 @@
   ``skillstate.testing``;
 - nothing under ``skillstate/`` names ``skillstate_plugins``: the core finds its
   plugins through entry points only;
-- every name ``skillstate.plugin`` exports is documented in its tutorial docstring
-  or a sub-module's, so the one module a plugin author reads covers what it offers.
+- every name ``skillstate.plugin`` and its sub-modules export has a docstring, and each
+  of the three modules has a tutorial-sized one of its own.
 """
 
 from __future__ import annotations
@@ -93,6 +93,36 @@ def test_plugin_packages_import_their_own_modules_relatively() -> None:
     assert not bad, "absolute imports of skillstate_plugins:\n" + "\n".join(bad)
 
 
+def _bundled_names() -> set[str]:
+    """The bundled plugins' entry-point names, skills and environments: what the core must not name."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    names = set(project["project"]["entry-points"]["skillstate"])
+    from skillstate.testing import make_host
+
+    host = make_host()
+    names |= set(host.skills.names()) | set(host.environments.names())
+    return names | {"nextAction"}
+
+
+def _code_strings(path: Path) -> list[tuple[int, str]]:
+    """String constants in code, not in docstrings (a docstring may give an example)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            if isinstance(body[0].value, ast.Constant):
+                docstrings.add(id(body[0].value))
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if id(node) not in docstrings
+    ]
+
+
 def test_the_core_names_no_plugin() -> None:
     files = _python_files(ROOT / "skillstate")
     assert len(files) > 40
@@ -102,6 +132,15 @@ def test_the_core_names_no_plugin() -> None:
         if "skillstate_plugins" in path.read_text(encoding="utf-8")
     ]
     assert naming == []
+    bundled = _bundled_names()
+    assert {"rig", "mock", "warehouse", "rig-task", "file-store"} <= bundled
+    in_code = [
+        f"{path.relative_to(ROOT)}:{line}: {text!r}"
+        for path in files
+        for line, text in _code_strings(path)
+        if text in bundled
+    ]
+    assert in_code == [], "the core names a bundled plugin's thing:\n" + "\n".join(in_code)
 
 
 def test_every_plugin_api_name_is_documented() -> None:

@@ -30,7 +30,9 @@ def test_every_hook_is_documented_with_its_exact_signature() -> None:
     for name, signature in hook_signatures().items():
         assert f"## {name}" in page, f"Missing from plugin hook documentation: {name}"
         assert f"`{signature}`" in page, f"Missing from plugin hook documentation: {signature}"
-        assert "**When:**" in page.split(f"## {name}", 1)[1].split("\n## ", 1)[0]
+        section = page.split(f"## {name}", 1)[1].split("\n## ", 1)[0]
+        for line in ("**When:**", "**Semantics:**", "**Order:**", "**Isolation:**"):
+            assert line in section, f"{name}: no {line} in its reference"
 
 
 def test_every_hook_has_a_test() -> None:
@@ -331,3 +333,83 @@ def test_a_plugin_command_taking_a_core_name_stops_skillstate_but_not_plugins(
     assert "greedy" in listed.stdout
     blocked = skillstate("--help", SKILLSTATE_DISABLE_PLUGINS="greedy")
     assert blocked.returncode == 0 and "hello" not in blocked.stdout
+
+
+def _cli(tmp_path: Path, *args: str, prog: str = "skillstate", **env: str) -> Any:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / prog), *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(PYTHONPATH=str(tmp_path), **env),
+        cwd=tmp_path,
+        timeout=60,
+    )
+
+
+def test_plugin_commands_parse_their_own_options_and_fail_in_one_line(tmp_path: Path) -> None:
+    source = """
+        import os
+        from skillstate.plugin import CommandSpec, hookimpl
+
+        def configure(parser):
+            if os.environ.get("BREAK_CONFIGURE"):
+                raise RuntimeError("boom in configure")
+            parser.add_argument("--store")
+
+        def run(ctx):
+            print(ctx.args.store, ctx.config.store)
+            return 0
+
+        @hookimpl
+        def skillstate_register_commands(register):
+            register(CommandSpec("where", "print stores", configure, run))
+    """
+    make_distribution(tmp_path, "where-cmd", "where_cmd", source, {"where": "where_cmd"})
+    own = _cli(tmp_path, "--store", "memory:g", "where", "--store", "mine")
+    assert (own.returncode, own.stdout, own.stderr) == (0, "mine memory:g\n", "")
+    broken = _cli(tmp_path, "where", BREAK_CONFIGURE="1")
+    assert (broken.returncode, broken.stdout) == (2, "")
+    assert broken.stderr == (
+        "skillstate: command 'where' of plugin 'where' cannot set up its arguments: "
+        "RuntimeError: boom in configure\n"
+    )
+
+
+@pytest.mark.parametrize("args", [("--sto", "memory:", "list"), ("--disable", "rig", "list")])
+def test_an_abbreviated_global_option_is_a_usage_error(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    done = _cli(tmp_path, *args)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("usage: skillstate")
+
+
+def test_core_commands_load_no_plugin_for_help_or_when_they_need_no_host(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from skillstate.cli.main import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in ('pluggy', 'skillstate.manager') if m in sys.modules))\n"
+    )
+    for args in (["init", "--help"], ["config", "list"], ["skills", "list"]):
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            cwd=tmp_path,
+            timeout=60,
+        )
+        assert done.stdout.strip().endswith("[]"), (args, done.stdout[-300:], done.stderr)
+
+
+def test_rig_state_prints_plugin_warnings_as_one_line(tmp_path: Path) -> None:
+    done = _cli(tmp_path, "list", prog="rig-state", SKILLSTATE_DISABLE_PLUGINS="rgi")
+    assert done.returncode == 0
+    assert done.stderr.startswith(
+        "rig-state: warning: disable_plugins names no installed plugin: 'rgi'"
+    )
+    assert done.stderr.count("\n") == 1

@@ -25,7 +25,9 @@ BAD = "\ud800"
 def _snapshot(store: Any) -> str:
     runs = []
     for summary in store.list():
-        runs.append([store.get(summary.id).to_dict(), [e.to_dict() for e in store.journal(summary.id)]])
+        runs.append(
+            [store.get(summary.id).to_dict(), [e.to_dict() for e in store.journal(summary.id)]]
+        )
     return compact(runs)
 
 
@@ -61,7 +63,11 @@ def test_parse_stored_refuses_half_a_pair_and_keeps_whole_pairs() -> None:
 
 @pytest.mark.parametrize("kind", ["memory", "file", "sqlite"])
 def test_the_python_api_rejects_surrogates_and_writes_nothing(kind: str, tmp_path: Any) -> None:
-    url = {"memory": f"memory:{uuid.uuid4().hex}", "file": f"file:{tmp_path}/s", "sqlite": f"sqlite:///{tmp_path}/s.db"}[kind]
+    url = {
+        "memory": f"memory:{uuid.uuid4().hex}",
+        "file": f"file:{tmp_path}/s",
+        "sqlite": f"sqlite:///{tmp_path}/s.db",
+    }[kind]
     host = make_host(url)
     store = host.open_store()
     skill = sample_skill()
@@ -69,7 +75,9 @@ def test_the_python_api_rejects_surrogates_and_writes_nothing(kind: str, tmp_pat
         assert create_run(host, store, skill, "ok", {"counter": 1}).accepted
         before = _snapshot(store)
         seed = create_run(host, store, skill, "bad", {"notes": [BAD]})
-        assert not seed.accepted and seed.problems[0].message.startswith("notes[0]: text is not valid")
+        assert not seed.accepted and seed.problems[0].message.startswith(
+            "notes[0]: text is not valid"
+        )
         for change in (
             Change(patch={"info": {"title": BAD}}),
             Change(patch={"counter": 2}, label=f"step{BAD}"),
@@ -88,15 +96,15 @@ def test_the_python_api_rejects_surrogates_and_writes_nothing(kind: str, tmp_pat
 def test_the_runtime_refuses_surrogates_in_initial_state_and_updates() -> None:
     rt = Runtime(f"memory:{uuid.uuid4().hex}")
     try:
-        with pytest.raises(SessionInputError, match="initial_state.*not valid Unicode"):
+        with pytest.raises(SessionInputError, match=r"initial_state.*not valid Unicode"):
             rt.initialize_skill("s1", "spec", {"note": BAD})
-        with pytest.raises(SessionInputError, match="skill_specification.*not valid Unicode"):
+        with pytest.raises(SessionInputError, match=r"skill_specification.*not valid Unicode"):
             rt.initialize_skill("s1", f"spec {BAD}", {})
         rt.initialize_skill("s1", "spec", {"note": "fine"})
         before = rt.get_session("s1")
-        with pytest.raises(SessionInputError, match="state_update.*not valid Unicode"):
+        with pytest.raises(SessionInputError, match=r"state_update.*not valid Unicode"):
             rt.execute_step("s1", "r", {"note": BAD}, "noop")
-        with pytest.raises(SessionInputError, match="observation.*not valid Unicode"):
+        with pytest.raises(SessionInputError, match=r"observation.*not valid Unicode"):
             rt.inject_observation("s1", f"obs {BAD}")
         assert rt.get_session("s1") == before
     finally:
@@ -113,10 +121,14 @@ def test_a_damaged_sqlite_row_is_reported_and_the_others_listed(tmp_path: Any) -
     for run_id in ("a", "b"):
         assert create_run(host, store, skill, run_id, {"notes": ["x"]}).accepted
     conn = sqlite3.connect(tmp_path / "s.db")
-    conn.execute("UPDATE runs SET record = replace(record, '[\"x\"]', '[\"\\ud83d\"]') WHERE id = 'a'")
+    conn.execute(
+        "UPDATE runs SET record = replace(record, '[\"x\"]', '[\"\\ud83d\"]') WHERE id = 'a'"
+    )
     conn.commit()
     conn.close()
-    with pytest.raises(StoreError, match=r"run 'a' .* is damaged: state\.notes\[0\]: text is not valid Unicode"):
+    with pytest.raises(
+        StoreError, match=r"run 'a' .* is damaged: state\.notes\[0\]: text is not valid Unicode"
+    ):
         store.get("a")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -3,8 +3,9 @@
 Modules: :mod:`.store` (the :class:`~.store.FileStore`), :mod:`.fileio` (files, locks,
 syncs), :mod:`.format` (record and journal encoding), :mod:`.replay` (rebuilding a
 record from journal lines), :mod:`.recovery` (after a crash or power loss),
-:mod:`.cache` (records this process already read). Registering costs nothing: the
-store is imported when a ``file:`` URL is first opened.
+:mod:`.cache` (records this process already read), :mod:`.legacy` (runs the original
+rig-state wrote). Registering costs nothing: the store is imported when a ``file:``
+URL is first opened.
 """
 
 from __future__ import annotations

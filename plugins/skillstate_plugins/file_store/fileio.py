@@ -1,8 +1,9 @@
 """Low-level, durable file operations for the ``file`` store.
 
 Everything here works on raw file descriptors so that the order of system calls is
-exactly the one documented in ``docs/storage-format.md``: write a whole buffer,
-``fsync`` it, ``rename`` it, ``fsync`` the directory, append with ``O_APPEND``.
+exactly the one documented in ``docs/storage-format.md``: write a whole buffer (and
+``fsync`` it when asked), append with ``O_APPEND`` and ``fdatasync``, put a file in
+place of another (an exchange, or a ``rename``), ``fsync`` the directory.
 Every ``OSError`` is turned into a :class:`~skillstate.errors.StoreError` naming the
 operation, the path and the operating system's reason.
 """
@@ -22,14 +23,14 @@ __all__ = [
     "OpenJournal",
     "RunFiles",
     "RunLock",
-    "Tail",
+    "discard",
+    "file_size",
     "fsync_dir",
+    "put_in_place",
     "read_file",
     "remove",
     "store_error",
-    "swap_in",
-    "truncate",
-    "write_new_file",
+    "write_file",
 ]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -84,7 +85,17 @@ def read_file(path: str) -> bytes | None:
         os.close(fd)
 
 
-def write_new_file(path: str, data: bytes, *, sync: bool = True) -> None:
+def file_size(path: str) -> int:
+    """The size of the file at ``path``, 0 if there is none; a symbolic link is not followed."""
+    try:
+        return os.lstat(path).st_size
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        raise store_error(exc, "read", path) from None
+
+
+def write_file(path: str, data: bytes, *, sync: bool = True) -> None:
     """Create or truncate ``path``, write ``data`` and ``fsync`` it; remove it on failure.
 
     ``sync=False`` skips the ``fsync`` (the record of a commit, which its journal line
@@ -100,7 +111,7 @@ def write_new_file(path: str, data: bytes, *, sync: bool = True) -> None:
             os.fsync(fd)
     except OSError as exc:
         os.close(fd)
-        _unlink_quietly(path)
+        discard(path)
         raise store_error(exc, "write", path) from None
     os.close(fd)
 
@@ -145,41 +156,34 @@ def _load_renameat2() -> Any:
     return _renameat2
 
 
-def swap_in(new: str, target: str) -> None:
-    """Put ``new`` in place of ``target`` atomically; ``new`` is gone afterwards.
+def put_in_place(new: str, target: str) -> None:
+    """Put the file ``new`` in place of ``target`` atomically; ``new`` is gone afterwards.
 
-    On Linux the two names are exchanged (``renameat2(RENAME_EXCHANGE)``) and the old
+    The one way a record file is replaced (by a creation, a commit, a recovery). On
+    Linux the two names are exchanged (``renameat2(RENAME_EXCHANGE)``) and the old
     file, now at ``new``, is unlinked. Unlike a rename over ``target``, that does not
     make ext4 start writing ``new``'s data back at once (its ``auto_da_alloc``
-    heuristic, about 0.13 ms here) — which is not needed: the journal line, synced
-    before, can rebuild the record. Elsewhere, or where the file system refuses the
-    exchange, it is a plain ``rename``.
+    heuristic, about 0.13 ms here), which a commit does not need: its journal line,
+    synced before, can rebuild the record. Elsewhere, where the file system refuses
+    the exchange, or when there is no ``target`` yet, it is a plain ``rename``. Nothing
+    is synced: whoever needs the new name durable syncs the directory.
     """
-    function = _load_renameat2()
-    if function:
-        at_cwd = -100
-        if function(at_cwd, os.fsencode(new), at_cwd, os.fsencode(target), _RENAME_EXCHANGE) == 0:
-            _unlink_quietly(new)
-            return
-        import ctypes
-
-        code = ctypes.get_errno()
-        if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.EPERM):
-            raise OSError(code, os.strerror(code), target)
-    os.replace(new, target)
-
-
-def truncate(path: str, size: int) -> None:
-    """Cut ``path`` to ``size`` bytes, durably."""
     try:
-        fd = os.open(path, os.O_WRONLY | _NOFOLLOW | _CLOEXEC)
-        try:
-            os.ftruncate(fd, size)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        function = _load_renameat2()
+        if function:
+            at_cwd = -100
+            names = (os.fsencode(new), os.fsencode(target))
+            if function(at_cwd, names[0], at_cwd, names[1], _RENAME_EXCHANGE) == 0:
+                discard(new)
+                return
+            import ctypes
+
+            code = ctypes.get_errno()
+            if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.EPERM):
+                raise OSError(code, os.strerror(code), target)
+        os.replace(new, target)
     except OSError as exc:
-        raise store_error(exc, "repair the journal", path) from None
+        raise store_error(exc, "replace the record", target) from None
 
 
 def remove(path: str) -> None:
@@ -192,66 +196,26 @@ def remove(path: str) -> None:
         raise store_error(exc, "remove", path) from None
 
 
-def _unlink_quietly(path: str) -> None:
+def discard(path: str) -> None:
+    """Unlink ``path``, ignoring every error: cleaning up after a failure already reported."""
     try:
         os.unlink(path)
     except OSError:
         pass
 
 
-class Tail:
-    """The end of a journal file, read with a seek: its size and its last lines.
-
-    ``last`` is the last newline-terminated line (without the newline) or ``None``;
-    ``last_start`` is where it starts; ``torn`` is the bytes after the last newline
-    (a line whose writer was killed mid-write), ``b""`` when the file ends cleanly.
-    """
-
-    __slots__ = ("last", "last_start", "size", "torn")
-
-    def __init__(self, size: int, last: bytes | None, last_start: int, torn: bytes) -> None:
-        self.size = size
-        self.last = last
-        self.last_start = last_start
-        self.torn = torn
-
-    @property
-    def clean_size(self) -> int:
-        """The size of the file without its torn tail."""
-        return self.size - len(self.torn)
-
-
-def _tail_of(fd: int, size: int) -> Tail:
-    chunk = _TAIL_CHUNK
-    while True:
-        start = max(0, size - chunk)
-        data = os.pread(fd, size - start, start)
-        end = data.rfind(b"\n")
-        if end < 0 and start > 0:
-            chunk *= 4
-            continue
-        torn = data[end + 1 :]
-        if end < 0:
-            return Tail(size, None, 0, torn)
-        begin = data.rfind(b"\n", 0, end)
-        if begin < 0 and start > 0:
-            chunk *= 4
-            continue
-        return Tail(size, data[begin + 1 : end], start + begin + 1, torn)
-
-
 class OpenJournal:
-    r"""A journal opened once per commit: its tail is read, and its line appended, through one descriptor.
+    r"""A journal opened with ``O_APPEND``: its size and inode, its torn tail, appending.
 
-    Opened with ``O_APPEND`` (and created if missing). :meth:`append` writes and
-    ``fsync``\ s; on failure it truncates the file back to the size it had when
+    A missing journal is created by the first :meth:`append`. :meth:`append` writes and
+    ``fdatasync``\ s; on failure it truncates the file back to the size it had when
     opened (or last repaired), so a full disk never leaves a partial line behind.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.fd = -1  # a missing journal is created by the first append only
-        self.size = 0
+        self.fd = -1
+        self.size = self.ino = 0
         self.reopen()
 
     def reopen(self) -> None:
@@ -271,15 +235,23 @@ class OpenJournal:
     def _open(self, create: int) -> int:
         return os.open(self.path, os.O_RDWR | os.O_APPEND | create | _NOFOLLOW | _CLOEXEC, 0o644)
 
-    def tail(self) -> Tail:
-        """The end of the journal, read with a seek (the cost depends only on its last
-        line, not on its length); empty for a missing journal."""
-        if self.fd < 0:
-            return Tail(0, None, 0, b"")
+    def torn_tail(self) -> bytes:
+        """The bytes after the journal's last newline: ``b""`` unless a writer was cut short.
+
+        Read backwards from the end, so the cost does not depend on the journal's length.
+        """
+        chunk = _TAIL_CHUNK
         try:
-            return _tail_of(self.fd, self.size)
+            while self.fd >= 0 and self.size:
+                start = max(0, self.size - chunk)
+                data = os.pread(self.fd, self.size - start, start)
+                end = data.rfind(b"\n")
+                if end >= 0 or start == 0:
+                    return data[end + 1 :]
+                chunk *= 4
         except OSError as exc:
             raise store_error(exc, "read", self.path) from None
+        return b""
 
     def cut(self, size: int) -> None:
         """Truncate to ``size`` bytes, durably (repairing a torn last line)."""
@@ -306,14 +278,14 @@ class OpenJournal:
             _datasync(self.fd)
         except OSError as exc:
             try:
-                os.ftruncate(self.fd, self.size)
-                os.fsync(self.fd)
-            except OSError:
+                self.cut(self.size)
+            except StoreError:
                 pass  # the torn line is repaired when the run is next opened
             raise store_error(exc, "append to the journal", self.path) from None
         self.size += len(data)
 
     def close(self) -> None:
+        """Close the descriptor (idempotent)."""
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1

@@ -26,12 +26,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from skillstate.plugin import JournalEntry, RunRecord, compact, merge_patch, replay
 
-__all__ = ["DELTA_KEY", "MERGE_KEY", "apply_line", "implied_record", "record_delta"]
-
-DELTA_KEY = "record"
-"""The journal line key holding the record fields a replay of the entry would miss."""
+__all__ = ["MERGE_KEY", "apply_line", "implied_record", "record_delta"]
 
 MERGE_KEY = "merge"
 """Inside ``record``: object-valued fields given as a merge patch from their old value."""
@@ -59,20 +58,14 @@ def _state_after(before: Mapping[str, Any] | None, entry: JournalEntry) -> Any:
 def implied_record(run_id: str, before: RunRecord | None, entry: JournalEntry) -> RunRecord:
     """What ``entry`` alone says the record becomes (``before`` is ``None`` for a creation)."""
     base = before if before is not None else RunRecord(id=run_id, skill="", state={})
-    return RunRecord(
+    return attrs.evolve(
+        base,
         id=run_id,
-        skill=base.skill,
         state=_state_after(None if before is None else before.state, entry),
         version=entry.version,
         step=entry.turn if entry.turn is not None else base.step,
         status=entry.status or base.status,
-        created=base.created,
         updated=entry.ts or base.updated,
-        spec=base.spec,
-        environment=base.environment,
-        observation=base.observation,
-        schema=base.schema,
-        meta=base.meta,
     )
 
 
@@ -173,18 +166,4 @@ def apply_line(
         for name in _PATCHABLE:
             if name in patches:
                 fields[name] = merge_patch(getattr(implied, name), patches[name])
-    return RunRecord(
-        id=run_id,
-        skill=fields.get("skill", implied.skill),
-        state=fields.get("state", implied.state),
-        version=entry.version,
-        step=fields.get("step", implied.step),
-        status=fields.get("status", implied.status),
-        created=fields.get("created", implied.created),
-        updated=fields.get("updated", implied.updated),
-        spec=fields.get("spec", implied.spec),
-        environment=fields.get("environment", implied.environment),
-        observation=fields.get("observation", implied.observation),
-        schema=fields.get("schema", implied.schema),
-        meta=fields.get("meta", implied.meta),
-    )
+    return attrs.evolve(implied, **fields)

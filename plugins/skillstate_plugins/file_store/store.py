@@ -9,13 +9,13 @@ or ``file:`` alone for the default ``.skillstate/state``. Per run, in the root::
     <run-id>.json.new   the next record, present only while a commit is in flight (or cut short)
 
 A commit, under the lock: take the current record from this store's memory of the
-run or read it (recovering first if it is not level with the journal); compare the
-stored version; write ``.json.new`` (not synced); append the journal line
-(``O_APPEND``) and ``fdatasync`` it — the commit point, the only sync; swap
-``.json.new`` in for ``.json``. The record is never ahead of the journal, and every
-journal line carries the record fields its entry does not imply, so whoever next
-opens the run after a crash or a power loss replays the lines the record lacks
-(:mod:`.recovery`). Full rules:
+run or read it (recovering first if it is not level with the journal); compare its
+version; write ``.json.new`` (not synced); append the journal line (``O_APPEND``) and
+``fdatasync`` it — the commit point, the only sync; put ``.json.new`` in place of
+``.json``. The record is never ahead of the journal, and every journal line carries
+the record fields its entry does not imply, so whoever next opens the run after a
+crash or a power loss replays the lines the record lacks (:mod:`.recovery`). A run
+written by the original rig-state is read by :mod:`.legacy`. Full rules:
 ``docs/storage-format.md``.
 """
 
@@ -27,8 +27,6 @@ import urllib.parse
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-
-import attrs
 
 from skillstate.plugin import (
     JournalEntry,
@@ -49,24 +47,26 @@ from .fileio import (
     OpenJournal,
     RunFiles,
     RunLock,
+    discard,
+    file_size,
     fsync_dir,
+    put_in_place,
     read_file,
     remove,
     store_error,
-    swap_in,
-    truncate,
-    write_new_file,
+    write_file,
 )
 from .format import (
-    ParsedRecord,
-    count_legacy_lines,
+    BLANK,
+    RecordFile,
     decode_entries,
     decode_record,
     encode_entry,
     encode_record,
-    import_entry,
+    parse_record_file,
 )
-from .recovery import Loaded, check_version, recover
+from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
+from .recovery import recover
 from .replay import record_delta
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
@@ -105,111 +105,99 @@ class FileStore(Store):
     def close(self) -> None:
         self._open.clear()
 
-    # -- paths ----------------------------------------------------------------
-    def _paths(self, run_id: str) -> RunFiles:
+    def _files(self, run_id: str) -> RunFiles:
         base = f"{self.root}{os.sep}{check_run_id(run_id)}"
         return RunFiles(base + ".json", base + ".jsonl", base + ".json.new", base + ".lock")
 
-    def _ensure_root(self) -> None:
-        try:
-            os.makedirs(self.root, exist_ok=True)
-        except OSError as exc:
-            raise store_error(exc, "create the store directory", self.root) from None
-
     # -- reading --------------------------------------------------------------
-    def _parsed(self, run_id: str, paths: RunFiles) -> ParsedRecord | None:
-        data = read_file(paths.record)
-        return None if data is None else decode_record(data, run_id, paths.record)
-
-    def _parsed_or_blank(self, run_id: str, paths: RunFiles) -> tuple[ParsedRecord | None, bool]:
-        """The record file parsed (``None`` if missing), or ``(None, True)`` when it is empty
-        or all NUL bytes — what a power loss leaves of a record swapped in unsynced."""
-        data = read_file(paths.record)
+    @staticmethod
+    def _read(run_id: str, files: RunFiles) -> RecordFile | None:
+        """The record file as it is (``None`` if there is none): the one way it is read."""
+        data = read_file(files.record)
         if data is None:
-            return None, False
-        if not data.strip(b"\x00"):
-            return None, True
-        return decode_record(data, run_id, paths.record), False
-
-    def _record(self, run_id: str, parsed: ParsedRecord, paths: RunFiles) -> RunRecord:
-        legacy_version = 0
-        if parsed.legacy:
-            legacy_version = count_legacy_lines(read_file(paths.journal))
-        try:
-            return parsed.to_record(run_id, legacy_version)
-        except (TypeError, ValueError) as exc:
-            raise StoreError(f"record file {paths.record} is damaged: {exc}") from None
-
-    def _current(self, run_id: str, paths: RunFiles) -> ParsedRecord | None:
-        """The record, brought level with its journal first when it may not be.
-
-        The usual cost is one read and two ``stat`` calls: no ``.json.new`` and the
-        record's ``journalSize`` equal to the journal's size mean that no line is
-        missing from it and no commit is in flight. Otherwise (a commit in flight, or
-        one a crash cut short) the lock is taken — which waits for a running commit —
-        and the record recovered.
-        """
-        parsed, blank = self._parsed_or_blank(run_id, paths)
-        if blank or self._behind(parsed, paths):
-            self._settle(run_id, paths)
-            parsed = self._parsed(run_id, paths)
-        return parsed
+            return None
+        value = parse_record_file(data, files.record)
+        if value is None:
+            return BLANK
+        if "version" not in value:  # not ours: a state file of the original rig-state?
+            return read_rig_state_run(run_id, value, files)
+        return decode_record(value, run_id, files.record)
 
     @staticmethod
-    def _behind(parsed: ParsedRecord | None, paths: RunFiles, journal_size: int = -1) -> bool:
-        """Whether a commit is in flight or was cut short: ``.json.new`` is there, or the
-        journal holds lines the record does not show yet."""
-        if os.path.lexists(paths.pending):
-            return True
-        if parsed is None or parsed.journal_size is None:  # no record, or rig-state's / older
-            return False
-        if journal_size < 0:
-            try:
-                journal_size = os.lstat(paths.journal).st_size
-            except FileNotFoundError:
-                return True
-            except OSError as exc:
-                raise store_error(exc, "read", paths.journal) from None
-        return journal_size != parsed.journal_size
+    def _is_level(stored: RecordFile | None, files: RunFiles, size: int = -1) -> bool:
+        """Whether no commit is in flight or was cut short: no ``.json.new``, and the
+        journal (``size`` bytes if known) is as long as the record says.
 
-    def _settle(self, run_id: str, paths: RunFiles) -> None:
-        """Under the lock, wait for a commit in flight or finish one a crash cut short."""
-        try:
-            with RunLock(paths.lock).hold():
-                self._recover(run_id, paths)
-        except StoreError as exc:
-            # e.g. a read-only copy of a store: the record is still the last complete one
-            warnings.warn(
-                f"run {run_id}: its record could not be brought level with its journal "
-                f"({exc}); reading the record as it is",
-                StoreWarning,
-                stacklevel=4,
-            )
+        Checked after reading the record, so a commit that slips in between is seen.
+        """
+        if os.path.lexists(files.pending):
+            return False
+        if stored is None:
+            return True  # no run, and nothing to finish
+        return stored.journal_size == (size if size >= 0 else file_size(files.journal))
+
+    def _recover(self, run_id: str, files: RunFiles) -> None:
+        """Under the lock: bring the record level with its journal (see :mod:`.recovery`)."""
+        recover(run_id, files, self.root, lambda: self._read(run_id, files))
+
+    def _current(
+        self, run_id: str, files: RunFiles, journal: OpenJournal | None = None
+    ) -> tuple[RunRecord, int]:
+        """The record and the journal size it is level with, brought level first if need be.
+
+        The usual cost is one read and two ``stat`` calls. Otherwise (a commit in
+        flight, or one a crash cut short) the record is recovered under the lock —
+        which waits for a running commit. A reader takes the lock here, and if recovery
+        fails (a read-only copy of a store) reads the record as it is, with a
+        :class:`StoreWarning`; a commit holds the lock already and passes its open
+        ``journal``, and a failure is its error.
+        """
+        stored = self._read(run_id, files)
+        if not self._is_level(stored, files, -1 if journal is None else journal.size):
+            if journal is not None:
+                self._recover(run_id, files)
+                journal.reopen()
+            else:
+                try:
+                    with RunLock(files.lock).hold():
+                        self._recover(run_id, files)
+                except StoreError as exc:
+                    warnings.warn(
+                        f"run {run_id}: its record could not be brought level with its "
+                        f"journal ({exc}); reading the record as it is",
+                        StoreWarning,
+                        stacklevel=3,
+                    )
+            stored = self._read(run_id, files)
+        if stored is None:
+            raise RunNotFound(run_id)
+        if stored.record is None:
+            raise StoreError(f"record file {files.record} is empty")
+        return stored.record, stored.journal_size
 
     def get(self, run_id: str) -> RunRecord:
-        paths = self._paths(run_id)
-        hit = self._open.hit(run_id, paths.journal, paths.pending)
+        files = self._files(run_id)
+        hit = self._open.hit(run_id, files.journal, files.pending)
         if hit is not None:
             return hit.record
-        return self._get(run_id, paths, remember=True)
-
-    def _get(self, run_id: str, paths: RunFiles, *, remember: bool) -> RunRecord:
-        parsed = self._current(run_id, paths)
-        if parsed is None:
-            raise RunNotFound(run_id)
-        record = self._record(run_id, parsed, paths)
-        if remember and parsed.journal_size is not None:
-            self._open.remember(run_id, paths.journal, record, parsed.journal_size)
+        record, size = self._current(run_id, files)
+        self._open.remember(run_id, files.journal, record, size)
         return record
 
     def journal(self, run_id: str) -> builtins.list[JournalEntry]:
-        paths = self._paths(run_id)
-        parsed = self._current(run_id, paths)
-        if parsed is None:
-            raise RunNotFound(run_id)
-        data = read_file(paths.journal) or b""
-        state = parsed.data if parsed.legacy else parsed.data["state"]
-        return decode_entries(data, paths.journal, state)
+        state = self.get(run_id).state
+        path = self._files(run_id).journal
+        data = read_file(path) or b""
+        if starts_with_rig_state_line(data):
+            return rig_state_entries(data, path, state)
+        return decode_entries(data, path)
+
+    def raw_journal(self, run_id: str) -> str | None:
+        """``<id>.jsonl`` as it is on disk, up to its last complete line."""
+        data = read_file(self._files(run_id).journal)
+        if data is None:
+            return None
+        return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
 
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
         try:
@@ -229,9 +217,9 @@ class FileStore(Store):
                     raise StoreError(f"'{name}' is not named after a valid run id")
                 if name in entries and entries[name].is_symlink():
                     raise StoreError(f"{entries[name].path} is a symbolic link")
-                paths = self._paths(run_id)
-                hit = self._open.hit(run_id, paths.journal, paths.pending)
-                record = hit.record if hit else self._get(run_id, paths, remember=False)
+                files = self._files(run_id)
+                hit = self._open.hit(run_id, files.journal, files.pending)
+                record = hit.record if hit else self._current(run_id, files)[0]
             except RunNotFound:
                 continue  # deleted while we listed
             except StoreError as exc:
@@ -241,142 +229,100 @@ class FileStore(Store):
                 out.append(RunSummary.of(record, keys))
         return out
 
-    def _load(self, run_id: str, paths: RunFiles) -> Loaded:
-        parsed, blank = self._parsed_or_blank(run_id, paths)
-        if parsed is None:
-            return Loaded(None, None, blank=blank)
-        return Loaded(self._record(run_id, parsed, paths), parsed.journal_size)
-
-    def _recover(self, run_id: str, paths: RunFiles) -> None:
-        """Bring the record level with its journal (under the lock); see the recovery module."""
-        recover(run_id, paths, self.root, lambda: self._load(run_id, paths))
-
     # -- writing --------------------------------------------------------------
     def create(self, record: RunRecord, entry: JournalEntry) -> None:
-        paths = self._paths(record.id)
+        """Create the run with every sync: ``.json.new``, the journal, the directory."""
+        files = self._files(record.id)
         line = encode_entry(entry, record_delta(None, record, entry))
-        data = encode_record(record, len(line))
-        self._ensure_root()
-        with RunLock(paths.lock).hold():
-            self._recover(record.id, paths)
-            if os.path.lexists(paths.record):
+        try:
+            os.makedirs(self.root, exist_ok=True)
+        except OSError as exc:
+            raise store_error(exc, "create the store directory", self.root) from None
+        with RunLock(files.lock).hold():
+            self._recover(record.id, files)
+            if os.path.lexists(files.record):
                 raise RunExists(record.id)
-            write_new_file(paths.pending, data)
+            write_file(files.pending, encode_record(record, len(line)))
             try:  # a journal without a record is debris of a deleted run: start afresh
-                write_new_file(paths.journal, line)
+                write_file(files.journal, line)
+                put_in_place(files.pending, files.record)
             except StoreError:
-                remove(paths.pending)
+                discard(files.journal)
+                discard(files.pending)
                 raise
-            self._publish(paths, journal_size=0)
-        self._open.remember(record.id, paths.journal, record, len(line))
+            fsync_dir(self.root)
+        self._open.remember(record.id, files.journal, record, len(line))
 
     def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
         """Write the next record: one ``fdatasync`` (of the journal line) per commit.
 
-        Under the lock: the record is brought level with its journal if it is not;
-        the version is checked against the journal's last line; ``.json.new`` is
-        written (not synced); the journal line — the entry plus the record fields it
-        does not imply — is appended and ``fdatasync``ed, which is the commit point;
-        then ``.json.new`` is swapped in for the record.
+        Under the lock: the record is brought level with its journal if it is not and
+        its version checked; ``.json.new`` is written (not synced); the journal line —
+        the entry plus the record fields it does not imply — is appended and
+        ``fdatasync``ed, which is the commit point; then ``.json.new`` is put in place
+        of the record.
         """
-        paths = self._paths(record.id)
+        files = self._files(record.id)
         run_id = record.id
         try:
-            with self._existing_run_lock(paths, run_id):
-                journal = OpenJournal(paths.journal)
+            with self._existing_run_lock(files, run_id):
+                journal = OpenJournal(files.journal)
                 try:
-                    before, size = self._before(run_id, paths, journal, expected_version)
+                    before = self._before_commit(run_id, files, journal)
+                    if before.version != expected_version:
+                        raise VersionConflict(run_id, expected_version, before.version)
+                    size = journal.size
                     line = encode_entry(entry, record_delta(before, record, entry))
-                    if size < 0:  # a rig-state run without a journal: record its state first
-                        first = import_entry(before.state, before.updated)
-                        start = attrs.evolve(before, version=1)
-                        line = encode_entry(first, record_delta(None, start, first)) + line
-                        size = 0
-                    data = encode_record(record, size + len(line))
-                    write_new_file(paths.pending, data, sync=False)
+                    if size == 0:  # a rig-state run without a journal: its state comes first
+                        line = import_line(before) + line
+                    write_file(files.pending, encode_record(record, size + len(line)), sync=False)
                     try:
-                        journal.append(line)
+                        journal.append(line)  # the commit point
+                        put_in_place(files.pending, files.record)
                     except StoreError:
-                        remove(paths.pending)
+                        self._undo(files, journal, size)
                         raise
                 finally:
                     journal.close()
-                self._swap(paths, journal_size=size)
         except BaseException:
             self._open.drop(run_id)
             raise
-        self._open.remember(run_id, paths.journal, record, size + len(line))
+        self._open.remember(run_id, files.journal, record, size + len(line))
 
-    def _before(
-        self, run_id: str, paths: RunFiles, journal: OpenJournal, expected: int
-    ) -> tuple[RunRecord, int]:
-        """The record being replaced and the journal's size (-1: import), version checked.
+    def _before_commit(self, run_id: str, files: RunFiles, journal: OpenJournal) -> RunRecord:
+        """The record a commit replaces, level with ``journal`` (under the lock).
 
         When this store remembers the run and the journal is the same file with the
-        same size, nothing is read; otherwise the record is read (recovered first if
-        it is not level with the journal) and the version checked on the journal's
-        last line.
+        same size, nothing is read.
         """
-        hit = self._open.hit(run_id, paths.journal, paths.pending)
+        hit = self._open.hit(run_id, files.journal, files.pending)
         if hit is not None and hit.ino == journal.ino and hit.journal_size == journal.size:
-            if hit.record.version != expected:
-                raise VersionConflict(run_id, expected, hit.record.version)
-            return hit.record, journal.size
-        parsed = self._level(run_id, paths, journal)
-        size = check_version(run_id, paths, journal, expected, lambda: self._found(run_id, paths))
-        return self._record(run_id, parsed, paths), size
-
-    def _level(self, run_id: str, paths: RunFiles, journal: OpenJournal) -> ParsedRecord:
-        """The record under the lock, recovered first if it is not level with ``journal``."""
-        parsed, blank = self._parsed_or_blank(run_id, paths)
-        if blank or self._behind(parsed, paths, journal.size):
-            self._recover(run_id, paths)
-            journal.reopen()
-            parsed = self._parsed(run_id, paths)
-        if parsed is None:
-            remove(paths.lock)  # held, so removing it is safe (see RunLock)
-            raise RunNotFound(run_id)
-        return parsed
-
-    def _found(self, run_id: str, paths: RunFiles) -> tuple[RunRecord, bool] | None:
-        """The record and whether it is a bare rig-state state file; ``None`` if missing."""
-        parsed = self._parsed(run_id, paths)
-        return None if parsed is None else (self._record(run_id, parsed, paths), parsed.legacy)
-
-    def _publish(self, paths: RunFiles, journal_size: int) -> None:
-        """Rename the created record into place and sync the directory (a creation)."""
+            return hit.record
         try:
-            os.replace(paths.pending, paths.record)
-        except OSError as exc:
-            self._undo(paths, journal_size)
-            raise store_error(exc, "replace the record", paths.record) from None
-        fsync_dir(self.root)
-
-    def _swap(self, paths: RunFiles, journal_size: int) -> None:
-        """Swap the next record in; no sync: the journal line, synced, can rebuild it."""
-        try:
-            swap_in(paths.pending, paths.record)
-        except OSError as exc:
-            self._undo(paths, journal_size)
-            raise store_error(exc, "replace the record", paths.record) from None
+            return self._current(run_id, files, journal)[0]
+        except RunNotFound:
+            remove(files.lock)  # held, so removing it is safe (see RunLock)
+            raise
 
     @staticmethod
-    def _undo(paths: RunFiles, journal_size: int) -> None:
-        """After a failed rename: cut the unacknowledged line off, drop ``.json.new``.
+    def _undo(files: RunFiles, journal: OpenJournal, size: int) -> None:
+        """After a failed append or swap: the unacknowledged line cut off, ``.json.new`` removed.
 
-        If even that fails, recovery finishes the commit on the next open.
+        A failed append has cut its partial line off already. If cutting fails,
+        recovery finishes the commit on the next open.
         """
         try:
-            truncate(paths.journal, journal_size)
-            os.unlink(paths.pending)
-        except (OSError, StoreError):
+            if journal.size != size:
+                journal.cut(size)
+        except StoreError:
             pass
+        discard(files.pending)
 
     @contextmanager
-    def _existing_run_lock(self, paths: RunFiles, run_id: str) -> Iterator[None]:
+    def _existing_run_lock(self, files: RunFiles, run_id: str) -> Iterator[None]:
         """The run's lock; :class:`RunNotFound` (not a path error) when the root is missing."""
         try:
-            fd = RunLock(paths.lock).acquire()
+            fd = RunLock(files.lock).acquire()
         except StoreError:
             if not os.path.isdir(self.root):
                 raise RunNotFound(run_id) from None
@@ -387,13 +333,13 @@ class FileStore(Store):
             os.close(fd)
 
     def delete(self, run_id: str) -> bool:
-        paths = self._paths(run_id)
+        files = self._files(run_id)
         if not os.path.isdir(self.root):
             return False
         self._open.drop(run_id)
-        with RunLock(paths.lock).hold():
-            existed = os.path.lexists(paths.record) or os.path.lexists(paths.pending)
-            for path in (paths.record, paths.pending, paths.journal, paths.lock):
+        with RunLock(files.lock).hold():
+            existed = os.path.lexists(files.record) or os.path.lexists(files.pending)
+            for path in (files.record, files.pending, files.journal, files.lock):
                 remove(path)
             fsync_dir(self.root)
         return existed

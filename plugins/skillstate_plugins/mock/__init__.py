@@ -27,5 +27,6 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
             name="mock",
             factory=create_environment,
             description="acknowledges every action (the reference runtime's mock executor)",
+            default=True,  # the reference server's default environment
         )
     )

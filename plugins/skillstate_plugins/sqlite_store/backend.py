@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import builtins
 import sqlite3
-import warnings
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import parse_qs
@@ -70,10 +70,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID""",
     ),
     # 1: summaries are read from the record with json_extract (a skill names its own
-    # phase and next-action keys), so the columns that held rig's keys go.
+    # phase and next-action keys), so the columns that held rig's keys go. The table is
+    # rebuilt rather than altered: ALTER TABLE ... DROP COLUMN needs SQLite 3.35.
     (
-        "ALTER TABLE runs DROP COLUMN phase",
-        "ALTER TABLE runs DROP COLUMN next_action",
+        """CREATE TABLE runs_v1 (
+            id TEXT PRIMARY KEY,
+            skill TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            step INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            record TEXT NOT NULL
+        )""",
+        "INSERT INTO runs_v1 SELECT id, skill, version, step, status, created, updated, record"
+        " FROM runs",
+        "DROP TABLE runs",
+        "ALTER TABLE runs_v1 RENAME TO runs",
+        "CREATE INDEX IF NOT EXISTS runs_skill ON runs (skill, id)",
     ),
 )
 
@@ -344,7 +358,9 @@ class SQLiteStore(Store):
         try:
             return [JournalEntry.from_dict(parse_stored(str(r[0]), "journal entry")) for r in rows]
         except (TypeError, ValueError) as exc:
-            raise StoreError(f"the journal of run '{run_id}' in {self.path} is damaged: {exc}") from None
+            raise StoreError(
+                f"the journal of run '{run_id}' in {self.path} is damaged: {exc}"
+            ) from None
 
     def delete(self, run_id: str) -> bool:
         check_run_id(run_id)

@@ -1,7 +1,8 @@
-"""The file store: conformance suite, on-disk layout, URLs, recovery states, ids, legacy files.
+"""The file store: conformance suite, on-disk layout, URLs, recovery states, ids.
 
 Crash and concurrency tests are in ``test_store_file_crash.py``; full and read-only
-disks in ``test_store_file_disk.py``.
+disks in ``test_store_file_disk.py``; power loss in ``test_store_file_powerloss.py``;
+rig-state's files in ``test_store_file_legacy.py``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from skillstate.testing import StoreConformance, make_host, sample_skill
 
 from .. import FileStore, root_from_url
 from ..format import encode_entry, encode_record
+from ..replay import record_delta
 
 
 class TestFileStore(StoreConformance):
@@ -45,25 +47,6 @@ class TestFileStore(StoreConformance):
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return tmp_path / "state"
-
-
-@pytest.fixture
-def host(root: Path) -> Any:
-    host = make_host(f"file:{root}")
-    yield host
-    host.close()
-
-
-@pytest.fixture
-def store(host: Any) -> FileStore:
-    store = host.open_store()
-    assert isinstance(store, FileStore)
-    return store
 
 
 def _create(host: Any, store: FileStore, run_id: str = "run-1", counter: int = 0) -> RunRecord:
@@ -243,11 +226,12 @@ def test_listing_summarises_the_keys_asked_for(host: Any, store: FileStore) -> N
 
 
 def _half_commit(store: FileStore, root: Path, run_id: str, stage: str) -> RunRecord:
-    """Leave run ``run_id`` as a commit killed at ``stage`` would."""
+    """Leave run ``run_id`` as a commit killed at ``stage`` would: the same bytes, cut short."""
     current = store.get(run_id)
     new, entry = _next(current, current.state["counter"] + 1)
-    (root / f"{run_id}.json.new").write_bytes(encode_record(new))
-    line = encode_entry(entry)
+    line = encode_entry(entry, record_delta(current, new, entry))
+    size = (root / f"{run_id}.jsonl").stat().st_size + len(line)
+    (root / f"{run_id}.json.new").write_bytes(encode_record(new, size))
     with open(root / f"{run_id}.jsonl", "ab") as journal:
         if stage == "torn-line":
             journal.write(line[: len(line) // 2])
@@ -298,9 +282,10 @@ def test_an_interrupted_creation(host: Any, store: FileStore, root: Path, journa
     root.mkdir()
     record = RunRecord(id="fresh", skill="sample", state={"counter": 0}, version=1)
     entry = JournalEntry(ts="t", step="init", patch={}, version=1, base={"counter": 0})
-    (root / "fresh.json.new").write_bytes(encode_record(record))
+    line = encode_entry(entry, record_delta(None, record, entry))  # as create writes them
+    (root / "fresh.json.new").write_bytes(encode_record(record, len(line)))
     if journaled:
-        (root / "fresh.jsonl").write_bytes(encode_entry(entry))
+        (root / "fresh.jsonl").write_bytes(line)
         assert [s.id for s in store.list()] == ["fresh"]  # listing finishes the creation
         assert store.get("fresh") == record
     else:
@@ -375,128 +360,6 @@ def test_delete_removes_every_file_of_the_run(host: Any, store: FileStore, root:
     assert _files(root) == ["keep.json", "keep.jsonl", "keep.lock"]
 
 
-# -- legacy rig-state files ------------------------------------------------------
-
-
-def _merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    from skillstate.plugin import merge_patch
-
-    result: dict[str, Any] = merge_patch(base, patch)
-    return result
-
-
-def _write_rig_run(
-    root: Path, run_id: str, patches: list[dict[str, Any]], journal: bool = True
-) -> dict[str, Any]:
-    """Write a run exactly as the TypeScript rig-state does: bare state + ts/step/patch lines."""
-    root.mkdir(parents=True, exist_ok=True)
-    times = [f"2026-09-01T00:00:0{n}.000Z" for n in range(len(patches) + 1)]
-    seed = {"branch": "alice/abc-18", "spec": {"id": "ABC-18", "title": "Rate limit"}}
-    state = _merge(
-        {
-            "runId": run_id,
-            "skill": "rig-task",
-            "phase": "spec",
-            "createdAt": times[0],
-            "updatedAt": times[0],
-        },
-        seed,
-    )
-    lines = [{"ts": times[0], "step": "init", "patch": seed}]
-    for n, patch in enumerate(patches, start=1):
-        state = _merge(state, patch)
-        state["updatedAt"] = times[n]
-        lines.append({"ts": times[n], "step": f"s{n}", "patch": patch})
-    (root / f"{run_id}.json").write_text(json.dumps(state, indent=2) + "\n")
-    if journal:
-        text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
-        (root / f"{run_id}.jsonl").write_text(text)
-    return state
-
-
-RIG_PATCHES: list[dict[str, Any]] = [
-    {"phase": "red", "tests": {"command": "bun test", "status": "red", "failures": ["x"]}},
-    {"phase": "green", "tests": {"status": "green", "failures": None}, "nextAction": "push"},
-]
-
-
-def test_a_rig_state_run_is_read_listed_and_verifies(store: FileStore, root: Path) -> None:
-    state = _write_rig_run(root, "abc-18", RIG_PATCHES)
-    record = store.get("abc-18")
-    assert (record.id, record.skill, record.version, record.state) == (
-        "abc-18",
-        "rig-task",
-        3,
-        state,
-    )
-    assert (record.created, record.updated) == (state["createdAt"], state["updatedAt"])
-    [summary] = store.list(skill="rig-task", keys=("phase", "nextAction"))
-    assert (summary.fields, summary.version) == ({"phase": "green", "nextAction": "push"}, 3)
-    entries = store.journal("abc-18")
-    assert [(e.version, e.step) for e in entries] == [(1, "init"), (2, "s1"), (3, "s2")]
-    assert entries[2].patch == RIG_PATCHES[1]
-    assert verify_record(record, entries) == []
-
-
-def test_a_rig_state_run_is_upgraded_on_its_first_commit(
-    host: Any, store: FileStore, root: Path
-) -> None:
-    _write_rig_run(root, "abc-18", RIG_PATCHES)
-    legacy_lines = (root / "abc-18.jsonl").read_bytes()
-    skill = SkillDefinition(name="rig-task", updated_key="updatedAt")
-    outcome = transition(
-        host, store, "abc-18", Change(patch={"branch": "b2"}, label="rename"), skill=skill
-    )
-    assert outcome.accepted
-    on_disk = json.loads((root / "abc-18.json").read_text())
-    assert (on_disk["id"], on_disk["skill"], on_disk["version"]) == ("abc-18", "rig-task", 4)
-    assert on_disk["state"]["branch"] == "b2" and on_disk["state"]["runId"] == "abc-18"
-    journal = (root / "abc-18.jsonl").read_bytes()
-    assert journal.startswith(legacy_lines)  # the old lines are kept as they were
-    assert json.loads(journal.splitlines()[-1])["version"] == 4
-    record = store.get("abc-18")
-    assert record.version == 4
-    assert verify_record(record, store.journal("abc-18")) == []
-    assert (
-        transition(
-            host, store, "abc-18", Change(patch={"branch": "b3"}), skill=skill
-        ).record.version
-        == 5
-    )  # type: ignore[union-attr]
-
-
-def test_a_rig_state_run_without_journal(host: Any, store: FileStore, root: Path) -> None:
-    state = _write_rig_run(root, "pr-418", [], journal=False)
-    record = store.get("pr-418")
-    assert (record.version, record.state) == (1, state)
-    assert store.journal("pr-418") == []
-    skill = SkillDefinition(name="rig-task", updated_key="updatedAt")
-    assert transition(host, store, "pr-418", Change(patch={"phase": "red"}), skill=skill).accepted
-    entries = store.journal("pr-418")
-    assert [(e.version, e.step) for e in entries] == [(1, "import"), (2, "")]
-    assert verify_record(store.get("pr-418"), entries) == []
-
-
-def test_a_stale_commit_on_a_rig_state_run_changes_nothing(store: FileStore, root: Path) -> None:
-    _write_rig_run(root, "pr-418", [], journal=False)
-    before = _files(root)
-    new, entry = _next(store.get("pr-418"), 1)
-    with pytest.raises(VersionConflict, match="is at version 1, not the expected version 3"):
-        store.commit(new, entry, expected_version=3)
-    assert _files(root) == [*before, "pr-418.lock"]  # no journal appeared
-
-
-def test_an_interrupted_upgrade_rolls_forward(store: FileStore, root: Path) -> None:
-    _write_rig_run(root, "abc-18", RIG_PATCHES)
-    new, entry = _next(store.get("abc-18"), 1)
-    (root / "abc-18.json.new").write_bytes(encode_record(new))
-    with open(root / "abc-18.jsonl", "ab") as journal:
-        journal.write(encode_entry(entry))
-    record = store.get("abc-18")
-    assert (record.version, record.state["counter"]) == (4, 1)
-    assert not (root / "abc-18.json.new").exists()
-
-
 # -- the record encoder --------------------------------------------------------
 
 JSON_VALUES = st.recursive(
@@ -517,25 +380,27 @@ JSON_VALUES = st.recursive(
 def test_record_files_are_exactly_jsondoc_pretty(state: dict[str, Any], skill: str) -> None:
     from skillstate.plugin import js_numbers
 
-    from ..format import decode_record, head_version
+    from ..format import decode_record, parse_line
 
     record = RunRecord(id="r.1", skill=skill, state=state, version=7, meta={"m": [1.0, state]})
     data = encode_record(record)
     # jsondoc.pretty's fast encoder must give exactly the standard library's text.
     text = json.dumps(js_numbers(record.to_dict()), indent=2, ensure_ascii=False) + "\n"
     assert data == text.encode("utf-8")  # hypothesis' text() has no lone surrogates
-    assert head_version(data, "r.1") == 7
-    assert head_version(data, "r.2") is None
-    assert decode_record(data, "r.1", "p").to_record("r.1", 0).state == state
+    # the first lines are always the id, the skill and the version, in that order
+    head = f'{{\n  "id": "r.1",\n  "skill": {json.dumps(skill, ensure_ascii=False)},\n'
+    assert data.startswith((head + '  "version": 7,\n').encode("utf-8"))
+    assert not data.startswith(b'{\n  "id": "r.2",')
+    assert decode_record(parse_line(data), "r.1", "p").record.state == state
 
 
 def test_lone_surrogates_are_stored_escaped() -> None:
-    from ..format import decode_record
+    from ..format import decode_record, parse_line
 
     record = RunRecord(id="r", skill="s", state={"k": "a\ud800b"}, version=1)
     data = encode_record(record)
     assert b"\\ud800" in data
-    assert decode_record(data, "r", "p").to_record("r", 0).state == {"k": "a\ud800b"}
+    assert decode_record(parse_line(data), "r", "p").record.state == {"k": "a\ud800b"}
 
 
 def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Path) -> None:
@@ -563,3 +428,16 @@ def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Pat
     finally:
         os.close(other)
         os.close(acquired[0])
+
+
+def test_raw_journal_is_the_file_up_to_its_last_complete_line(host: Any, store: FileStore) -> None:
+    _create(host, store)
+    path = Path(store.root) / "run-1.jsonl"
+    whole = path.read_bytes()
+    assert store.raw_journal("run-1") == whole.decode("utf-8")
+    with path.open("ab") as handle:
+        handle.write(b'{"ts": "torn')  # a line still being written
+    assert store.raw_journal("run-1") == whole.decode("utf-8")
+    assert store.raw_journal("no-such-run") is None
+    with pytest.raises(InvalidRunId):
+        store.raw_journal("../etc/passwd")

@@ -163,16 +163,19 @@ def test_commits_fall_back_to_rename_without_renameat2(
     assert json.loads(files[-1])["version"] == final.version
 
 
-def test_a_record_written_before_journal_sizes_is_read_and_upgraded(tmp_path: Path) -> None:
+def test_a_record_without_its_journal_size_is_brought_level_when_opened(tmp_path: Path) -> None:
+    """Without ``journalSize`` (a record written by hand) the record is not known to be level."""
     root = tmp_path / "state"
     host = make_host(f"file:{root}")
     store = FileStore(f"file:{root}")
     create_run(host, store, sample_skill(), "r1", {"counter": 0})
     old = transition(host, store, "r1", Change(patch={"counter": 1}), skill=sample_skill())
     assert old.record is not None
-    (root / "r1.json").write_bytes(encode_record(old.record))  # no journalSize: older format
+    (root / "r1.json").write_bytes(encode_record(old.record))  # no journalSize
     fresh = FileStore(f"file:{root}")
     assert fresh.get("r1") == old.record
+    size = (root / "r1.jsonl").stat().st_size
+    assert json.loads((root / "r1.json").read_bytes())["journalSize"] == size  # recovered
     transition(host, fresh, "r1", Change(patch={"counter": 2}), skill=sample_skill())
     saved = json.loads((root / "r1.json").read_bytes())
     assert saved["journalSize"] == (root / "r1.jsonl").stat().st_size
