@@ -368,7 +368,7 @@ def test_plugin_commands_parse_their_own_options_and_fail_in_one_line(tmp_path: 
     own = _cli(tmp_path, "--store", "memory:g", "where", "--store", "mine")
     assert (own.returncode, own.stdout, own.stderr) == (0, "mine memory:g\n", "")
     broken = _cli(tmp_path, "where", BREAK_CONFIGURE="1")
-    assert (broken.returncode, broken.stdout) == (2, "")
+    assert (broken.returncode, broken.stdout) == (3, "")  # a broken plugin: an error (exit 3)
     assert broken.stderr == (
         "skillstate: command 'where' of plugin 'where' cannot set up its arguments: "
         "RuntimeError: boom in configure\n"
