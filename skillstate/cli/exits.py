@@ -108,6 +108,13 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
         return ERROR
     except KeyboardInterrupt:
         return INTERRUPT
+    except SystemExit:  # argparse's --help and usage errors: their output is flushed here
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+            return CLOSED
+        raise
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         error(f"{exc.strerror or exc}{where}")

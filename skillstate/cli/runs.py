@@ -71,8 +71,14 @@ def read_document(text: str | None, stdin: TextIO | None = None) -> Any:
     return parse_json(text, "patch")
 
 
+MAX_REASONS = 100
+"""A rejection lists at most this many reasons, then how many more there were."""
+
+
 def _reasons(ctx: RunContext, title: str, problems: Sequence[Problem]) -> None:
-    lines = "".join(f"\n  - {p.message}" for p in problems)
+    lines = "".join(f"\n  - {p.message}" for p in problems[:MAX_REASONS])
+    if len(problems) > MAX_REASONS:
+        lines += f"\n  - … and {len(problems) - MAX_REASONS:,} more"
     ctx.error(f"{title}:{lines}")
 
 

@@ -10,12 +10,11 @@ and the rest), plus under ``record`` the record fields the entry does not imply
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from skillstate.plugin import JournalEntry, RunRecord, StoreError, compact, pretty
+from skillstate.plugin import JournalEntry, RunRecord, StoreError, compact, parse_stored, pretty
 
 __all__ = [
     "BLANK",
@@ -37,13 +36,6 @@ DELTA_KEY = "record"
 """The journal line key holding the record fields a replay of the entry would miss."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 def _utf8(text: str) -> bytes:
@@ -80,8 +72,9 @@ def encode_entry(entry: JournalEntry, delta: Mapping[str, Any] | None = None) ->
 
 
 def parse_line(line: bytes) -> Any:
-    """Parse one journal line (or a record file); ``ValueError`` if it is not JSON."""
-    return _DECODER.decode(line.decode("utf-8"))  # UnicodeDecodeError is a ValueError
+    """Parse one journal line (or a record file); ``ValueError`` if it is not JSON, or not
+    valid Unicode (an escaped lone surrogate: half of a pair, a hand edit)."""
+    return parse_stored(line, "record")
 
 
 class RecordFile(NamedTuple):
