@@ -355,7 +355,9 @@ class Host:
 
     def check_budget(self, skill: SkillDefinition, state: Mapping[str, Any]) -> list[Problem]:
         """Document size and NUL always; per-value limits when the skill has no field schema."""
-        return check_budget(state, self.budget(skill), per_value=skill.fields is None)
+        return check_budget(
+            state, self.budget(skill), per_value=skill.fields is None, units=skill.text_units
+        )
 
     def guards(
         self, skill: SkillDefinition, before: Mapping[str, Any] | None, after: Mapping[str, Any]

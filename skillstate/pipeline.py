@@ -217,6 +217,10 @@ def create_run(
     check_run_id(run_id)
     seed = {} if seed is None else seed
     problems, seed = _prechecks(skill, None, seed, False, "seed")
+    if not problems and schema is not None:
+        from skillstate.schema import json_schema_errors
+
+        problems = [Problem("schema", m, "") for m in json_schema_errors(schema)]
     if not problems:
         problems = _text_problems(
             step_label=label,

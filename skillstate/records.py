@@ -24,6 +24,7 @@ __all__ = [
     "FIELD_TYPES",
     "MAX_MESSAGE",
     "MAX_PATH",
+    "TEXT_UNITS",
     "ActionResult",
     "Budget",
     "CommandSpec",
@@ -42,6 +43,9 @@ JSON = Any
 """A JSON value: ``None``, ``bool``, ``int``, ``float``, ``str``, ``list`` or ``dict`` with ``str`` keys."""
 
 FIELD_TYPES = ("string", "number", "boolean", "string[]", "object", "object[]")
+
+TEXT_UNITS = ("unicode", "utf16")
+"""How a skill's budget counts text (:attr:`SkillDefinition.text_units`)."""
 
 
 MAX_MESSAGE = 2000
@@ -144,6 +148,9 @@ class SkillDefinition:
     - ``next_action_key``: the top-level key whose string value ``skillstate list``
       shows as a run's next action (rig's ``nextAction``); ``None`` shows none.
     - ``budget``: overrides the default :class:`Budget` for this skill.
+    - ``text_units``: how the budget counts text: ``"unicode"`` (the default) counts a
+      string's code points and the document's UTF-8 bytes; ``"utf16"`` counts UTF-16
+      code units for both, as JavaScript's ``.length`` does (rig-state: an emoji is 2).
     - ``render``: ``render(record)`` gives the text ``skillstate show`` prints for a
       run of this skill; ``None`` uses the core's generic block
       (:func:`skillstate.render.render_block`), which honours the keys above.
@@ -164,6 +171,7 @@ class SkillDefinition:
     updated_key: str | None = None
     next_action_key: str | None = None
     render: Callable[[RunRecord], str] | None = attrs.field(default=None, eq=False)
+    text_units: str = "unicode"
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -173,6 +181,17 @@ class SkillDefinition:
             raise ValueError(
                 f"skill {self.name}: terminal phases {unknown} are not among its phases {list(self.phases)}"
             )
+        if self.text_units not in TEXT_UNITS:
+            raise ValueError(
+                f"skill {self.name}: text_units must be one of {', '.join(TEXT_UNITS)}, "
+                f"got {self.text_units!r}"
+            )
+        if self.json_schema is not None:  # checked now, not at the first transition
+            from skillstate.schema import json_schema_errors
+
+            errors = json_schema_errors(self.json_schema, f"skill {self.name}: json_schema")
+            if errors:
+                raise ValueError(errors[0])
 
     def stamped_keys(self) -> tuple[str, ...]:
         """The state keys the pipeline writes itself (id, skill, phase, timestamps)."""

@@ -26,6 +26,7 @@ from skillstate.skills.frontmatter import BOM, CLOSING_FENCE
 __all__ = [
     "HEADER_WINDOW",
     "TEMP_MARK",
+    "HardLink",
     "Header",
     "atomic_write",
     "fsync_dir",
@@ -84,15 +85,31 @@ def scan_header(prefix: bytes, complete: bool) -> Header | None:
     return None
 
 
+class HardLink(OSError):
+    """A file with more than one name: a hard link may be a file outside the skill."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(errno.EMLINK, f"it is a hard link ({count} names)")
+        self.count = count
+
+
 def open_regular(path: Path) -> int:
-    """An fd open for reading on a regular file; ``OSError`` otherwise (a FIFO never blocks)."""
+    """An fd open for reading on a regular file with one name; ``OSError`` otherwise.
+
+    A FIFO never blocks; a file with several hard links raises :class:`HardLink` (a
+    hard link under ``references/`` could be any file of the same filesystem, so it
+    is refused the way a symbolic link pointing outside is).
+    """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
+        info = os.fstat(fd)
+        mode = info.st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, "Not a regular file")
+        if info.st_nlink > 1:
+            raise HardLink(info.st_nlink)
     except BaseException:
         os.close(fd)
         raise

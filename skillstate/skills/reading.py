@@ -21,6 +21,7 @@ from skillstate.skills.paths import SUPPORT_DIRS
 
 __all__ = [
     "MAX_LISTED_DESCRIPTION",
+    "SYMLINKED_SKILL",
     "Probe",
     "check_stored",
     "describe_header",
@@ -30,6 +31,12 @@ __all__ = [
 ]
 
 MAX_LISTED_DESCRIPTION = 1024
+
+SYMLINKED_SKILL = (
+    "is a symbolic link; skills must be real directories inside the skills root "
+    "(symbolic links are refused: replace the link with the directory)"
+)
+"""Why a skill directory that is a symbolic link is refused (after ``Skill 'name' ``)."""
 
 
 @attrs.frozen

@@ -237,12 +237,6 @@ def delete(store: SkillStore, name: str) -> WriteResult | SkillError:
     skill_dir = writable_dir(store, name, "")
     if isinstance(skill_dir, SkillError):
         return skill_dir
-    if skill_dir.is_symlink():
-        return SkillError(
-            "read-only",
-            f"Skill '{name}' is a symlink ({skill_dir} -> {os.readlink(skill_dir)}); "
-            "remove the link by hand.",
-        )
 
     def body() -> WriteResult:
         with locked(store.project), skill_lock(skill_dir, name):

@@ -130,8 +130,7 @@ def test_unreadable_skill_md_entries(store: SkillStore, tmp_path: Path) -> None:
         err(store.view("is-a-dir")).message
         == "SKILL.md of skill 'is-a-dir' cannot be read: Is a directory."
     )
-    assert err(store.view("loop")).message.startswith("SKILL.md of skill 'loop' cannot be read: ")
-    assert "symbolic links" in err(store.view("loop")).message
+    assert err(store.view("loop")).message.startswith("Skill 'loop' is a symbolic link;")
     assert (
         err(store.view("dangling")).message
         == "SKILL.md of skill 'dangling' cannot be read: it is a dangling symlink."
@@ -458,7 +457,7 @@ def test_delete(store: SkillStore, tmp_path: Path) -> None:
     assert (store.user / "u" / "SKILL.md").exists()
     target = put_skill(tmp_path / "elsewhere", "linked", skill_text("linked"))
     os.symlink(target, store.project / "linked")
-    assert err(store.delete("linked")).message.startswith("Skill 'linked' is a symlink")
+    assert err(store.delete("linked")).message.startswith("Skill 'linked' is a symbolic link;")
     assert (target / "SKILL.md").exists()
 
 

@@ -110,7 +110,10 @@ def parse_args(argv: Sequence[str]) -> Parsed:
         else:
             parsed.positionals.append(token)
         index += 1
-    if len(parsed.positionals) < len(positional_names):
+    # rig reads positionals by position and treats an empty one as missing ('' is falsy)
+    if len(parsed.positionals) < len(positional_names) or not all(
+        parsed.positionals[: len(positional_names)]
+    ):
         raise UsageError(usage)
     if len(parsed.positionals) > len(positional_names):
         extra = parsed.positionals[len(positional_names)]

@@ -19,9 +19,12 @@ Do not put the file on a network filesystem: SQLite's locking needs a local disk
 from __future__ import annotations
 
 import builtins
+import errno
+import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -107,7 +110,7 @@ def parse_sqlite_url(url: str) -> tuple[Path, float]:
                 f"bad SQLite URL '{url}': a host ('{host}') is not supported; "
                 "use sqlite:///absolute/path.db"
             )
-        rest = "/" + path
+        rest = "/" + path.lstrip("/")  # sqlite:////abs (SQLAlchemy's form) is /abs too
     if rest in ("", "/") or rest.endswith("/"):
         raise StoreError(f"bad SQLite URL '{url}': it names no database file")
     timeout = 30.0
@@ -135,6 +138,7 @@ class SQLiteStore(Store):
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._why_read_only: str | None = None
 
     # -- connections -----------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -153,11 +157,50 @@ class SQLiteStore(Store):
             conn.execute("PRAGMA synchronous = FULL")
             self._migrate(conn)
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot open SQLite database {self.path}: {exc}") from exc
+            conn = self._read_only(exc)
         self._local.conn = conn
         with self._lock:
             self._connections.append(conn)
         return conn
+
+    def _reason(self, exc: BaseException) -> str:
+        """The error's text, saying "the disk is full" when it is (SQLite may say "disk I/O error")."""
+        text = str(exc) or type(exc).__name__
+        if isinstance(exc, OSError) and exc.strerror:
+            text = exc.strerror
+        full = "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC
+        try:
+            free = os.statvfs(self.path.parent)
+            full = full or free.f_bavail == 0 or free.f_bfree == 0
+        except OSError:
+            pass
+        return f"the disk is full ({text})" if full else text
+
+    def _read_only(self, exc: BaseException) -> sqlite3.Connection:
+        """After a failed open: the database opened read-only when it exists (a read-only
+        filesystem, a full disk), else :class:`StoreError` with the reason."""
+        reason = self._reason(exc)
+        if not self.path.is_file():
+            raise StoreError(f"cannot open SQLite database {self.path}: {reason}") from exc
+        base = f"file:{urllib.parse.quote(os.path.abspath(self.path))}?mode=ro"
+        for uri in (base, base + "&immutable=1"):  # immutable: no -shm can be created
+            try:
+                conn = sqlite3.connect(
+                    uri,
+                    uri=True,
+                    timeout=self.timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                if conn.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+                    conn.close()
+                    break  # an older schema cannot be migrated read-only
+                conn.execute("SELECT 1 FROM runs LIMIT 1").fetchall()
+            except sqlite3.Error:
+                continue
+            self._why_read_only = reason
+            return conn
+        raise StoreError(f"cannot open SQLite database {self.path}: {reason}") from exc
 
     def _set_wal(self, conn: sqlite3.Connection) -> None:
         # Switching to WAL needs a moment of exclusive access; another process opening
@@ -192,10 +235,17 @@ class SQLiteStore(Store):
     def _write(self, work: Callable[[sqlite3.Connection], None]) -> None:
         """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction; commit, or roll back on error."""
         conn = self._conn()
+        if self._why_read_only is not None:
+            raise StoreError(
+                f"cannot write SQLite database {self.path}: it could only be opened "
+                f"read-only ({self._why_read_only}); nothing was changed"
+            )
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot lock SQLite database {self.path}: {exc}") from exc
+            raise StoreError(
+                f"cannot lock SQLite database {self.path}: {self._reason(exc)}"
+            ) from exc
         try:
             work(conn)
             self._finish(conn)
@@ -203,7 +253,9 @@ class SQLiteStore(Store):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"cannot write SQLite database {self.path}: {exc}") from exc
+                raise StoreError(
+                    f"cannot write SQLite database {self.path}: {self._reason(exc)}"
+                ) from exc
             raise
 
     def _finish(self, conn: sqlite3.Connection) -> None:
