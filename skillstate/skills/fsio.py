@@ -166,12 +166,16 @@ def fsync_dir(directory: Path) -> None:
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically and durably (module docstring); raises ``OSError``."""
     directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
+    created = _make_dirs(directory)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         mode = 0o644
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}{TEMP_MARK}")
+    try:
+        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}{TEMP_MARK}")
+    except BaseException:
+        _remove_dirs(created)
+        raise
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -182,8 +186,36 @@ def atomic_write(path: Path, data: bytes) -> None:
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
+        _remove_dirs(created)  # a failed write leaves no empty support directory behind
         raise
     fsync_dir(directory)
+
+
+def _make_dirs(directory: Path) -> list[Path]:
+    """``mkdir -p directory``; the directories it created, deepest last."""
+    missing: list[Path] = []
+    current = directory
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    created = []
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        except BaseException:
+            _remove_dirs(created)
+            raise
+        created.append(path)
+    return created
+
+
+def _remove_dirs(created: list[Path]) -> None:
+    """Remove the directories :func:`_make_dirs` created, deepest first, if still empty."""
+    for path in reversed(created):
+        with contextlib.suppress(OSError):
+            path.rmdir()
 
 
 @contextlib.contextmanager

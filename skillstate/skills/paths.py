@@ -16,6 +16,8 @@ import os
 import re
 from pathlib import Path
 
+from skillstate.display import excerpt
+
 __all__ = [
     "MAX_FILE_BYTES",
     "MAX_NAME_LENGTH",
@@ -47,7 +49,7 @@ def check_name(name: object) -> str | None:
         return f"Skill name exceeds {MAX_NAME_LENGTH} characters."
     if NAME_PATTERN.fullmatch(name) is None:
         return (
-            f"Invalid skill name '{name}'. Use lowercase letters, numbers, hyphens, dots, "
+            f"Invalid skill name '{excerpt(name)}'. Use lowercase letters, numbers, hyphens, dots, "
             "and underscores. Must start with a letter or digit."
         )
     return None
@@ -65,18 +67,18 @@ def check_support_path(file_path: object) -> str | None:
     if "\\" in file_path:
         return "Backslashes are not allowed in file_path; use '/'."
     if file_path.startswith("/") or _DRIVE.match(file_path):
-        return f"file_path must be relative to the skill directory. Got: '{file_path}'"
+        return f"file_path must be relative to the skill directory. Got: '{excerpt(file_path)}'"
     segments = file_path.split("/")
     if ".." in segments:
         return "Path traversal ('..') is not allowed."
     if any(segment in ("", ".") for segment in segments):
-        return f"file_path must not contain '.' or empty segments. Got: '{file_path}'"
+        return f"file_path must not contain '.' or empty segments. Got: '{excerpt(file_path)}'"
     if segments[0] not in SUPPORT_DIRS:
-        return f"File must be under one of: {', '.join(SUPPORT_DIRS)}. Got: '{file_path}'"
+        return f"File must be under one of: {', '.join(SUPPORT_DIRS)}. Got: '{excerpt(file_path)}'"
     if len(segments) < 2:
-        return f"Provide a file path, not just a directory. Example: '{segments[0]}/myfile.md'"
+        return f"Provide a file path, not just a directory. Example: '{excerpt(segments[0])}/myfile.md'"
     if "\x00" in file_path:
-        return f"file_path must not contain NUL characters. Got: {file_path!r}"
+        return f"file_path must not contain NUL characters. Got: '{excerpt(file_path)}'"
     return None
 
 
