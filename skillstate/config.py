@@ -1,13 +1,23 @@
 """Configuration: ``[tool.skillstate]`` in ``pyproject.toml``, ``skillstate.toml``, environment, flags.
 
 Precedence, lowest first: built-in defaults, ``pyproject.toml``'s ``[tool.skillstate]``,
-``skillstate.toml`` (both in the project directory, the current directory by
-default), environment variables, command-line flags. :class:`Config` remembers
-where each effective value came from (``skillstate config list`` shows it).
+``skillstate.toml`` (both in the project directory), environment variables,
+command-line flags. :class:`Config` remembers where each effective value came from
+(``skillstate config list`` shows it).
+
+The project directory is found as git finds a repository: from the current directory
+upwards, the first directory holding a ``skillstate.toml``, a ``pyproject.toml`` with a
+``[tool.skillstate]`` table, a ``.skillstate`` directory (but the home directory's,
+which is the user's) or a ``.git`` entry; the current directory when none does
+(:func:`find_project_root`). So a command run from ``src/deep/`` reads the project's
+configuration and uses its default store, and a relative ``file:``/``sqlite:`` store
+path from the defaults or a configuration file is taken from the project directory
+(one given by ``SKILLSTATE_STORE`` or ``--store`` is taken from the current directory).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,7 +29,7 @@ from skillstate.display import excerpt
 from skillstate.errors import ConfigError
 from skillstate.records import Budget
 
-__all__ = ["KEYS", "Config", "ConfigKey", "load_config", "set_config_value"]
+__all__ = ["KEYS", "Config", "ConfigKey", "find_project_root", "load_config", "set_config_value"]
 
 CONFIG_FILE = "skillstate.toml"
 
@@ -255,13 +265,62 @@ def _file_layers(root: Path) -> list[tuple[str, dict[str, Any]]]:
     return layers
 
 
+def find_project_root(start: Path | str | None = None) -> Path:
+    """The project directory of ``start`` (default: the current directory); module docstring."""
+    here = Path(start) if start is not None else Path.cwd()
+    try:
+        home: Path | None = Path.home()
+    except (KeyError, RuntimeError):  # no home directory (a service account)
+        home = None
+    for directory in (here, *here.parents):
+        try:
+            if (directory / CONFIG_FILE).is_file() or _has_tool_table(directory):
+                return directory
+            if (directory / ".skillstate").is_dir() and directory != home:
+                return directory
+            if os.path.lexists(directory / ".git"):
+                return directory
+        except OSError:  # an unreadable directory on the way up: stop there
+            break
+    return here
+
+
+def _has_tool_table(directory: Path) -> bool:
+    """Whether ``directory/pyproject.toml`` has a ``[tool.skillstate]`` table (a cheap look)."""
+    path = directory / "pyproject.toml"
+    if not path.is_file():
+        return False
+    try:
+        return b"tool.skillstate" in path.read_bytes()
+    except OSError:
+        return False
+
+
+_PATH_SCHEMES = ("file", "sqlite")
+"""Store schemes whose URL may be a path relative to the project directory."""
+
+
+def _anchored(url: str, root: Path) -> str:
+    """``url`` with a relative ``file:``/``sqlite:`` path made absolute under ``root``."""
+    scheme, colon, rest = url.partition(":")
+    if not colon or scheme.lower() not in _PATH_SCHEMES or not rest:
+        return url
+    path, question, query = rest.partition("?")
+    if not path or path.startswith(("/", "~")):
+        return url
+    return f"{scheme}:{root / path}{question}{query}"
+
+
 def load_config(
     root: Path | str | None = None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> Config:
-    """The effective configuration for the project at ``root`` (default: the current directory)."""
-    base = Path(root) if root is not None else Path.cwd()
+    """The effective configuration for the project at ``root``.
+
+    ``root`` defaults to :func:`find_project_root` of the current directory.
+    """
+    base = Path(root) if root is not None else find_project_root()
     environ = os.environ if env is None else env
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -285,6 +344,9 @@ def load_config(
             raise ConfigError(f"unknown configuration key '{name}'")
         values[name] = value
         sources[name] = "command line"
+    where = sources.get("store", "default")
+    if not where.startswith(("environment", "command line")) and base != Path.cwd():
+        values["store"] = _anchored(str(values.get("store", KEYS["store"].default)), base)
     return Config(values=values, sources=sources, root=base)
 
 
@@ -314,8 +376,16 @@ def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
 
 
 def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
-    """Write ``key = value`` into ``skillstate.toml`` at ``root``, keeping every other key."""
-    import tomli_w
+    """Write ``key = value`` into ``skillstate.toml`` at ``root``, keeping every other key.
+
+    The file is edited in place with tomlkit, so its comments, key order and formatting
+    stay as they were; the new file is checked as :func:`load_config` would read it
+    before it replaces the old one (atomically).
+    """
+    import tomllib
+
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
 
     name, _, sub = dotted_key.partition(".")
     key = KEYS.get(name)
@@ -325,24 +395,33 @@ def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
         )
     value = _parse_cli_value(key, sub or None, raw)
     path = Path(root) / CONFIG_FILE
-    data = _read_toml(path) if path.is_file() else {}
+    try:
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        document = tomlkit.parse(text)
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_FILE}: cannot be read: {exc.strerror}") from None
+    except (TOMLKitError, ValueError) as exc:
+        raise ConfigError(f"{CONFIG_FILE}: not valid TOML: {excerpt(str(exc))}") from None
     if key.kind == "budget":
-        table = data.get("budget")
-        table = dict(table) if isinstance(table, dict) else {}
+        table = document.get("budget")
+        if not isinstance(table, dict):
+            table = tomlkit.table()
+            document["budget"] = table
         table[str(sub)] = value
-        data["budget"] = table
     else:
-        data[name] = value
-    text = tomli_w.dumps(data)
-    import tomllib
-
-    tomllib.loads(text)  # tomli-w's README: parse the output back once
-    # Check the whole file as load_config would, before replacing it.
+        document[name] = value
+    text = tomlkit.dumps(document)
+    data = tomllib.loads(text)  # what load_config will read: check it all before writing
     for where_name, table_value in data.items():
         check_key = KEYS.get(where_name)
         if check_key is not None:
             _check(check_key, table_value, CONFIG_FILE)
     tmp = path.with_name(f".{CONFIG_FILE}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     return path

@@ -71,7 +71,7 @@ def check_skill_text(
         fields, _ = check_content(content)
     except HeaderProblem as exc:
         return SkillError("invalid-content", f"{prefix}{exc}")
-    declared = fields["name"]
+    declared = str(fields["name"])
     if declared != name:
         hint = ""
         if declared[:1] in ("'", '"'):

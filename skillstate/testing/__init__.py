@@ -53,6 +53,7 @@ from typing import Any
 import pytest
 
 from skillstate.testing.environments import EnvironmentConformance
+from skillstate.testing.filesystems import SmallFilesystem, small_filesystem
 from skillstate.testing.helpers import (
     IN_CI,
     PLUGIN_SELECTION,
@@ -66,7 +67,6 @@ from skillstate.testing.helpers import (
     sample_skill,
     temporary_store_url,
 )
-from skillstate.testing.filesystems import SmallFilesystem, small_filesystem
 from skillstate.testing.stores import StoreConformance
 
 __all__ = [
