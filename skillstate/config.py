@@ -318,9 +318,12 @@ def load_config(
 ) -> Config:
     """The effective configuration for the project at ``root``.
 
-    ``root`` defaults to :func:`find_project_root` of the current directory.
+    ``root`` defaults to :func:`find_project_root` of the current directory; when that
+    is an ancestor, a relative ``file:``/``sqlite:`` store from the defaults or a
+    configuration file is anchored there (module docstring).
     """
     base = Path(root) if root is not None else find_project_root()
+    walked = root is None and base != Path.cwd()
     environ = os.environ if env is None else env
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -345,7 +348,7 @@ def load_config(
         values[name] = value
         sources[name] = "command line"
     where = sources.get("store", "default")
-    if not where.startswith(("environment", "command line")) and base != Path.cwd():
+    if walked and not where.startswith(("environment", "command line")):
         values["store"] = _anchored(str(values.get("store", KEYS["store"].default)), base)
     return Config(values=values, sources=sources, root=base)
 

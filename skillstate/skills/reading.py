@@ -84,8 +84,8 @@ def check_stored(name: str, source: str, use_yaml: bool | None) -> tuple[dict[st
         value = fields.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             return f"SKILL.md of skill '{name}': '{key}' must be a non-empty name, got {value!r}."
-    text = description if isinstance(description, str) else str(description)
-    if len(text) > MAX_LISTED_DESCRIPTION:
+    text = (description if isinstance(description, str) else str(description)).strip()
+    if len(text) > MAX_LISTED_DESCRIPTION:  # a YAML block scalar ends in a newline: stripped
         text = text[: MAX_LISTED_DESCRIPTION - 3] + "..."
     return fields, text
 

@@ -10,7 +10,6 @@ and the rest), plus under ``record`` the record fields the entry does not imply
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -35,15 +34,16 @@ JOURNAL_SIZE_KEY = "journalSize"
 DELTA_KEY = "record"
 """The journal line key holding the record fields a replay of the entry would miss."""
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _utf8(text: str) -> bytes:
-    """UTF-8 bytes of JSON text; a lone surrogate (legal in a Python str) is written escaped."""
+    """UTF-8 bytes of JSON text; :class:`StoreError` for a lone surrogate, which is not text
+    (the pipeline refuses it at the door; this is for a record built by hand)."""
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise StoreError(
+            f"cannot write text that is not valid Unicode (a lone surrogate at character "
+            f"{exc.start}); nothing was written"
+        ) from None
 
 
 def encode_record(record: RunRecord, journal_size: int | None = None) -> bytes:
