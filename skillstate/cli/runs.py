@@ -156,6 +156,11 @@ def do_init(
     except InvalidInput as exc:
         ctx.error(str(exc))
         return REJECTED
+    if seed is None:  # --json null is a seed that is not an object, as [] is (not "no seed")
+        from skillstate.records import Problem
+
+        _reasons(ctx, "rejected", [Problem("patch", "patch: expected a JSON object", "")])
+        return REJECTED
     try:
         outcome = create_run(ctx.host, store, skill, run_id, seed)
     except RunExists:

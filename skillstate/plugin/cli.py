@@ -28,7 +28,7 @@ from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext, HostContext
-    from skillstate.cli.doctor_cmd import doctor_report
+    from skillstate.cli.doctor_cmd import doctor_report, open_store_problem
     from skillstate.cli.exits import CLOSED, install_warning_format, run_guarded
     from skillstate.cli.runs import (
         ERROR,
@@ -68,6 +68,7 @@ __all__ = [
     "doctor_report",
     "install_warning_format",
     "load_config",
+    "open_store_problem",
     "read_document",
     "run_guarded",
 ]
@@ -92,6 +93,7 @@ _LAZY = {
     "CliContext": "skillstate.cli.context",
     "HostContext": "skillstate.cli.context",
     "doctor_report": "skillstate.cli.doctor_cmd",
+    "open_store_problem": "skillstate.cli.doctor_cmd",
     "CLOSED": "skillstate.cli.exits",
     "run_guarded": "skillstate.cli.exits",
     "install_warning_format": "skillstate.cli.exits",

@@ -251,3 +251,42 @@ def test_exit_codes_are_distinct(tmp_path: Path) -> None:
     assert [p.returncode for p in (rejected, usage, syntax, error)] == [1, 2, 2, 3]
     for done in (rejected, usage, syntax, error):
         assert "Traceback" not in done.stderr
+
+
+# -- class 12: doctor reports what would stop the other commands ------------------------------
+
+
+def test_doctor_reports_broken_plugins_conflicts_and_a_store_that_will_not_open(
+    tmp_path: Path,
+) -> None:
+    from support import make_distribution
+
+    make_distribution(
+        tmp_path, "broken-one", "broken_one", "import no_such_module\n", {"broken": "broken_one"}
+    )
+    twin = """
+        from skillstate.plugin import SkillDefinition, hookimpl
+
+        @hookimpl
+        def skillstate_register_skills(register):
+            register(SkillDefinition(name="rig-task", description="mine"))
+    """
+    make_distribution(tmp_path, "twin-skill", "twin_skill", twin, {"twin": "twin_skill"})
+    done = subprocess.run(
+        [SKILLSTATE, "--store", "sqlite:///proc/no/such/dir/runs.db", "doctor"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(PYTHONPATH=str(tmp_path)),
+        timeout=60,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert (
+        "error: plugins: plugin 'broken' (broken-one 1.0) failed to load: ModuleNotFoundError"
+        in done.stdout
+    )
+    assert "error: plugin-conflicts: skill 'rig-task' is registered by two plugins" in done.stdout
+    assert (
+        "error: store: the configured store cannot be opened: cannot open SQLite database"
+        in done.stdout
+    )

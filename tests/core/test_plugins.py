@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ROOT, clean_env
+from support import ROOT, clean_env, make_distribution
 
 from skillstate import StoreSpec, hookimpl
 from skillstate.errors import PluginConflictError, PluginError
@@ -144,20 +144,6 @@ def test_allow_list_loads_only_the_named_plugins() -> None:
     out = json.loads(run_py(IMPORTED, SKILLSTATE_LOAD_PLUGINS="mock, memory-store").stdout)
     assert out["imported"] == ["skillstate_plugins.memory_store", "skillstate_plugins.mock"]
     assert [name for name, _ in out["table"][3:]] == ["memory-store", "mock"]
-
-
-def make_distribution(
-    root: Path, name: str, module: str, source: str, entry_points: dict[str, str]
-) -> None:
-    """A real (unpacked) installed distribution: a module plus a .dist-info on sys.path."""
-    (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
-    info = root / f"{name.replace('-', '_')}-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8"
-    )
-    lines = "".join(f"{ep} = {value}\n" for ep, value in entry_points.items())
-    (info / "entry_points.txt").write_text(f"[skillstate]\n{lines}", encoding="utf-8")
 
 
 def test_a_plugin_that_raises_on_import_is_reported_and_skipped_or_fatal_when_strict(

@@ -184,6 +184,7 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
     from pathlib import Path
 
     from skillstate.plugin.cli import doctor_report as report
+    from skillstate.plugin.cli import open_store_problem
 
     days = parsed.values.get("--stale-days")
     if days is not None:
@@ -194,8 +195,10 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
             ctx.error(f"--stale-days must be a positive number of days, got '{days}'")
             return 2
         os.environ["SKILLSTATE_RIG_STALE_DAYS"] = days
-    store = ctx.store
-    return report(ctx, Path(ctx.root).resolve(), store, fix="--fix" in parsed.flags)
+    store, problem = open_store_problem(ctx)
+    return report(
+        ctx, Path(ctx.root).resolve(), store, fix="--fix" in parsed.flags, store_problem=problem
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
