@@ -9,7 +9,8 @@ in :mod:`skillstate.testing` checks them for every store):
   ``expected_version``, else raises :class:`~skillstate.errors.VersionConflict`;
   the record and its journal entry are written together or not at all;
 - ``journal`` returns the entries in version order; replaying them rebuilds the state;
-- ``delete`` removes the record, its journal and any lock.
+- ``delete`` removes the record, its journal and any lock;
+- ``repair`` (optional) rebuilds a record from its journal.
 """
 
 from __future__ import annotations
@@ -36,7 +37,15 @@ RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
 
 class StoreWarning(UserWarning):
-    """A store skipped something it could not read (e.g. a malformed file while listing)."""
+    """A store skipped something it could not read (e.g. a malformed file while listing).
+
+    ``run_id`` names the run when the warning is about one (``StoreWarning(text, run_id)``),
+    so ``skillstate verify`` can report every run a listing skipped.
+    """
+
+    def __init__(self, message: str = "", run_id: str | None = None) -> None:
+        super().__init__(message)
+        self.run_id = run_id
 
 
 def is_valid_run_id(run_id: Any) -> bool:
@@ -125,6 +134,19 @@ class Store(ABC):
         except RunNotFound:
             return False
         return True
+
+    def repair(self, run_id: str) -> str:
+        """Rebuild the run's record from its journal; one line saying what was done.
+
+        ``skillstate verify --repair`` calls it for a run whose record cannot be read or
+        differs from its journal. Raises :class:`~skillstate.errors.StoreError` when the
+        run cannot be rebuilt; this default says the store cannot rebuild records (a
+        transactional store keeps record and journal together and has nothing to mend).
+        """
+        from skillstate.errors import StoreError
+
+        scheme = self.url.split(":", 1)[0] or type(self).__name__
+        raise StoreError(f"the {scheme}: store cannot rebuild a run's record from its journal")
 
     def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
         """Store a run copied from elsewhere: ``record`` with its whole journal ``entries``.

@@ -267,7 +267,8 @@ def do_list(ctx: RunContext, skill: str | None = None) -> int:
         summaries = ctx.store.list(skill, keys=sorted(keys))
     for warning in caught:
         if issubclass(warning.category, StoreWarning):
-            ctx.error(str(warning.message))
+            text = str(warning.message)  # "skipping {file}: …" as rig-state's Q6 says
+            ctx.error(text if text.startswith("skipping ") else f"warning: {text}")
         else:
             warnings.showwarning(
                 warning.message, warning.category, warning.filename, warning.lineno

@@ -87,6 +87,7 @@ from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.display import excerpt, mask_url
+    from skillstate.durability import NO_FLOCK, flock_module, sync_file
     from skillstate.environment import Environment
     from skillstate.errors import (
         ConfigError,
@@ -147,6 +148,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BUDGET",
     "NO_ACTION",
+    "NO_FLOCK",
     "RUN_ID_PATTERN",
     "ActionResult",
     "Budget",
@@ -190,6 +192,7 @@ __all__ = [
     "dig_field",
     "excerpt",
     "field_text",
+    "flock_module",
     "hookimpl",
     "is_valid_run_id",
     "js_numbers",
@@ -202,6 +205,7 @@ __all__ = [
     "pretty",
     "render_block",
     "replay",
+    "sync_file",
     "transition",
     "verify_record",
 ]
@@ -229,6 +233,7 @@ _LAZY = {
     "Host": "skillstate.host",
     "excerpt": "skillstate.display",
     "mask_url": "skillstate.display",
+    **{name: "skillstate.durability" for name in ("NO_FLOCK", "flock_module", "sync_file")},
     "replay": "skillstate.journal",
     "verify_record": "skillstate.journal",
     **{

@@ -34,6 +34,7 @@ JOURNAL_SIZE_KEY = "journalSize"
 DELTA_KEY = "record"
 """The journal line key holding the record fields a replay of the entry would miss."""
 
+
 def _utf8(text: str) -> bytes:
     """UTF-8 bytes of JSON text; :class:`StoreError` for a lone surrogate, which is not text
     (the pipeline refuses it at the door; this is for a record built by hand)."""
@@ -81,15 +82,18 @@ class RecordFile(NamedTuple):
     """What a record file holds.
 
     ``record`` is ``None`` for a blank file (empty or all NUL bytes: what a power loss
-    leaves of a record swapped in unsynced). ``journal_size`` is the length of the
-    journal this record is level with, -1 when the file does not say.
+    leaves of a record swapped in unsynced) and for a damaged one (torn, garbage, not
+    a record: ``damage`` says why); recovery rebuilds either from the journal.
+    ``journal_size`` is the length of the journal this record is level with, -1 when
+    the file does not say.
     """
 
     record: RunRecord | None
     journal_size: int
+    damage: str = ""
 
 
-BLANK = RecordFile(None, -1)
+BLANK = RecordFile(None, -1, "is empty")
 
 
 def parse_record_file(data: bytes, path: str) -> dict[str, Any] | None:

@@ -374,7 +374,9 @@ class SQLiteStore(Store):
                 try:
                     out.append(RunSummary.of(self._record(str(run_id), text), keys))
                 except StoreError as exc:  # one damaged run never hides the others
-                    warnings.warn(f"skipping run {run_id}: {exc}", StoreWarning, stacklevel=2)
+                    warnings.warn(
+                        StoreWarning(f"skipping run {run_id}: {exc}", str(run_id)), stacklevel=2
+                    )
             return out
         # One text value per key, NULL unless the state has it as a string.
         picks = "".join(
