@@ -21,6 +21,7 @@ from pathlib import Path
 
 import attrs
 
+from skillstate.durability import flock_module, sync_file
 from skillstate.skills.frontmatter import BOM, CLOSING_FENCE
 
 __all__ = [
@@ -180,7 +181,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            sync_file(handle.fileno())  # F_FULLFSYNC on macOS
         os.chmod(temp, mode)
         os.replace(temp, path)
     except BaseException:
@@ -227,11 +228,8 @@ def locked(directory: Path) -> Iterator[int]:
     """
     fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: atomic replace only
-            fcntl = None  # type: ignore[assignment]
-        if fcntl is not None:
+        fcntl = flock_module()
+        if fcntl is not None:  # not POSIX (Windows): atomic replace only (docs/skills.md)
             fcntl.flock(fd, fcntl.LOCK_EX)
         yield fd
     finally:
