@@ -56,10 +56,16 @@ MAX_PATH = 200
 """A problem's path is cut at this many characters (a path is made of the caller's keys)."""
 
 
-def _bounded(text: Any, limit: int) -> str:
+def _bounded_message(text: object) -> str:
     from skillstate.display import excerpt
 
-    return excerpt(text if isinstance(text, str) else str(text), limit)
+    return excerpt(text if isinstance(text, str) else str(text), MAX_MESSAGE)
+
+
+def _bounded_path(text: object) -> str:
+    from skillstate.display import excerpt
+
+    return excerpt(text if isinstance(text, str) else str(text), MAX_PATH)
 
 
 @attrs.frozen
@@ -74,8 +80,8 @@ class Problem:
     """
 
     code: str
-    message: str = attrs.field(converter=lambda text: _bounded(text, MAX_MESSAGE))
-    path: str = attrs.field(default="", converter=lambda text: _bounded(text, MAX_PATH))
+    message: str = attrs.field(converter=_bounded_message)
+    path: str = attrs.field(default="", converter=_bounded_path)
     source: str = "core"
 
     def to_dict(self) -> dict[str, str]:

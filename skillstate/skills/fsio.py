@@ -199,7 +199,7 @@ def _make_dirs(directory: Path) -> list[Path]:
     while not current.exists() and current != current.parent:
         missing.append(current)
         current = current.parent
-    created = []
+    created: list[Path] = []
     for path in reversed(missing):
         try:
             path.mkdir()
