@@ -66,6 +66,8 @@ def parse_json(text: str | bytes, what: str = "patch") -> Any:
     fraction or exponent (``1.0``, ``1e3``) become integers: JSON has one number type.
     """
     try:
+        if isinstance(text, bytes):  # UTF-8 only (json.loads would guess UTF-16 or -32)
+            text = text.decode("utf-8")
         value = json.loads(text, parse_constant=_refuse_constant, parse_float=_parse_float)
     except RecursionError:
         raise InvalidInput(f"{what} is nested too deeply (more than {MAX_DEPTH} levels)") from None

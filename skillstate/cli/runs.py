@@ -67,7 +67,10 @@ def read_document(text: str | None, stdin: TextIO | None = None) -> Any:
     from skillstate.jsondoc import parse_json
 
     if text is None or text == "-":
-        text = (stdin or sys.stdin).read()
+        stream = stdin or sys.stdin
+        raw = getattr(stream, "buffer", None)  # bytes: decoded as UTF-8 whatever the locale
+        data: str | bytes = raw.read() if raw is not None else stream.read()
+        return parse_json(data, "patch")
     return parse_json(text, "patch")
 
 

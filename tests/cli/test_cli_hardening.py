@@ -78,17 +78,29 @@ def test_argv_that_is_not_utf8_gets_an_answer(tmp_path: Path, argv: list[str | b
 def test_a_run_holding_half_a_surrogate_pair_breaks_only_itself(tmp_path: Path) -> None:
     for run_id in ("a1", "a2", "b1"):
         assert ss(tmp_path, "init", "rig-task", run_id, "--json", RIG_SEED)[0] == 0
-    record = tmp_path / ".skillstate" / "state" / "a2.json"
-    text = record.read_text().replace('"phase": "spec"', '"phase": "spec", "nextAction": "\\ud83d"')
-    record.write_text(text)
+    state = tmp_path / ".skillstate" / "state"
+    record = state / "a2.json"
+    good = record.read_text()
+    record.write_text(good.replace('"phase": "spec"', '"phase": "spec", "nextAction": "\\ud83d"'))
+    # The journal is intact: the damaged record is rebuilt from it, with a warning.
+    code, out, err = ss(tmp_path, "list")
+    assert code == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["a1", "a2", "b1"]
+    assert "run a2: its record was damaged" in err and "not valid Unicode" in err
+    assert "\\ud83d" not in record.read_text()
+    # The journal holds one too: the run cannot be read, and the others are served.
+    journal = state / "a2.jsonl"
+    journal.write_text(journal.read_text().replace('"step":"init"', '"step":"\\udfff"'))
+    record.write_text(good.replace('"phase": "spec"', '"phase": "spec", "nextAction": "\\ud83d"'))
     code, out, err = ss(tmp_path, "list")
     assert code == 0
     assert [line.split("\t")[0] for line in out.splitlines()] == ["a1", "b1"]
-    assert err.count("\n") == 1 and "a2" in err and "not valid Unicode" in err
+    assert "skipping a2.json" in err and "not valid Unicode" in err
     code, out, err = ss(tmp_path, "show", "a2")
-    assert (code, out) == (3, "") and "state.nextAction: text is not valid Unicode" in err
+    assert (code, out) == (3, "") and "text is not valid Unicode" in err
     assert ss(tmp_path, "show", "b1")[0] == 0
     assert ss(tmp_path, "patch", "a1", "--json", '{"branch":"x"}')[0] == 0
+    code, out, _ = ss(tmp_path, "verify")
+    assert code == 1 and "a2: cannot be read" in out
 
 
 # -- class 4: secrets and bounded echo -------------------------------------------------------
