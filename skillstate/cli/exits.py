@@ -40,6 +40,7 @@ from typing import Any
 __all__ = [
     "CLOSED",
     "ERROR",
+    "EXIT_CODES",
     "INTERRUPT",
     "OK",
     "REJECTED",
@@ -53,6 +54,37 @@ __all__ = [
 OK, REJECTED, USAGE, ERROR = 0, 1, 2, 3
 INTERRUPT = 130
 CLOSED = 141
+
+EXIT_CODES: tuple[tuple[int, str, str], ...] = (
+    (OK, "ok", "accepted, or success"),
+    (
+        REJECTED,
+        "rejected",
+        "a patch, seed or check was refused and nothing was written; also invalid JSON "
+        "input, `get --field` on a missing path, `verify` or `doctor` finding a problem",
+    ),
+    (
+        USAGE,
+        "usage",
+        "the command line is wrong: bad syntax or flags, an invalid run id, an unknown run, "
+        "skill, key or store scheme, a run that already exists",
+    ),
+    (
+        ERROR,
+        "error",
+        "the request was fine but something failed: the store cannot be opened, read or "
+        "written (unreachable, disk full, read-only), a plugin or configuration file is "
+        "broken, an optional extra is missing, the output cannot be encoded",
+    ),
+    (INTERRUPT, "interrupted", "Ctrl-C"),
+    (
+        CLOSED,
+        "closed",
+        "the output was closed early (piped into `head`), as for any command stopped by SIGPIPE; "
+        "nothing is printed",
+    ),
+)
+"""``(code, name, meaning)`` of every exit code, for the generated CLI reference."""
 
 
 def code_for(exc: BaseException) -> int:

@@ -181,7 +181,7 @@ def test_verify_reports_a_run_it_cannot_read_and_repair_rebuilds_it(url: str, ca
 def test_a_run_no_one_can_read_is_counted_not_hidden(url: str, capsys: Any) -> None:
     (Path(url[5:]) / "alpha.jsonl").unlink()
     (Path(url[5:]) / "alpha.json").write_bytes(b"garbage")  # no journal to rebuild from
-    code, out, err = _run(url, capsys=capsys)
+    code, out, _ = _run(url, capsys=capsys)
     assert code == 1
     assert out.startswith("alpha: cannot be read\n  - skipping alpha.json: record file ")
     assert out.endswith("2 runs checked, 0 differ from their journal, 1 cannot be read\n")
