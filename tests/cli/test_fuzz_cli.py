@@ -99,13 +99,14 @@ def _argv(command: tuple[str, list[str]]) -> list[str]:
     return [name, *rest] if name else rest
 
 
-@FUZZ
-@given(
-    command=COMMAND,
-    stdin=st.one_of(
-        hostile_json_texts.map(lambda t: t.encode("utf-8", "surrogatepass")), st.binary(max_size=40)
-    ),
+STDIN = st.one_of(
+    hostile_json_texts.map(lambda t: t.encode("utf-8", "surrogatepass")), st.binary(max_size=40)
 )
+"""What a command reads on standard input: hostile JSON as bytes (surrogates raw), or any bytes."""
+
+
+@FUZZ
+@given(command=COMMAND, stdin=STDIN)
 def test_skillstate_answers_every_command_line(
     project: Path, command: tuple[str, list[str]], stdin: bytes
 ) -> None:
@@ -119,12 +120,7 @@ def test_skillstate_answers_every_command_line(
 
 
 @FUZZ
-@given(
-    command=COMMAND,
-    stdin=st.one_of(
-        hostile_json_texts.map(lambda t: t.encode("utf-8", "surrogatepass")), st.binary(max_size=40)
-    ),
-)
+@given(command=COMMAND, stdin=STDIN)
 def test_rig_state_answers_every_command_line(
     project: Path, command: tuple[str, list[str]], stdin: bytes
 ) -> None:
