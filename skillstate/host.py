@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from skillstate.budgets import check_budget
 from skillstate.config import Config, load_config
-from skillstate.display import excerpt, mask_url, scrub, secrets_of
+from skillstate.display import excerpt
 from skillstate.errors import (
     EnvironmentNotFound,
     PluginConflictError,
@@ -34,6 +34,7 @@ from skillstate.errors import (
 )
 from skillstate.isolation import CURRENT_PLUGIN, HookFailure
 from skillstate.manager import SkillstatePluginManager, make_plugin_manager
+from skillstate.masking import mask_secrets, mask_url, url_secrets
 from skillstate.records import (
     DEFAULT_BUDGET,
     Budget,
@@ -299,7 +300,7 @@ class Host:
         except Exception as exc:  # a store plugin's bug, or its missing library
             raise StoreError(
                 f"the '{scheme}:' store could not open {mask_url(url)}: "
-                f"{type(exc).__name__}: {excerpt(scrub(str(exc), secrets_of(url)))}"
+                f"{type(exc).__name__}: {excerpt(mask_secrets(str(exc), url_secrets(url)))}"
             ) from exc
         self._open_stores[url] = store
         return store

@@ -28,7 +28,7 @@ def _show(value: Any, name: str = "") -> str:
     from skillstate.records import Budget
 
     if name == "store" and isinstance(value, str):
-        from skillstate.display import mask_url
+        from skillstate.masking import mask_url
 
         return json.dumps(mask_url(value), ensure_ascii=False)
 

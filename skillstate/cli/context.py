@@ -7,7 +7,7 @@ import sys
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
 
-from skillstate.display import scrub, secrets_of
+from skillstate.masking import mask_secrets, url_secrets
 
 if TYPE_CHECKING:
     from skillstate.config import Config
@@ -47,7 +47,7 @@ class HostContext:
     def error(self, message: str) -> None:
         """Print ``prog: message`` on stderr, with the configured store's credentials masked."""
         try:
-            print(f"{self.prog}: {scrub(message, self._secrets())}", file=self.err)
+            print(f"{self.prog}: {mask_secrets(message, self._secrets())}", file=self.err)
         except (OSError, ValueError):  # stderr is closed too: nothing left to tell
             pass
 
@@ -58,7 +58,7 @@ class HostContext:
             urls.append(self.config.store)
         except Exception:  # a broken configuration: its own message is being printed
             pass
-        return tuple(secret for url in urls if isinstance(url, str) for secret in secrets_of(url))
+        return tuple(secret for url in urls if isinstance(url, str) for secret in url_secrets(url))
 
 
 class CliContext(HostContext):

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from skillstate.cli.context import CliContext
-from skillstate.display import mask_url
+from skillstate.masking import mask_url
 
 __all__ = ["configure", "run"]
 

@@ -86,7 +86,7 @@ from typing import TYPE_CHECKING
 from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from skillstate.display import excerpt, mask_url
+    from skillstate.display import excerpt
     from skillstate.durability import NO_FLOCK, flock_module, sync_file
     from skillstate.environment import Environment
     from skillstate.errors import (
@@ -116,6 +116,7 @@ if TYPE_CHECKING:
     )
     from skillstate.manager import HookFailure
     from skillstate.markers import hookimpl
+    from skillstate.masking import mask_url
     from skillstate.merge import copy_json, merge_patch
     from skillstate.pipeline import NO_ACTION, Change, Outcome, create_run, now_iso, transition
     from skillstate.records import (
@@ -232,7 +233,7 @@ _LAZY = {
     },
     "Host": "skillstate.host",
     "excerpt": "skillstate.display",
-    "mask_url": "skillstate.display",
+    "mask_url": "skillstate.masking",
     **{name: "skillstate.durability" for name in ("NO_FLOCK", "flock_module", "sync_file")},
     "replay": "skillstate.journal",
     "verify_record": "skillstate.journal",
