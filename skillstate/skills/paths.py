@@ -4,7 +4,7 @@ Both checkers return the error message (a ``str``) or ``None``; they never raise
 The support-path rules are checked on the raw string, in this order (messages from
 the reference, ``docs/skills.md`` lists them):
 
-1. empty; 2. a backslash; 3. absolute (``/x`` or a drive such as ``C:``);
+1. empty; 1b. not valid Unicode (a lone surrogate); 2. a backslash; 3. absolute (``/x`` or a drive such as ``C:``);
 4. a ``..`` segment; 5. a ``.`` or empty segment; 6. the first segment is not one of
 ``assets``, ``references``, ``scripts``, ``templates``; 7. fewer than two segments;
 8. (:func:`confine`) the resolved real path leaves the skill directory (symlinks).
@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from skillstate.display import excerpt
+from skillstate.jsondoc import find_surrogate
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -64,6 +65,12 @@ def check_support_path(file_path: object) -> str | None:
     """Rules 1-7 of the module docstring: the message for a bad support path, or ``None``."""
     if not isinstance(file_path, str) or not file_path:
         return "file_path is required."
+    bad = find_surrogate(file_path)
+    if bad >= 0:
+        return (
+            f"file_path is not valid Unicode (a lone surrogate at character {bad}); "
+            f"send UTF-8 text. Got: '{excerpt(file_path)}'"
+        )
     if "\\" in file_path:
         return "Backslashes are not allowed in file_path; use '/'."
     if file_path.startswith("/") or _DRIVE.match(file_path):

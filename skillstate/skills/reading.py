@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from skillstate.jsondoc import find_surrogate
 from skillstate.skills.frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_source
 from skillstate.skills.fsio import HEADER_WINDOW, TEMP_MARK, Header
 from skillstate.skills.paths import SUPPORT_DIRS
@@ -91,7 +92,8 @@ def check_stored(name: str, source: str, use_yaml: bool | None) -> tuple[dict[st
 
 
 def _visible(entry: str) -> bool:
-    return not entry.startswith(".") and TEMP_MARK not in entry
+    """Not hidden, not a temp file, and a name that is text (not undecodable bytes)."""
+    return not entry.startswith(".") and TEMP_MARK not in entry and find_surrogate(entry) < 0
 
 
 def support_files(skill_dir: Path) -> tuple[str, ...]:

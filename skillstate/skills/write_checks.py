@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skillstate.jsondoc import find_surrogate
 from skillstate.skills.frontmatter import BOM, HeaderProblem, check_content
 from skillstate.skills.fsio import HardLink, locked, read_all, scan_header
 from skillstate.skills.paths import (
@@ -44,6 +45,7 @@ __all__ = [
     "read_text",
     "run_write",
     "skill_lock",
+    "text_error",
     "writable_dir",
 ]
 
@@ -96,6 +98,20 @@ def check_skill_text(
     readback = check_stored(name, header.source, use_yaml)
     if isinstance(readback, str):
         return SkillError("invalid-content", f"{prefix}{readback}")
+    return None
+
+
+def text_error(what: str, *texts: object) -> SkillError | None:
+    """The error for a text that is not valid Unicode (a lone surrogate), else ``None``."""
+    for text in texts:
+        if isinstance(text, str):
+            bad = find_surrogate(text)
+            if bad >= 0:
+                return SkillError(
+                    "invalid-content",
+                    f"{what} is not valid Unicode (a lone surrogate at character {bad}); "
+                    "send UTF-8 text.",
+                )
     return None
 
 

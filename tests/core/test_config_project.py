@@ -11,7 +11,7 @@ from pathlib import Path
 
 from support import run_skillstate
 
-from skillstate.config import find_project_root, load_config
+from skillstate.config import load_config
 
 COMMENTED = """# project settings: read by every skillstate command
 store = "file:.skillstate/state"  # the default, said out loud
@@ -37,6 +37,8 @@ def test_a_subdirectory_uses_the_project_configuration_and_store(tmp_path: Path)
 
 
 def test_the_walk_stops_at_a_marker_or_a_git_root(tmp_path: Path) -> None:
+    from skillstate.config import find_project_root
+
     repo = tmp_path / "repo"
     (repo / "a" / "b").mkdir(parents=True)
     (repo / ".git").mkdir()

@@ -15,7 +15,7 @@ import pytest
 
 from skillstate import Change, Runtime, create_run, transition
 from skillstate.errors import InvalidInput, StoreError
-from skillstate.jsondoc import check_document, compact, parse_json, parse_stored
+from skillstate.jsondoc import check_document, compact, parse_json
 from skillstate.runtime.errors import SessionInputError
 from skillstate.testing import make_host, sample_skill
 
@@ -54,6 +54,8 @@ def test_parse_json_refuses_an_escaped_lone_surrogate() -> None:
 
 
 def test_parse_stored_refuses_half_a_pair_and_keeps_whole_pairs() -> None:
+    from skillstate.jsondoc import parse_stored
+
     with pytest.raises(ValueError, match=r"state\.note: text is not valid Unicode"):
         parse_stored(b'{"state": {"note": "\\ud83d"}}', "record")
     with pytest.raises(ValueError):

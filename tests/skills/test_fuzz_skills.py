@@ -30,9 +30,15 @@ def store() -> Iterator[SkillStore]:
 
 
 NAMES = st.one_of(
-    st.sampled_from(["pdf", "new-one", "PDF", "a" * 65, "..", "a/b", ""]), hostile_text
+    st.just("pdf"),  # the existing skill, and a new one: most operations reach the disk
+    st.just("new-one"),
+    st.sampled_from(["PDF", "a" * 65, "..", "a/b", ""]),
+    hostile_text,
 )
 PATHS = st.one_of(
+    st.builds(
+        lambda top, name: f"{top}/{name}", st.sampled_from(["references", "assets"]), hostile_text
+    ),
     st.sampled_from(
         [
             "references/a.md",

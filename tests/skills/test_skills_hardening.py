@@ -88,3 +88,26 @@ def test_plain_view_names_the_support_files_as_the_json_does(tmp_path: Path) -> 
         "\nSupport files (skillstate skills read s PATH):\n  references/api.md\n  templates/t.md\n"
     )
     assert plain.stdout.startswith(skill_text("s"))
+
+
+def test_text_that_is_not_unicode_is_refused_by_every_write_and_read(tmp_path: Path) -> None:
+    """Issue 16, class 1 in the skill store: a lone surrogate used to raise UnicodeEncodeError."""
+    store = new_store(tmp_path)
+    ok(store.create("s", skill_text("s")))
+    before = snapshot(tmp_path)
+    for result, code in (
+        (store.create("t", skill_text("t", description="d\ud800")), "invalid-content"),
+        (store.edit("s", "body \ud800\n"), "invalid-content"),
+        (store.patch("s", "Do it", "Do \udfff"), "invalid-content"),
+        (store.write_file("s", "references/a.md", "x\ud800"), "invalid-content"),
+        (store.write_file("s", "references/\udcffx.md", "x"), "invalid-path"),  # a non-UTF-8 byte
+        (store.read("s", "references/\ud800.md"), "invalid-path"),
+        (store.remove_file("s", "references/\ud800.md"), "invalid-path"),
+    ):
+        error = err(result)
+        assert error.code == code and "not valid Unicode" in error.message
+        error.message.encode("utf-8")
+    assert snapshot(tmp_path) == before
+    os.makedirs(store.project / "s" / "references", exist_ok=True)
+    (store.project / "s" / "references" / os.fsdecode(b"bad\xff.md")).write_text("x")
+    assert ok(store.view("s")).linked_files == ()  # type: ignore[attr-defined]
