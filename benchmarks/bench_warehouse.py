@@ -21,15 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from skillstate_plugins.warehouse.bench.policies import OraclePolicy
-from skillstate_plugins.warehouse.bench.runner import EpisodeConfig, run_episode
+from skillstate_plugins.warehouse.benchmark import WAREHOUSE_BENCHMARK
 
+from skillstate.bench.runner import run_episode
+from skillstate.bench.spec import EpisodeConfig
 from skillstate.runtime.sessions import Runtime
 
 
 def _episode(store: str, steps: int) -> float:
     started = time.perf_counter()
     with Runtime(store) as runtime:
-        result = run_episode(EpisodeConfig(horizon=steps), OraclePolicy(), runtime)
+        result = run_episode(
+            WAREHOUSE_BENCHMARK, EpisodeConfig(horizon=steps), OraclePolicy(), runtime
+        )
     elapsed = time.perf_counter() - started
     assert result.score == 1.0 and result.calls == steps
     return elapsed

@@ -35,11 +35,13 @@ def _walk(parser: argparse.ArgumentParser) -> Iterator[tuple[str, str]]:
 
 def _specs() -> list[CommandSpec]:
     """Every command: the core's, then the installed plugins' (as with no configuration)."""
+    from skillstate.cli.context import using_host
     from skillstate.cli.main import CORE_COMMANDS
     from skillstate.config import load_config
     from skillstate.host import Host
 
     host = Host.from_config(load_config(env={}))
+    using_host(host)
     return [*CORE_COMMANDS, *host.commands]
 
 
@@ -94,6 +96,8 @@ def render() -> str:
         "keeps rig's own codes where rig defines them (a missing run, an unknown skill, a bad",
         "id, an existing run, a missing journal are 2, as in rig); 3 is for what rig has no",
         "code for. Messages for each case: [troubleshooting.md](troubleshooting.md#exit-codes).",
+        "`skillstate bench` exits 3 when the model endpoint failed after its retries and 130",
+        "when interrupted, both keeping every finished episode.",
         "",
         "| code | name | meaning |",
         "|---|---|---|",
@@ -102,7 +106,9 @@ def render() -> str:
         "## Commands",
         "",
         "Commands marked with a plugin's name come from that bundled plugin",
-        "(`skillstate_register_commands`): blocking the plugin removes them.",
+        "(`skillstate_register_commands`): blocking the plugin removes them. The benchmarks",
+        "`skillstate bench NAME` runs come from plugins too (`skillstate_register_benchmarks`;",
+        "below: the bundled `warehouse` and `repo` from `plugins/skillstate-repo`).",
         "",
         "| command | what it does | from |",
         "|---|---|---|",

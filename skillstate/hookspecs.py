@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from skillstate.markers import hookspec
 
 if TYPE_CHECKING:
+    from skillstate.bench.spec import BenchmarkSpec
     from skillstate.records import (
         Budget,
         CommandSpec,
@@ -68,6 +69,7 @@ __all__ = [
     "skillstate_doctor",
     "skillstate_guards",
     "skillstate_merge",
+    "skillstate_register_benchmarks",
     "skillstate_register_commands",
     "skillstate_register_environments",
     "skillstate_register_skills",
@@ -339,6 +341,44 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
         @hookimpl
         def skillstate_register_environments(register):
             register(EnvironmentSpec(name="tickets", factory=TicketQueue.create))
+    """
+
+
+@hookspec
+def skillstate_register_benchmarks(register: Callable[[BenchmarkSpec], None]) -> None:
+    """Register benchmarks, keyed by name: what ``skillstate bench NAME`` runs.
+
+    **When:** once per process, the first time the benchmark registry is needed (the
+    ``bench`` command's ``--help``, or ``skillstate bench NAME``).
+
+    **Semantics:** collected; call ``register`` once per benchmark with a
+    :class:`~skillstate.plugin.bench.BenchmarkSpec` (its environment, the
+    instructions P, Σ_0 and Σ's JSON Schema, the scripted policies, how to read the
+    score from the environment's final snapshot). The harness
+    (:mod:`skillstate.plugin.bench`: runtimes, runner, LLM adapter, results file,
+    report, plot) is shared by every benchmark. Two plugins registering one name, or a
+    benchmark named ``report`` or ``plot`` (the ``bench`` command's own sub-commands),
+    raise :class:`~skillstate.errors.PluginConflictError` naming both. A blocked
+    plugin's benchmarks do not exist.
+
+    **Order:** pluggy's; ``skillstate bench --help`` lists benchmarks in registration order.
+
+    **Isolation:** fail open, as for ``skillstate_register_skills``: a failing plugin's
+    benchmarks are not registered, and a warning names it.
+
+    **Arguments:** ``register`` — takes one :class:`~skillstate.plugin.bench.BenchmarkSpec`.
+
+    **Returns:** nothing.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_register_benchmarks(register):
+            register(BenchmarkSpec(
+                name="tickets", help="triage a seeded ticket queue", environment="tickets",
+                instructions=INSTRUCTIONS, initial_state={"open": {}}, state_schema=SCHEMA,
+                policies={"oracle": TicketOracle}, outcome=score_from_snapshot,
+            ))
     """
 
 

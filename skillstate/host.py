@@ -49,6 +49,7 @@ from skillstate.records import (
 from skillstate.store import Store
 
 if TYPE_CHECKING:
+    from skillstate.bench.spec import BenchmarkSpec
     from skillstate.records import CommandSpec
 
 __all__ = ["CORE", "HookFailed", "Host", "ObserverWarning", "PluginWarning", "Registry"]
@@ -138,6 +139,7 @@ class Host:
         self._stores: Registry[StoreSpec] | None = None
         self._environments: Registry[EnvironmentSpec] | None = None
         self._commands: Registry[CommandSpec] | None = None
+        self._benchmarks: Registry[BenchmarkSpec] | None = None
         self._open_stores: dict[str, Store] = {}
         self._budgets: dict[str, Budget] = {}
 
@@ -222,6 +224,21 @@ class Host:
                 reserved={c.name: CORE for c in CORE_COMMANDS},
             )
         return self._commands
+
+    @property
+    def benchmarks(self) -> Registry[BenchmarkSpec]:
+        """What ``skillstate bench NAME`` runs (``report`` and ``plot`` are the command's own)."""
+        if self._benchmarks is None:
+            from skillstate.bench.spec import BenchmarkSpec
+
+            self._benchmarks = self._build(
+                "benchmark",
+                "skillstate_register_benchmarks",
+                lambda b: b.name,
+                BenchmarkSpec,
+                reserved={"report": CORE, "plot": CORE},
+            )
+        return self._benchmarks
 
     @property
     def environments(self) -> Registry[EnvironmentSpec]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextvars
 import sys
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
@@ -14,7 +15,21 @@ if TYPE_CHECKING:
     from skillstate.host import Host
     from skillstate.store import Store
 
-__all__ = ["CliContext", "HostContext"]
+__all__ = ["CliContext", "HostContext", "current_host", "using_host"]
+
+_HOST: contextvars.ContextVar[Host | None] = contextvars.ContextVar(
+    "skillstate_cli_host", default=None
+)
+
+
+def current_host() -> Host | None:
+    """The host of the command line being built (a command's ``configure`` may need registries)."""
+    return _HOST.get()
+
+
+def using_host(host: Host) -> contextvars.Token[Host | None]:
+    """Make ``host`` the one :func:`current_host` returns (``skillstate``'s ``main``, ``clidoc``)."""
+    return _HOST.set(host)
 
 
 class HostContext:

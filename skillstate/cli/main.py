@@ -36,6 +36,11 @@ _CORE: tuple[tuple[str, str, str], ...] = (
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
     ("skills", "skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
     ("mcp", "mcp_cmd", "the MCP server (stdio, or --http): SKILL.state for any MCP client"),
+    (
+        "bench",
+        "bench_cmd",
+        "run a plugin's benchmark (bench NAME); bench report / plot a results file",
+    ),
 )
 
 
@@ -172,6 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         owners: dict[str, str] = {}
+        if name == "bench" or name not in CORE_COMMANDS.names():
+            from skillstate.cli.context import using_host
+
+            using_host(ctx.host)  # bench's sub-commands come from this host's benchmarks
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)
         else:

@@ -54,6 +54,7 @@ hook                                record it registers / returns
 ``skillstate_register_stores``      :class:`StoreSpec` (a URL scheme → :class:`Store`)
 ``skillstate_register_environments`` :class:`EnvironmentSpec` (→ :class:`Environment`)
 ``skillstate_register_commands``    :class:`CommandSpec` (``skillstate NAME``)
+``skillstate_register_benchmarks``  ``BenchmarkSpec`` (``skillstate bench NAME``; see below)
 ``skillstate_guards``               :class:`Problem` per broken invariant
 ``skillstate_validate``             :class:`Problem` per shape problem
 ``skillstate_budget``               a :class:`Budget`
@@ -72,6 +73,9 @@ Where the rest lives
   ``rig-state`` drop-in): the run commands and the command context.
 - :mod:`skillstate.plugin.runtime` — for environment and benchmark authors: the
   SKILL.state session runtime, its prompts and turn parser.
+- :mod:`skillstate.plugin.bench` — for benchmark authors: ``BenchmarkSpec`` and the
+  harness every ``skillstate bench NAME`` shares (runtimes, runner, LLM adapter,
+  results file, sweeps, statistics).
 - :mod:`skillstate.testing` — the pytest plugin: fixtures, and the store and
   environment conformance suites your tests subclass.
 

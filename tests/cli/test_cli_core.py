@@ -39,7 +39,8 @@ def test_plugins_table_and_json() -> None:
     # the essentials first, then every entry point in (distribution, name) order
     names = [line.split()[0] for line in lines[2:]]
     assert names[:3] == ["merge", "schema", "budgets"]
-    assert names[3:] == sorted(names[3:])
+    pairs = [(line.split()[1], line.split()[0]) for line in lines[5:]]
+    assert pairs == sorted(pairs) and ("skillstate-repo", "repo") in pairs
     assert lines[2].split()[:4] == ["merge", "skillstate", "0.1.0", "essential"]
     rows = json.loads(run("plugins", "--json").stdout)
     merge = next(r for r in rows if r["name"] == "merge")

@@ -341,11 +341,65 @@ def test_the_default_environment_is_configuration_or_what_a_plugin_offers() -> N
         "two plugins offer a default environment: 'counter' of 'offers' and 'mock' of "
         "'mock' (skillstate 0.1.0); set default_environment"
     )
-    only_mine = make_host("memory:", disable_plugins=("mock", "warehouse"))
+    only_mine = make_host("memory:", disable_plugins=("mock",))
     only_mine.pm.register_local(Offers(), "offers")
     assert only_mine.default_environment() == "counter"
-    none = make_host("memory:", disable_plugins=("mock",))
+    none = make_host("memory:", load_plugins=("warehouse", "memory-store"))
     assert none.default_environment() == "warehouse"  # the only one left
-    empty = make_host("memory:", disable_plugins=("mock", "warehouse"))
+    empty = make_host("memory:", disable_plugins=("mock", "warehouse", "repo"))
     with pytest.raises(EnvironmentNotFound, match="no environment given and none is the default"):
         empty.default_environment()
+
+
+def test_hook_register_benchmarks(host: Any) -> None:
+    import warnings
+
+    from skillstate.bench.spec import BenchmarkSpec, EpisodeOutcome
+    from skillstate.errors import PluginConflictError
+
+    def outcome(snapshot: Any) -> EpisodeOutcome:
+        return EpisodeOutcome(1, 1)
+
+    def spec(name: str) -> BenchmarkSpec:
+        return BenchmarkSpec(
+            name=name, help="a toy", environment="mock", instructions="P.", initial_state={},
+            state_schema=None, policies={}, outcome=outcome,
+        )  # fmt: skip
+
+    class Toy:
+        @hookimpl
+        def skillstate_register_benchmarks(self, register: Any) -> None:
+            register(spec("toy"))
+
+    host.pm.register_local(Toy(), "toy-plugin")
+    assert host.benchmarks.get("toy") is not None and host.benchmarks.owner("toy") == "toy-plugin"
+    assert "warehouse" in host.benchmarks.names()  # the bundled one is still there
+    with pytest.raises(ValueError, match="not report or plot"):
+        spec("report")
+
+    class Twin:
+        @hookimpl
+        def skillstate_register_benchmarks(self, register: Any) -> None:
+            register(spec("toy"))
+
+    other = make_host("memory:")
+    other.pm.register_local(Toy(), "toy-plugin")
+    other.pm.register_local(Twin(), "twin")
+    with pytest.raises(PluginConflictError, match="benchmark 'toy' is registered by two plugins"):
+        other.benchmarks  # noqa: B018
+
+    class Broken:
+        @hookimpl
+        def skillstate_register_benchmarks(self, register: Any) -> None:
+            register(spec("broken"))
+            raise RuntimeError("boom")
+
+    third = make_host("memory:")
+    third.pm.register_local(Broken(), "broken")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        names = third.benchmarks.names()
+    assert "broken" not in names and "warehouse" in names  # fail open, its records dropped
+    assert any(
+        "plugin 'broken' failed in skillstate_register_benchmarks" in str(w.message) for w in caught
+    )

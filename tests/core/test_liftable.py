@@ -8,6 +8,10 @@ editable), and each package's own tests run there against the installed copy, wi
 the bundled copies blocked (``SKILLSTATE_DISABLE_PLUGINS=warehouse,file-store``) — so
 every environment, store scheme and command the tests use comes from the lifted ones.
 
+The same venv gets ``plugins/skillstate-repo`` (a distribution of its own, the paper's
+Software Repository environment) installed from its directory: it is listed as a
+plugin, its tests pass against the installed copy, and blocking it removes its benchmark.
+
 This is what holds a plugin to the contract: it imports only ``skillstate.plugin``
 (and ``skillstate.testing`` in tests) and its own modules relatively, or it fails here.
 """
@@ -65,11 +69,24 @@ def lifted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             PYPROJECT.format(dist=dist, module=module), encoding="utf-8"
         )
         projects.append(str(project))
+    repo = base / "skillstate-repo"  # built out of the tree: setuptools leaves build/ behind
+    shutil.copytree(
+        ROOT / "plugins" / "skillstate-repo",
+        repo,
+        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
+    )
     venv.EnvBuilder(with_pip=True).create(base / "venv")
     python = str(base / "venv" / "bin" / "python")
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     done = subprocess.run(
-        [*pip, str(ROOT), "pytest>=8", "hypothesis>=6.100", *projects],
+        [
+            *pip,
+            f"{ROOT}[plot]",
+            "pytest>=8",
+            "hypothesis>=6.100",
+            *projects,
+            str(repo),
+        ],
         env=clean_env(),
         timeout=900,
         capture_output=True,
@@ -130,3 +147,29 @@ def test_a_lifted_plugin_passes_its_own_tests_alone(
     )
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and "failed" not in out.stdout
+
+
+def test_the_repo_distribution_installs_from_its_own_directory(
+    lifted: Path, tmp_path: Path
+) -> None:
+    import json
+
+    out = _run(lifted, "skillstate", "plugins", "--json", cwd=tmp_path)
+    rows = {row["name"]: row for row in json.loads(out.stdout)}
+    assert rows["repo"]["distribution"] == "skillstate-repo" and rows["repo"]["status"] == "active"
+    assert rows["repo"]["hooks"] == ["register_benchmarks", "register_environments"]
+    tests = tmp_path / "repo-tests"
+    shutil.copytree(ROOT / "plugins" / "skillstate-repo" / "tests", tests)
+    done = _run(
+        lifted, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
+    where = _run(
+        lifted,
+        "python",
+        "-c",
+        "import skillstate_repo; print(skillstate_repo.__file__)",
+        cwd=tmp_path,
+    )
+    assert "site-packages" in where.stdout

@@ -53,7 +53,9 @@ def _allowed(module: str, test: bool) -> bool:
 
 
 @pytest.mark.parametrize(
-    "root", [PLUGINS, EXAMPLES, ROOT / "tests" / "fixtures"], ids=lambda p: p.name
+    "root",
+    [PLUGINS, ROOT / "plugins" / "skillstate-repo", EXAMPLES, ROOT / "tests" / "fixtures"],
+    ids=lambda p: p.name,
 )
 def test_plugins_and_examples_import_only_the_plugin_api(root: Path) -> None:
     files = _python_files(root)
@@ -145,10 +147,17 @@ def test_the_core_names_no_plugin() -> None:
 
 def test_every_plugin_api_name_is_documented() -> None:
     import skillstate.plugin
+    import skillstate.plugin.bench
     import skillstate.plugin.cli
     import skillstate.plugin.runtime
 
-    for module in (skillstate.plugin, skillstate.plugin.cli, skillstate.plugin.runtime):
+    modules = (
+        skillstate.plugin,
+        skillstate.plugin.bench,
+        skillstate.plugin.cli,
+        skillstate.plugin.runtime,
+    )
+    for module in modules:
         doc = module.__doc__ or ""
         assert len(doc) > 300, module.__name__
         for name in module.__all__:

@@ -48,35 +48,3 @@ def test_an_unknown_section_is_refused_by_name() -> None:
     done = _run("--only", "core,nope")
     assert done.returncode == 2
     assert "unknown section(s) nope; known: core, file-store, stores" in done.stderr
-
-
-def test_the_plot_script_writes_an_svg_with_the_four_runtimes(tmp_path: Path) -> None:
-    import xml.etree.ElementTree as ET
-
-    target = tmp_path / "sizes.svg"
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.plot_prompt_sizes",
-            "--horizon",
-            "12",
-            "--out",
-            str(target),
-        ],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        cwd=ROOT,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    root = ET.parse(target).getroot()
-    lines = root.findall("{http://www.w3.org/2000/svg}polyline")
-    assert len(lines) == 4 and all(len(p.get("points", "").split()) == 12 for p in lines)
-    labels = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
-    for name in ("SKILL.state (A.4)", "ReAct (A.1)", "Memory (A.2)", "Stateful (A.3)"):
-        assert name in labels
-    # the flat line stays flat, the history line grows
-    first, last = out.stdout.splitlines()[0], out.stdout.splitlines()[1]
-    assert first.startswith("skill-state") and last.startswith("react")

@@ -34,9 +34,14 @@ def test_cli_reference_covers_every_command_and_subcommand() -> None:
     for name, _, _ in listed:
         assert f"skillstate {name}" in progs
     owners = {name: owner for name, _, owner in listed}
-    assert owners["init"] == "" and owners["bench"] == "warehouse"
+    assert owners["init"] == "" and owners["bench"] == "" and owners["demo"] == "warehouse"
     assert owners["migrate-rig-epics"] == "rig"
     assert {"skillstate config set", "skillstate skills view"} <= set(progs)
+    assert {
+        "skillstate bench warehouse",
+        "skillstate bench report",
+        "skillstate bench plot",
+    } <= set(progs)
 
 
 def test_every_environment_variable_in_the_code_is_documented() -> None:

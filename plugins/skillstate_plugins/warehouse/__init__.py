@@ -6,8 +6,9 @@ reference runtime's executor; ``episode``: the paper's seeded benchmark), the se
 horizon, telemetry noise level and seed, and a drift scenario — see
 ``docs/warehouse.md``. Modules: ``commands`` (grammar, rules, texts), ``generator``
 (Algorithm 2), ``noise`` (App. C telemetry), ``drift`` (§5.4 scenarios), ``scoring``,
-``options``, ``environment``; the benchmark harness is :mod:`.bench`, and the plugin
-brings two commands: ``skillstate bench`` (:mod:`.bench_cmd`) and ``skillstate demo``
+``options``, ``environment``; the benchmark ``skillstate bench warehouse`` runs is
+:mod:`.benchmark` (on the core's harness, ``skillstate.plugin.bench``; the warehouse's
+policies are in :mod:`.bench`), and the plugin brings the command ``skillstate demo``
 (:mod:`.demo_cmd`).
 """
 
@@ -20,6 +21,7 @@ from skillstate.plugin import CommandSpec, EnvironmentSpec, hookimpl
 
 __all__ = [
     "create_environment",
+    "skillstate_register_benchmarks",
     "skillstate_register_commands",
     "skillstate_register_environments",
 ]
@@ -45,14 +47,14 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
 
 
 @hookimpl
+def skillstate_register_benchmarks(register: Callable[[Any], None]) -> None:
+    from .benchmark import WAREHOUSE_BENCHMARK
+
+    register(WAREHOUSE_BENCHMARK)
+
+
+@hookimpl
 def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> None:
-    register(
-        CommandSpec.from_module(
-            "bench",
-            "run benchmarks: 'bench warehouse' (the paper's episodes)",
-            f"{__name__}.bench_cmd",
-        )
-    )
     register(
         CommandSpec.from_module(
             "demo",

@@ -15,9 +15,8 @@ import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from skillstate.plugin.bench import TurnRecord
     from skillstate.plugin.cli import CliContext
-
-    from .bench.runner import TurnRecord
 
 __all__ = ["configure", "run"]
 
@@ -83,11 +82,12 @@ class _Printer:
 
 
 def run(ctx: CliContext) -> int:
+    from skillstate.plugin.bench import EpisodeConfig, run_episode
     from skillstate.plugin.runtime import Runtime
 
     from .bench.policies import OraclePolicy
-    from .bench.runner import EpisodeConfig, run_episode
     from .bench.spec import WAREHOUSE_INSTRUCTIONS
+    from .benchmark import WAREHOUSE_BENCHMARK
 
     args = ctx.args
     if not 3 <= args.horizon <= 200 or not 0 <= args.noise <= 50:
@@ -119,6 +119,7 @@ def run(ctx: CliContext) -> int:
             )
             printer.say()
             result = run_episode(
+                WAREHOUSE_BENCHMARK,
                 config,
                 OraclePolicy(collide_at=2),
                 runtime,
@@ -128,7 +129,7 @@ def run(ctx: CliContext) -> int:
             state = runtime.get_session(result.session_id)["execution_state"]
             journal = runtime.store.journal(result.session_id)
         printer.say(
-            f"score {result.score:.2f} ({result.successes}/{result.events} events handled), "
+            f"score {result.score:.2f} ({result.successes}/{result.total} events handled), "
             f"{result.calls} calls, rejections: "
             + (", ".join(f"{k}={v}" for k, v in result.rejections.items()) or "none")
         )

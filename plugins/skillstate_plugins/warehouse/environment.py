@@ -29,7 +29,7 @@ from .commands import (
     raw_action,
 )
 from .drift import alert_text, apply_drift, drift_step
-from .generator import Episode, generate
+from .generator import DriftDoesNotFit, Episode, generate
 from .noise import noise_suffix
 from .options import WarehouseOptions, parse_options
 from .scoring import event_text, is_correct, score_summary
@@ -73,7 +73,10 @@ class WarehouseEnvironment(Environment):
         self.episode: Episode | None = None
         if self.options.mode == "episode":
             opts = self.options
-            self.episode = generate(opts.seed, opts.horizon, opts.scenario, opts.drift_at)
+            try:
+                self.episode = generate(opts.seed, opts.horizon, opts.scenario, opts.drift_at)
+            except DriftDoesNotFit as exc:
+                raise InvalidInput(str(exc)) from None
         if snapshot is None:
             if self.episode is not None:
                 self._deliver()
@@ -153,14 +156,20 @@ class WarehouseEnvironment(Environment):
             live = next((s for s, held in self.shelves.items() if held == event.item), None)
             self.target = live or event.shelf
 
-    def _pending_text(self) -> str:
+    def _alert_line(self) -> list[str]:
+        """The drift's corrective alert, on the event after the drift (none for canceled-order)."""
         assert self.episode is not None
-        lines = []
         plan = self.episode.drift
         if plan is not None and self.drift is not None and self.cursor == plan.at + 1:
             alert = alert_text(self.drift)
             if alert:
-                lines.append(alert)
+                return [alert]
+        return []
+
+    def _pending_text(self, notes: tuple[str, ...] = ()) -> str:
+        """The pending event, after its alert and then ``notes`` (what happened since, in order)."""
+        assert self.episode is not None
+        lines = [*self._alert_line(), *notes]
         lines.append(event_text(self.episode.events[self.cursor], self.target))
         return "\n".join(lines)
 
@@ -214,18 +223,25 @@ class WarehouseEnvironment(Environment):
         details = {"event": self.cursor, "correct": correct}
         self.results += "1" if correct else "0"
         text = outcome.text
+        staff: tuple[str, ...] = ()
         if event.kind == "receive" and event.item in self.dock:
-            text += "\n" + self._put_away(event.item)
+            staff = (self._put_away(event.item),)
         self.cursor += 1
         self._deliver()
         if self.cursor >= horizon:
             summary = self.score()
-            text = (
-                f"{text}\nEpisode complete: {horizon} events, {summary['successes']} "
-                f"handled correctly (score {summary['score']:.2f})."
+            text = "\n".join(
+                [
+                    text,
+                    *staff,
+                    f"Episode complete: {horizon} events, {summary['successes']} "
+                    f"handled correctly (score {summary['score']:.2f}).",
+                ]
             )
             return ActionResult("completed", text, details)
-        text = f"{text}\n{self._pending_text()}" + self._noise(str(self.cursor))
+        # an alert reports a drift that happened before the floor staff shelved anything:
+        # it comes first, so no note names a shelf the alert then empties
+        text = f"{text}\n{self._pending_text(staff)}" + self._noise(str(self.cursor))
         return ActionResult("accepted", text, details)
 
     def _put_away(self, item: str) -> str:

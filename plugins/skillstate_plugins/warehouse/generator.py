@@ -31,9 +31,13 @@ import attrs
 
 from .commands import SHELF_COUNT, shelf_number
 
-__all__ = ["DriftPlan", "Episode", "Event", "generate"]
+__all__ = ["DriftDoesNotFit", "DriftPlan", "Episode", "Event", "generate"]
 
 ALL_SHELVES = tuple(f"shelf_{k}" for k in range(SHELF_COUNT))
+
+
+class DriftDoesNotFit(ValueError):
+    """A drift scenario that cannot be placed within the horizon (never skipped silently)."""
 
 
 @attrs.frozen
@@ -146,4 +150,10 @@ def generate(seed: int, horizon: int, scenario: str | None = None, at: int = 0) 
             events.extend(forced)
             continue
         events.append(world.random_event())
+    if scenario and plan is None:
+        raise DriftDoesNotFit(
+            f"warehouse scenario {scenario} does not fit: its 3 forced events start at the first "
+            f"event at or after drift_at={at} with an occupied shelf, and must end by the horizon "
+            f"({horizon}); use a smaller drift_at or a longer horizon"
+        )
     return Episode(tuple(events), plan)

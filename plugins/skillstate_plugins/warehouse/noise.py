@@ -13,9 +13,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from skillstate.plugin.bench import TELEMETRY_HEADER, telemetry_block
+
 __all__ = ["HEADER", "LEVELS", "noise_suffix", "telemetry_lines"]
 
-HEADER = "--- BACKGROUND TELEMETRY ---"
+HEADER = TELEMETRY_HEADER
 LEVELS = {"none": 0, "low": 5, "medium": 20, "high": 50}
 """The paper's levels (Table 2: 5, 20, 50 events per turn; 0 the baseline)."""
 
@@ -52,6 +54,4 @@ def telemetry_lines(noise_seed: int, position: str, count: int) -> list[str]:
 
 def noise_suffix(noise_seed: int, position: str, count: int) -> str:
     """The text appended to an observation (``""`` at level 0)."""
-    if count <= 0:
-        return ""
-    return f"\n\n{HEADER}\n" + "\n".join(telemetry_lines(noise_seed, position, count))
+    return telemetry_block(telemetry_lines(noise_seed, position, count) if count > 0 else [])

@@ -14,6 +14,8 @@ from typing import Any
 
 import attrs
 
+from skillstate.plugin.bench import TELEMETRY_HEADER, relevant_lines
+
 __all__ = [
     "TELEMETRY_HEADER",
     "Alert",
@@ -24,11 +26,10 @@ __all__ = [
     "find_event",
     "find_put_away",
     "inventory_of",
+    "notes",
     "relevant_lines",
     "replay",
 ]
-
-TELEMETRY_HEADER = "--- BACKGROUND TELEMETRY ---"
 
 _STORED = re.compile(r"Success: Stored (\S+) on (\S+)\.")
 _SHIPPED = re.compile(r"Success: Shipped (\S+) from (\S+)\.")
@@ -63,12 +64,6 @@ class Alert:
     item: str
     shelf: str
     vacated: str | None
-
-
-def relevant_lines(observation: str) -> list[str]:
-    """The observation's lines before the telemetry header, stripped."""
-    head = observation.split(TELEMETRY_HEADER, 1)[0]
-    return [line.strip() for line in head.splitlines() if line.strip()]
 
 
 def find_event(observation: str) -> WarehouseEvent | None:
@@ -107,6 +102,20 @@ def find_put_away(observation: str) -> list[Alert]:
         match = _STAFF.fullmatch(line)
         if match:
             found.append(Alert(match.group(1), match.group(2), None))
+    return found
+
+
+def notes(observation: str, *, alerts: bool = True) -> list[tuple[str, Alert]]:
+    """Floor-staff notes (``staff``) and corrective alerts (``alert``), in the order listed."""
+    found: list[tuple[str, Alert]] = []
+    for line in relevant_lines(observation):
+        match = _STAFF.fullmatch(line)
+        if match:
+            found.append(("staff", Alert(match.group(1), match.group(2), None)))
+            continue
+        alert = _alert(line) if alerts else None
+        if alert is not None:
+            found.append(("alert", alert))
     return found
 
 

@@ -84,10 +84,50 @@ def test_bench_wait_policy_and_a_drift_scenario(tmp_path: Path) -> None:
     assert recovery["recovered"] is True and recovery["lag"] == 0
 
 
-def test_bench_progress_bar_on_request(tmp_path: Path) -> None:
+def test_bench_progress_is_plain_lines_off_a_terminal_and_a_bar_on_one(tmp_path: Path) -> None:
     out = run("bench", "warehouse", "--horizon", "5", "--seeds", "2", "--progress", cwd=tmp_path)
     assert out.returncode == 0
-    assert "[" + "#" * 30 + "] 10/10 steps" in out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 2 and "\r" not in out.stderr
+    assert re.fullmatch(
+        r"\[bench\] 2/2 episodes, 10 calls, [\d.,]+ calls/s, ETA 0:00 — skill-state T=5 seed=43 "
+        r"noise=0 score 1\.00",
+        lines[1],
+    ), lines
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [
+                str(Path(sys.executable).parent / "skillstate"),
+                "bench",
+                "warehouse",
+                "--horizon",
+                "5",
+                "--progress",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            env=clean_env(),
+            cwd=tmp_path,
+            timeout=60,
+        )
+        os.close(follower)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    assert b"\r[" + b"#" * 30 + b"] 1/1 episodes, 5 calls" in drawn, drawn
 
 
 def test_bench_bad_arguments_are_named(tmp_path: Path) -> None:
@@ -117,12 +157,14 @@ def test_a_blocked_warehouse_plugin_is_unknown_and_its_commands_are_gone(tmp_pat
     import os
 
     blocked = ",".join(filter(None, [os.environ.get("SKILLSTATE_DISABLE_PLUGINS"), _this_plugin()]))
-    for command in ("bench", "demo"):
-        out = run(command, cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS=blocked)
-        assert out.returncode == 2
-        assert f"invalid choice: '{command}'" in out.stderr
+    out = run("demo", cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS=blocked)
+    assert out.returncode == 2 and "invalid choice: 'demo'" in out.stderr
+    out = run("bench", "warehouse", cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS=blocked)
+    assert out.returncode == 2 and "invalid choice: 'warehouse'" in out.stderr  # its benchmark too
     listing = run("--help", cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS=blocked).stdout
-    assert "  bench " not in listing and "  demo " not in listing and "  init " in listing
+    assert "  demo " not in listing and "  init " in listing and "  bench " in listing
+    bench_help = run("bench", "--help", cwd=tmp_path, SKILLSTATE_DISABLE_PLUGINS=blocked).stdout
+    assert "warehouse" not in bench_help and "report" in bench_help
     code = (
         "from skillstate.plugin.runtime import Runtime\n"
         "rt = Runtime('memory:')\n"

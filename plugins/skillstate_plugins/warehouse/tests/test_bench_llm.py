@@ -1,82 +1,37 @@
-"""The LLM policy against a real HTTP server on 127.0.0.1 that plays a model (no network)."""
+"""The LLM adapter against a real HTTP server on 127.0.0.1 that plays a model (``fakellm``).
+
+Endpoint failures (HTTP errors, HTML pages, replies without choices, refused
+connections, truncated bodies) are retried where that can help — after the server's
+``Retry-After`` — and then raise ``EndpointError``: never scored as the model's
+failure, never fed into its next prompt. Model failures are counted by kind.
+"""
 
 from __future__ import annotations
 
-import json
-import re
-import threading
+import time
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
+from skillstate.plugin.bench import (
+    ChatCompletionsPolicy,
+    EndpointError,
+    EpisodeConfig,
+    TurnView,
+    run_episode,
+)
 from skillstate.plugin.runtime import Runtime
 
-from ..bench.llm import ChatCompletionsPolicy
-from ..bench.policies import OraclePolicy, PolicyError, TurnView
-from ..bench.runner import EpisodeConfig, run_episode
-
-
-def _oracle_from_prompt(prompt: str) -> str:
-    """A 'model' that reads only the A.4 prompt text: Σ from the fence, O after the label."""
-    state_json = re.search(r"Skill Execution State:\n```json\n(.*)\n```\n", prompt)
-    assert state_json, prompt
-    observation = prompt.split("Latest Observation: ", 1)[1].split("\n\nProvide your response", 1)[
-        0
-    ]
-    view = TurnView("skill-state", prompt, observation, json.loads(state_json.group(1)))
-    return OraclePolicy().respond(view).text
-
-
-class FakeModel:
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        self.script: list[tuple[int, str | None]] = []  # (status, content or None = oracle)
-
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        status, content = self.script.pop(0) if self.script else (200, None)
-        if status != 200:
-            return status, {"error": {"message": "scripted failure"}}
-        prompt = body["messages"][0]["content"]
-        text = content if content is not None else _oracle_from_prompt(prompt)
-        return 200, {
-            "choices": [{"message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": len(prompt) // 3, "completion_tokens": len(text) // 3},
-        }
+from ..benchmark import WAREHOUSE_BENCHMARK
+from .fakellm import Answer, FakeModel, serve
 
 
 @pytest.fixture
 def fake() -> Iterator[tuple[FakeModel, str]]:
-    model = FakeModel()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers["Content-Length"])
-            body = json.loads(self.rfile.read(length))
-            model.requests.append({"path": self.path, **body})
-            model.headers.append(dict(self.headers))
-            status, payload = model.answer(body)
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield model, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve() as found:
+        yield found
 
 
 @pytest.fixture
@@ -91,15 +46,23 @@ def _policy(url: str, **extra: Any) -> ChatCompletionsPolicy:
     )
 
 
+def _run(runtime: Runtime, policy: Any, **config: Any) -> Any:
+    return run_episode(WAREHOUSE_BENCHMARK, EpisodeConfig(**config), policy, runtime)
+
+
+VIEW = TurnView("react", "prompt", "obs", None)
+
+
 def test_an_episode_through_the_endpoint_scores_one(
     fake: tuple[FakeModel, str], runtime: Runtime
 ) -> None:
     model, url = fake
-    result = run_episode(EpisodeConfig(horizon=8, noise=5), _policy(url), runtime)
+    result = _run(runtime, _policy(url, max_tokens=300, temperature=0.2), horizon=8, noise=5)
     assert result.score == 1.0 and result.calls == 8 and len(model.requests) == 8
     first = model.requests[0]
     assert first["path"] == "/v1/chat/completions"
-    assert first["model"] == "fake-1" and first["temperature"] == 0.0 and first["top_p"] == 1.0
+    assert first["model"] == "fake-1" and first["temperature"] == 0.2 and first["top_p"] == 1.0
+    assert first["max_tokens"] == 300
     assert model.headers[0]["Authorization"] == "Bearer test-key"
     assert first["messages"][0]["content"].startswith("Instructions:\nYou are the inventory")
     data = result.to_dict()
@@ -114,14 +77,14 @@ def test_a_rejected_patch_is_retried_with_the_error_in_the_next_prompt(
 ) -> None:
     model, url = fake
     model.script = [
-        (
-            200,
-            'I will store it.\n```json\n{"state_patch": {"inventory": 5}, "action": "Wait"}\n```',
+        Answer(
+            content='I will.\n```json\n{"state_patch": {"inventory": 5}, "action": "Wait"}\n```'
         ),
-        (200, "Action: Store item_0 shelf_0"),
+        Answer(content="Action: Store item_0 shelf_0"),
     ]
-    result = run_episode(EpisodeConfig(horizon=5, retries=2), _policy(url), runtime)
+    result = _run(runtime, _policy(url), horizon=5, retries=2)
     assert result.rejections == {"schema_violation": 1, "no_json_block": 1}
+    assert result.kinds() == {"json_syntax": 1, "schema_type": 1}
     assert result.score == 1.0 and len(model.requests) == 7
     second = model.requests[1]["messages"][0]["content"]
     assert "Latest Observation: [STATE SCHEMA VIOLATION]" in second
@@ -130,27 +93,84 @@ def test_a_rejected_patch_is_retried_with_the_error_in_the_next_prompt(
     assert "[TURN REJECTED: no_json_block]" in third
 
 
-def test_server_errors_are_retried_and_client_errors_are_not(fake: tuple[FakeModel, str]) -> None:
+def test_failures_are_counted_by_kind_and_repairs_are_counted_not_hidden(
+    fake: tuple[FakeModel, str], runtime: Runtime
+) -> None:
     model, url = fake
-    view = TurnView("react", "prompt", "obs", None)
-    model.script = [(500, None), (429, None), (200, "Action: Wait")]
-    assert _policy(url).respond(view).text == "Action: Wait"
+    comma = '```json\n{"state_patch": {"inventory": {"shelf_0": "item_0",}}, "action": "Store item_0 shelf_0",}\n```'
+    wrong_type = '```json\n{"state_patch": {"inventory": {"shelf_0": 7}}, "action": "Store item_0 shelf_0"}\n```'
+    model.script = [Answer(content=comma), Answer(content=wrong_type)]
+    repaired = _run(runtime, _policy(url), horizon=4)
+    assert repaired.repairs == {"removed 2 trailing commas": 1}
+    assert repaired.rejections == {"schema_violation": 1} and repaired.score == 1.0
+    model.script = [Answer(content=comma), Answer(content=wrong_type)]
+    strict = _run(runtime, _policy(url), horizon=4, strict_parse=True)
+    assert strict.rejections == {"json_parse_error": 1, "schema_violation": 1}
+    assert strict.kinds() == {"json_syntax": 1, "schema_type": 1} and strict.repairs == {}
+    overwrite = '```json\n{"state_patch": {"inventory": null}, "action": "Wait"}\n```'
+    model.script = [Answer(), Answer(content=overwrite)]  # Σ holds item_0 when it is dropped
+    dropped = _run(runtime, _policy(url), horizon=4)
+    assert dropped.rejections == {"premature_overwrite": 1} and dropped.score == 1.0
+    assert dropped.kinds() == {"premature_overwrite": 1}
+
+
+def test_server_errors_are_retried_after_retry_after_and_client_errors_are_not(
+    fake: tuple[FakeModel, str],
+) -> None:
+    model, url = fake
+    model.script = [
+        Answer(500),
+        Answer(429, headers={"Retry-After": "1"}),
+        Answer(content="Action: Wait"),
+    ]
+    started = time.monotonic()
+    assert _policy(url).respond(VIEW).text == "Action: Wait"
+    assert time.monotonic() - started >= 1.0  # the server asked for one second
     assert len(model.requests) == 3
-    model.script = [(401, None), (200, "Action: Wait")]
-    with pytest.raises(PolicyError, match="HTTP 401"):
-        _policy(url).respond(view)
+    model.script = [Answer(401), Answer(content="Action: Wait")]
+    with pytest.raises(EndpointError, match=r"answered HTTP 401: .*scripted failure"):
+        _policy(url).respond(VIEW)
     assert len(model.requests) == 4  # not retried
-    model.script = [(503, None)] * 3
-    with pytest.raises(PolicyError, match="HTTP 503"):
-        _policy(url, http_retries=2).respond(view)
+    model.script = [Answer(503)] * 3
+    with pytest.raises(EndpointError, match=r"answered HTTP 503.* after 3 tries"):
+        _policy(url, http_retries=2).respond(VIEW)
+    model.script = [Answer(429, headers={"Retry-After": "3600"})]
+    with pytest.raises(EndpointError, match="asks to retry after 3600 s"):
+        _policy(url).respond(VIEW)
 
 
-def test_an_unreachable_endpoint_is_a_policy_error_the_runner_records(runtime: Runtime) -> None:
+def test_what_cannot_be_a_model_answer_is_an_endpoint_error(fake: tuple[FakeModel, str]) -> None:
+    model, url = fake
+    html = b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head></html>"
+    model.script = [Answer(body=html, headers={"Content-Type": "text/html"})]
+    with pytest.raises(EndpointError, match=r"answered an HTML page \(502 Bad Gateway\), not JSON"):
+        _policy(url).respond(VIEW)
+    model.script = [Answer(body=b'{"id": "x", "object": "chat.completion"}')]
+    with pytest.raises(EndpointError, match=r"answered without choices\[0\]\.message"):
+        _policy(url).respond(VIEW)
+    model.script = [Answer(content="x", truncate=True)] * 2 + [Answer(content="Action: Wait")]
+    assert _policy(url).respond(VIEW).text == "Action: Wait"  # a cut-off body is retried
+    model.script = [Answer(content="x", truncate=True)] * 2
+    with pytest.raises(EndpointError, match=r"could not be read \(IncompleteRead"):
+        _policy(url, http_retries=1).respond(VIEW)
+    model.script = [Answer(body=b'{"choices": [{"message": {"content": null}}]}')]
+    assert _policy(url).respond(VIEW).text == ""  # no text: the model's failure, not the endpoint's
+
+
+def test_an_unreachable_endpoint_stops_the_episode_instead_of_scoring_it(runtime: Runtime) -> None:
     policy = ChatCompletionsPolicy(
         model="m", base_url="http://127.0.0.1:9/v1", http_retries=0, timeout=2
     )
-    result = run_episode(EpisodeConfig(horizon=3, retries=0), policy, runtime)
-    assert result.rejections == {"policy_error": 3} and result.score == 0.0
+    with pytest.raises(EndpointError) as raised:
+        _run(runtime, policy, horizon=3, retries=0)
+    assert str(raised.value).startswith(
+        "the model endpoint http://127.0.0.1:9/v1/chat/completions could not be read"
+    )
+    from skillstate.plugin.bench import public_endpoint
+
+    assert public_endpoint("https://u:secret@h.example:8443/v1/chat?key=abc#x") == (
+        "https://h.example:8443/v1/chat"
+    )
 
 
 def test_configuration_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -160,6 +180,7 @@ def test_configuration_comes_from_the_environment(monkeypatch: pytest.MonkeyPatc
     policy = ChatCompletionsPolicy.from_environment()
     assert policy.url == "http://127.0.0.1:1234/v1/chat/completions" and policy.model == "m1"
     assert ChatCompletionsPolicy.from_environment(model="m2").model == "m2"
+    assert "k" not in str(policy.settings().values())
     monkeypatch.delenv("SKILLSTATE_LLM_MODEL")
     with pytest.raises(ValueError, match="set SKILLSTATE_LLM_MODEL"):
         ChatCompletionsPolicy.from_environment()

@@ -10,11 +10,21 @@ from typing import Any
 
 import pytest
 
+from skillstate.plugin.bench import (
+    EpisodeConfig,
+    EpisodeResult,
+    Reply,
+    TurnView,
+    WaitPolicy,
+    dropped_keys,
+    extractive_summary,
+    parse_reply,
+    run_episode,
+)
 from skillstate.plugin.runtime import Runtime
 
-from ..bench.policies import OraclePolicy, Reply, TurnView, WaitPolicy, make_policy
-from ..bench.runner import EpisodeConfig, EpisodeResult, run_episode
-from ..bench.runtimes import memory_summary, parse_reply
+from ..bench.policies import OraclePolicy
+from ..benchmark import WAREHOUSE_BENCHMARK, summary_lines
 
 
 @pytest.fixture
@@ -24,7 +34,7 @@ def runtime() -> Iterator[Runtime]:
 
 
 def _run(rt: Runtime, policy: Any = None, **config: Any) -> EpisodeResult:
-    return run_episode(EpisodeConfig(**config), policy or OraclePolicy(), rt)
+    return run_episode(WAREHOUSE_BENCHMARK, EpisodeConfig(**config), policy or OraclePolicy(), rt)
 
 
 @pytest.mark.parametrize("horizon", [10, 25, 50, 100, 200])
@@ -156,10 +166,10 @@ def test_baselines_send_no_state_and_history_grows(runtime: Runtime) -> None:
 
 def test_memory_runtime_keeps_three_recent_turns_and_summarises_the_rest() -> None:
     history = [(f"Success: Stored item_{i} on shelf_{i}.\nnext", f"r{i}") for i in range(6)]
-    assert memory_summary(history) == "\n".join(
+    assert extractive_summary(history, summary_lines) == "\n".join(
         f"Success: Stored item_{i} on shelf_{i}." for i in range(3)
     )
-    assert memory_summary(history[:3]) == "(nothing yet)"
+    assert extractive_summary(history[:3], summary_lines) == "(nothing yet)"
 
 
 def test_skill_state_prompt_is_only_p_sigma_o(runtime: Runtime) -> None:
@@ -221,7 +231,12 @@ def test_oracle_recovers_from_drift_with_zero_lag(runtime: Runtime, scenario: st
 
 def test_a_policy_that_ignores_the_alert_keeps_hallucinating(runtime: Runtime) -> None:
     result = _run(
-        runtime, make_policy("stale"), horizon=30, scenario="audit", drift_at=10, env_retries=3
+        runtime,
+        OraclePolicy(use_alerts=False),
+        horizon=30,
+        scenario="audit",
+        drift_at=10,
+        env_retries=3,
     )
     assert result.recovery == {
         "scenario": "audit",
@@ -248,12 +263,73 @@ def test_json_report_has_separate_char_and_token_columns(runtime: Runtime) -> No
 
 
 def test_premature_overwrite_detection() -> None:
-    from ..bench.runner import _lost_keys
-
     before = {"inventory": {"shelf_1": "a", "shelf_2": "b"}, "note": "x"}
-    assert _lost_keys(before, {"inventory": {"shelf_1": "a"}, "note": "x"}, {}) == [
-        "inventory.shelf_2"
+    # a null on the key itself is a deliberate deletion
+    assert (
+        dropped_keys(
+            before, {"inventory": {"shelf_1": "a"}, "note": "x"}, {"inventory": {"shelf_2": None}}
+        )
+        == []
+    )
+    # replacing the container, or nulling it whole, drops what it held
+    assert dropped_keys(before, {"inventory": [], "note": "x"}, {"inventory": []}) == [
+        "inventory.shelf_1",
+        "inventory.shelf_2",
     ]
-    nulled = {"inventory": {"shelf_2": None}}
-    assert _lost_keys(before, {"inventory": {"shelf_1": "a"}, "note": "x"}, nulled) == []
-    assert _lost_keys(before, {"inventory": {"shelf_1": "a", "shelf_2": "b"}}, {}) == ["note"]
+    assert dropped_keys(before, {"note": "x"}, {"inventory": None}) == [
+        "inventory.shelf_1",
+        "inventory.shelf_2",
+    ]
+
+
+def test_the_stateful_baseline_takes_a_t_3_flat_update_and_keeps_its_action(
+    runtime: Runtime,
+) -> None:
+    flat = 'Reasoning: stored.\nStateUpdate: {"shelf_0": "item_0"}\nAction: Store item_0 shelf_0'
+    policy = Scripted([flat])
+    result = _run(runtime, policy, runtime="stateful", horizon=5)
+    assert result.turns[0].outcome == "accepted" and result.turns[0].category is None
+    state = runtime.get_session(result.session_id)["execution_state"]
+    assert state["shelf_0"] == "item_0"  # A.3's flat shape is merged as written (no strict schema)
+
+
+def test_with_no_env_retries_the_next_observation_still_says_why(runtime: Runtime) -> None:
+    policy = Scripted([])
+    policy.oracle = OraclePolicy(collide_at=2)
+    result = _run(runtime, policy, horizon=10)
+    rejected = next(t for t in result.turns if t.outcome == "rejected")
+    assert rejected.skipped
+    after = policy.views[rejected.call + 1].observation
+    assert after.startswith('REJECTED: Shelf "shelf_')  # B.1's message, then the skip
+    assert "\nSkipped: the event was not handled.\n" in after
+
+
+def test_markdown_around_the_action_line_is_a_counted_repair() -> None:
+    for text in (
+        "**Action:** `Store item_0 shelf_0`",
+        '- Action: "Store item_0 shelf_0"',
+        "**Action**: Store item_0 shelf_0",
+    ):
+        parsed = parse_reply("react", f"I store it.\n{text}")
+        assert parsed.action == "Store item_0 shelf_0", text
+        assert parsed.repairs == ("read the Action line without its markdown",)
+    assert parse_reply("react", "Action: Store item_0 shelf_0").repairs == ()
+    strict = parse_reply("react", "**Action:** `Wait`", strict=True)
+    assert strict.category == "action_grammar_error" and "strict parsing" in strict.message
+
+
+@pytest.mark.parametrize("scenario", ["audit", "barcode", "move"])
+def test_an_alert_comes_before_a_floor_staff_note_that_follows_it(
+    runtime: Runtime, scenario: str
+) -> None:
+    seen = 0
+    for seed in range(42, 50):
+        result = _run(runtime, WaitPolicy(), horizon=30, seed=seed, scenario=scenario, drift_at=8)
+        for turn in result.turns:
+            lines = turn.result.splitlines()
+            alerts = [i for i, line in enumerate(lines) if line.startswith("ALERT")]
+            staff = [i for i, line in enumerate(lines) if line.startswith("Floor staff")]
+            if alerts and staff:
+                seen += 1
+                assert max(alerts) < min(staff), lines
+    assert seen  # the case happened

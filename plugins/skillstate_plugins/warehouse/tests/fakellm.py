@@ -1,0 +1,124 @@
+"""A real HTTP server on 127.0.0.1 that plays an OpenAI-compatible model (no network, no mocks).
+
+By default it answers like the warehouse oracle reading only the A.4 prompt text.
+``model.script`` queues scripted answers (:class:`Answer`: a status, a reply text, a
+raw body, headers, a truncated body); ``model.then`` is what it answers once the
+script is used up (default: the oracle). ``model.delay`` slows every answer down
+(so that tests can see parallel requests, or interrupt a run).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import attrs
+
+from skillstate.plugin.bench import TurnView
+
+from ..bench.policies import OraclePolicy
+
+
+def oracle_from_prompt(prompt: str) -> str:
+    """A 'model' that reads only the A.4 prompt text: Σ from the fence, O after the label."""
+    state_json = re.search(r"Skill Execution State:\n```json\n(.*)\n```\n", prompt)
+    assert state_json, prompt
+    observation = prompt.split("Latest Observation: ", 1)[1].split("\n\nProvide your response", 1)[
+        0
+    ]
+    view = TurnView("skill-state", prompt, observation, json.loads(state_json.group(1)))
+    return OraclePolicy().respond(view).text
+
+
+@attrs.frozen
+class Answer:
+    status: int = 200
+    content: str | None = None  # None: the oracle's reply
+    body: bytes | None = None  # raw body instead of a chat completion
+    headers: dict[str, str] = attrs.Factory(dict)
+    truncate: bool = False  # promise more bytes than are sent, then close
+
+
+class FakeModel:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.script: list[Answer] = []
+        self.then: Answer = Answer()
+        self.delay = 0.0
+        self.lock = threading.Lock()
+        self.inflight = self.max_inflight = 0
+
+    def next(self) -> Answer:
+        with self.lock:
+            return self.script.pop(0) if self.script else self.then
+
+    def body(self, answer: Answer, request: dict[str, Any]) -> bytes:
+        if answer.body is not None:
+            return answer.body
+        if answer.status != 200:
+            return json.dumps({"error": {"message": "scripted failure"}}).encode()
+        prompt = request["messages"][0]["content"]
+        if prompt.startswith("You keep the running summary"):
+            text = f"summary after {prompt.count('Observation:')} folded turn(s)"
+        else:
+            text = answer.content if answer.content is not None else oracle_from_prompt(prompt)
+        return json.dumps(
+            {
+                "choices": [{"message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": len(prompt) // 3, "completion_tokens": len(text) // 3},
+            }
+        ).encode()
+
+
+@contextmanager
+def serve() -> Iterator[tuple[FakeModel, str]]:
+    model = FakeModel()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers["Content-Length"])
+            request = json.loads(self.rfile.read(length))
+            with model.lock:
+                model.requests.append({"path": self.path, **request})
+                model.headers.append(dict(self.headers))
+                model.inflight += 1
+                model.max_inflight = max(model.max_inflight, model.inflight)
+            try:
+                time.sleep(model.delay)
+                answer = model.next()
+                data = model.body(answer, request)
+                self.send_response(answer.status)
+                self.send_header(
+                    "Content-Type", answer.headers.get("Content-Type", "application/json")
+                )
+                for key, value in answer.headers.items():
+                    if key != "Content-Type":
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data) + (500 if answer.truncate else 0)))
+                self.end_headers()
+                self.wfile.write(data)
+                if answer.truncate:
+                    self.close_connection = True
+            finally:
+                with model.lock:
+                    model.inflight -= 1
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield model, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()

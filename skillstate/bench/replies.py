@@ -1,0 +1,188 @@
+"""Reading a reply in each runtime's format, with every repair counted (none under ``strict``).
+
+- ``skill-state`` — A.4's fenced JSON, through the runtime's own turn parser
+  (:func:`skillstate.runtime.turns.parse_turn_response`), whose small repair pass
+  (trailing commas, curly quotes, a missing closing fence) is recorded;
+- the baselines — an ``Action: <cmd>`` line (the last one wins) and, for
+  ``stateful``, ``StateUpdate: {...}`` lines merged in order. Markdown around either
+  (``**Action:** `Store item_0 shelf_0```, ``- Action: "Wait"``) is a repair: the
+  command is read without the decoration, and the repair is counted.
+
+With ``strict=True`` a reply that needs any repair is a failure of its kind
+(``json_parse_error`` or ``action_grammar_error``), which is what the paper's §5.7
+error breakdown counts.
+
+Failure categories, and the §5.7 kind each belongs to (:data:`KINDS`):
+``json_syntax`` (JSON syntax and formatting slips), ``schema_type`` (schema
+comprehension and type errors), ``premature_overwrite`` (a patch that drops keys
+Σ_t had), ``environment`` (a rejected action), ``other``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+__all__ = ["CATEGORIES", "KINDS", "ParseFailure", "ParsedReply", "dropped_keys", "parse_reply"]
+
+KINDS: dict[str, str] = {
+    "no_json_block": "json_syntax",
+    "json_parse_error": "json_syntax",
+    "action_grammar_error": "json_syntax",
+    "wrong_key_set": "schema_type",
+    "state_patch_not_object": "schema_type",
+    "action_not_string": "schema_type",
+    "schema_violation": "schema_type",
+    "premature_overwrite": "premature_overwrite",
+    "env_rejected": "environment",
+    "policy_error": "other",
+    "step_cap": "other",
+}
+"""Failure category → its §5.7 kind."""
+
+CATEGORIES = tuple(KINDS)
+
+
+@attrs.frozen
+class ParsedReply:
+    """A usable reply: reasoning (discarded by the runtime), patch, action, the repairs made."""
+
+    reasoning: str
+    patch: dict[str, Any]
+    action: str
+    repairs: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ParseFailure:
+    """A reply the runtime cannot use: ``category`` (see :data:`KINDS`) and a message."""
+
+    category: str
+    message: str
+
+
+_DECOR = r"(?:\*\*|__|\*|_)?"
+_LINE = re.compile(
+    rf"^[ \t]*(?:[-*>][ \t]+)?{_DECOR}(Action|StateUpdate){_DECOR}[ \t]*:[ \t]*(.*?)[ \t]*$",
+    re.MULTILINE,
+)
+_PLAIN = re.compile(r"^[ \t]*(Action|StateUpdate): (\S.*?)[ \t]*$")
+
+
+def _clean(value: str) -> str:
+    """The command or JSON without markdown decoration: ``**``, backticks, surrounding quotes."""
+    text = value.strip()
+    for _ in range(3):
+        before = text
+        text = text.strip("*_").strip()
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "`'\"":
+            text = text[1:-1].strip()
+        text = text.strip("`").strip()
+        if text == before:
+            break
+    return text
+
+
+def _lines(text: str, label: str) -> list[tuple[str, str, bool]]:
+    """``(raw line, cleaned value, needed a repair)`` for every ``label:`` line."""
+    out = []
+    for match in _LINE.finditer(text):
+        if match.group(1) != label:
+            continue
+        cleaned = _clean(match.group(2))
+        plain = _PLAIN.match(match.group(0))
+        repaired = plain is None or plain.group(2) != cleaned
+        out.append((match.group(0), cleaned, repaired))
+    return out
+
+
+def _compose(first: dict[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """One patch doing ``first`` then ``second`` (nulls kept: they still delete)."""
+    out = dict(first)
+    for key, value in second.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _compose(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _strict_failure(category: str, repairs: list[str]) -> ParseFailure:
+    return ParseFailure(
+        category, f"strict parsing: the reply would need repairs ({'; '.join(repairs)})"
+    )
+
+
+def _parse_baseline(text: str, with_updates: bool, strict: bool) -> ParsedReply | ParseFailure:
+    actions = _lines(text, "Action")
+    if not actions or not actions[-1][1]:
+        return ParseFailure(
+            "action_grammar_error", "the response has no line 'Action: <cmd>' with a command"
+        )
+    repairs: list[str] = []
+    if actions[-1][2]:
+        repairs.append("read the Action line without its markdown")
+        if strict:
+            return _strict_failure("action_grammar_error", repairs)
+    patch: dict[str, Any] = {}
+    if with_updates:
+        for _, raw, repaired in _lines(text, "StateUpdate"):
+            if repaired:
+                if strict:
+                    return _strict_failure("json_parse_error", ["StateUpdate line in markdown"])
+                repairs.append("read a StateUpdate line without its markdown")
+            try:
+                update = json.loads(raw)
+            except ValueError as exc:
+                return ParseFailure("json_parse_error", f"StateUpdate is not valid JSON: {exc}")
+            if not isinstance(update, dict):
+                return ParseFailure(
+                    "state_patch_not_object", "StateUpdate must be a JSON object of key updates"
+                )
+            patch = _compose(patch, update)
+    reasoning = _LINE.sub("", text).strip()
+    return ParsedReply(reasoning, patch, actions[-1][1], tuple(repairs))
+
+
+def parse_reply(runtime: str, text: str, *, strict: bool = False) -> ParsedReply | ParseFailure:
+    """Read a reply in ``runtime``'s format (A.4 through the runtime's turn parser)."""
+    if runtime == "skill-state":
+        from skillstate.runtime.turns import TurnParseError, parse_turn_response
+
+        try:
+            turn = parse_turn_response(text)
+        except TurnParseError as exc:
+            return ParseFailure(exc.category, str(exc))
+        if strict and turn.repairs:
+            return _strict_failure("json_parse_error", list(turn.repairs))
+        return ParsedReply(turn.reasoning_trace, turn.state_update, turn.action, turn.repairs)
+    return _parse_baseline(text, with_updates=runtime == "stateful", strict=strict)
+
+
+def dropped_keys(before: Any, candidate: Any, patch: Any, path: str = "") -> list[str]:
+    """Keys (dotted paths) of Σ_t that Σ_t ⊕ patch no longer has without a null naming them.
+
+    A null on a key deletes that key on purpose; a key lost because its parent was
+    nulled or replaced by a non-object (``{"inventory": null}``, ``{"inventory": []}``)
+    was dropped — the §5.7 premature overwrite.
+    """
+    if not isinstance(before, Mapping):
+        return []
+    lost: list[str] = []
+    for key, value in before.items():
+        named = isinstance(patch, Mapping) and key in patch
+        sub = patch.get(key) if isinstance(patch, Mapping) else None
+        if isinstance(candidate, Mapping) and key in candidate:
+            if isinstance(value, Mapping):
+                lost += dropped_keys(value, candidate[key], sub, f"{path}{key}.")
+            continue
+        if named and sub is None:  # deleted on purpose; its children went with it
+            if isinstance(value, Mapping) and value and path == "":
+                lost += [f"{key}.{k}" for k in value]  # a top-level container emptied at once
+            continue
+        lost.append(path + key)
+    return lost

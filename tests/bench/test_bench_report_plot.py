@@ -1,0 +1,164 @@
+"""The harness's statistics, report and plot, from real results files (oracle runs, no model)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import SKILLSTATE, clean_env
+
+from skillstate.bench.plot import draw, legibility_problems
+from skillstate.bench.report import paired_differences, summarize
+from skillstate.bench.results import read_results
+from skillstate.bench.stats import estimate, paired, t_critical
+
+
+def skillstate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [SKILLSTATE, *args], capture_output=True, text=True, env=clean_env(), cwd=cwd, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Oracle warehouse runs over two horizons and two noise levels, plus a sliding window."""
+    root = tmp_path_factory.mktemp("results")
+    out = root / "runs.jsonl"
+    for runtimes, extra in (("all", ["--noise", "0,5"]), ("window", [])):
+        done = skillstate(
+            "bench", "warehouse", "--runtime", runtimes, "--horizon", "10,40", "--seeds", "3",
+            "--out", str(out), "--resume", *extra, cwd=root,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_mean_sd_and_the_95_percent_t_interval() -> None:
+    found = estimate([1, 2, 3, 4, 5])
+    assert found.mean == 3 and math.isclose(found.sd, 1.5811, abs_tol=1e-4)
+    half = 2.776 * found.sd / math.sqrt(5)  # t(0.975, 4)
+    assert math.isclose(found.low, 3 - half) and math.isclose(found.high, 3 + half)
+    assert estimate([0.5]).low == estimate([0.5]).high == 0.5
+    assert t_critical(1) == 12.706 and t_critical(100) == 1.960 and t_critical(9, 0.99) == 3.250
+    diff = paired([0.9, 0.8, 0.85, 0.95, 0.9], [1.0, 1.0, 1.0, 1.0, 1.0])
+    assert math.isclose(diff.mean, -0.12) and diff.significance == "p<0.01"
+    assert paired([1.0, 1.0], [1.0, 1.0]).significance == "n.s."
+
+
+def test_summary_and_paired_differences_from_the_file(results: Path) -> None:
+    runs = read_results(results)
+    assert len(runs) == 4 * 2 * 2 * 3 + 2 * 3
+    rows = {(r["runtime"], r["horizon"], r["noise"]): r for r in summarize(runs)}
+    assert (
+        rows[("skill-state", 40, 0)]["score"] == 1.0 and rows[("skill-state", 40, 0)]["seeds"] == 3
+    )
+    assert rows[("window", 40, 0)]["score"] < 1.0
+    assert rows[("window", 40, 0)]["score_ci95"][0] <= rows[("window", 40, 0)]["score"]
+    diffs = {(d["runtime"], d["horizon"], d["noise"]): d for d in paired_differences(runs)}
+    assert diffs[("react", 40, 0)]["score_difference"] == 0.0
+    window = diffs[("window", 40, 0)]
+    assert (
+        window["score_difference"] < 0
+        and window["seeds"] == 3
+        and window["versus"] == "skill-state"
+    )
+
+
+def test_bench_report_prints_tables_json_and_csv(results: Path, tmp_path: Path) -> None:
+    done = skillstate(
+        "bench", "report", str(results), "--csv-runs", str(tmp_path / "runs.csv"), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert text.startswith(f"54 episodes of warehouse from {results}")
+    assert "mean ± SD over seeds, 95% CI (Student's t)" in text
+    assert "paired by seed, against SKILL.state" in text and "score − SKILL.state" in text
+    assert len((tmp_path / "runs.csv").read_text().splitlines()) == 55
+    data = json.loads(skillstate("bench", "report", str(results), "--json", cwd=tmp_path).stdout)
+    assert set(data) == {"summary", "differences"}
+    csv_out = skillstate("bench", "report", str(results), "--csv", "-", cwd=tmp_path).stdout
+    assert csv_out.splitlines()[0].startswith(
+        "benchmark,policy,horizon,noise,scenario,runtime,seeds,score"
+    )
+
+
+def test_bad_results_files_are_named(tmp_path: Path) -> None:
+    missing = skillstate("bench", "report", str(tmp_path / "nope.jsonl"), cwd=tmp_path)
+    assert missing.returncode == 2 and "no results file" in missing.stderr
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"runtime": "react", "score": 1}\nnot json\n')
+    out = skillstate("bench", "report", str(broken), cwd=tmp_path)
+    assert out.returncode == 2 and f"{broken}, line 2: not a JSON line" in out.stderr
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text('{"runtime": "ski')
+    out = skillstate("bench", "report", str(torn), cwd=tmp_path)
+    assert out.returncode == 2 and "holds no finished episode" in out.stderr
+
+
+def test_the_figures_are_legible(results: Path, tmp_path: Path) -> None:
+    runs = read_results(results)
+    figure = draw([r for r in runs if r["runtime"] != "window"])
+    assert [ax.get_title().split("\n")[0] for ax in figure.axes] == [
+        "Prompt size per call, T = 40",
+        "Total prompt size against T",
+        "Score against T",
+        "Score against noise, T = 40",
+    ]
+    assert figure.axes[0].get_yscale() == "log"
+    assert legibility_problems(figure) == []
+    labels = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert labels == ["SKILL.state (A.4)", "ReAct (A.1)", "Memory (A.2)", "Stateful (A.3)"]
+    for suffix in ("svg", "png"):
+        done = skillstate(
+            "bench", "plot", str(results), "-o", str(tmp_path / f"f.{suffix}"), cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "f.svg").read_text().lstrip().startswith("<?xml")
+    only = skillstate(
+        "bench",
+        "plot",
+        str(results),
+        "-o",
+        str(tmp_path / "p.svg"),
+        "--figure",
+        "prompt",
+        cwd=tmp_path,
+    )
+    assert only.returncode == 0
+
+
+def test_a_crowded_legend_is_caught(results: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 2))
+    for i in range(12):
+        ax.plot([0, 1], [i, i], label=f"a rather long series label {i}")
+    ax.legend(loc="center", fontsize=6)
+    problems = legibility_problems(fig)
+    assert any("pt" in p for p in problems)
+    plt.close(fig)
+
+
+def test_plot_without_matplotlib_says_what_to_install(results: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'matplotlib' or name.startswith('matplotlib.'):\n"
+        "            raise ImportError('blocked for the test')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from skillstate.cli.main import main\n"
+        f"sys.exit(main(['bench', 'plot', {str(results)!r}, '-o', {str(tmp_path / 'x.png')!r}]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(), timeout=120
+    )
+    assert done.returncode == 2
+    assert (
+        done.stderr
+        == "skillstate: skillstate bench plot needs matplotlib: pip install 'skillstate[plot]'\n"
+    )
