@@ -10,8 +10,8 @@ The number of examples per test is ``SKILLSTATE_FUZZ_EXAMPLES`` (default
 :data:`DEFAULT_EXAMPLES`, a few seconds each in CI). The long run of at least 100,000
 inputs (``docs/reliability.md``)::
 
-    SKILLSTATE_FUZZ_EXAMPLES=20000 .venv/bin/python -m pytest -m fuzz -p no:randomly \\
-        --hypothesis-show-statistics tests plugins
+    SKILLSTATE_FUZZ_EXAMPLES=10000 .venv/bin/python -m pytest -m fuzz \\
+        --hypothesis-show-statistics -q -p no:cacheprovider tests plugins
 """
 
 from __future__ import annotations
