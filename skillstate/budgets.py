@@ -1,7 +1,8 @@
 """Size budgets: what keeps a state a state rather than a transcript by another name.
 
-The document budget counts the UTF-8 bytes of the state's compact JSON (rig-state
-counts UTF-16 code units; the two agree for ASCII). String and array limits are
+The document budget counts the UTF-8 bytes of the state's compact JSON and string
+limits count code points, unless the skill counts as JavaScript does
+(``text_units="utf16"``, rig's skills: UTF-16 code units for both, as rig-state). String and array limits are
 checked inside the field walk for skills with a field schema (see
 :mod:`skillstate.schema`); :func:`check_budget` checks them for everything else.
 Strings containing NUL (``\\u0000``) are refused, because PostgreSQL's ``jsonb``
@@ -13,16 +14,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, Problem
 
-__all__ = ["check_budget", "document_size"]
+__all__ = ["check_budget", "document_size", "text_length"]
 
 
-def document_size(state: Any) -> int:
-    """UTF-8 bytes of the compact JSON of ``state``."""
-    text = compact(state)
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
+def text_length(text: str, units: str = "unicode") -> int:
+    """The length of ``text`` as a budget counts it: code points, or UTF-16 code units."""
+    if units == "unicode" or text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _text_size(text: str, units: str) -> int:
+    if text.isascii():
+        return len(text)
+    if units == "utf16":
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def document_size(state: Any, units: str = "unicode") -> int:
+    """The size of the compact JSON of ``state``: UTF-8 bytes, or UTF-16 code units."""
+    return _text_size(compact(state), units)
 
 
 def check_budget(
@@ -30,13 +46,17 @@ def check_budget(
     budget: Budget = DEFAULT_BUDGET,
     per_value: bool = True,
     source: str = "core",
+    units: str = "unicode",
 ) -> list[Problem]:
-    """Budget problems of ``state``: per-value limits (optional), NUL, then the document size."""
+    """Budget problems of ``state``: per-value limits (optional), NUL, then the document size.
+
+    ``units`` is the skill's :attr:`~skillstate.records.SkillDefinition.text_units`.
+    """
     problems: list[Problem] = []
     text = compact(state)
-    if (per_value or "\\u0000" in text) and _breaks_a_limit(state, budget, per_value):
-        _walk_values(state, "", budget, per_value, problems, source)
-    size = len(text) if text.isascii() else len(text.encode("utf-8"))
+    if (per_value or "\\u0000" in text) and _breaks_a_limit(state, budget, per_value, units):
+        _walk_values(state, "", budget, per_value, problems, source, units)
+    size = _text_size(text, units)
     if size > budget.document_bytes:
         problems.append(
             Problem(
@@ -49,7 +69,7 @@ def check_budget(
     return problems
 
 
-def _breaks_a_limit(root: Any, budget: Budget, per_value: bool) -> bool:
+def _breaks_a_limit(root: Any, budget: Budget, per_value: bool, units: str) -> bool:
     """Whether :func:`_walk_values` would find anything: the same walk without building a
     path for every value, which costs most of the walk; paths are built only to report."""
     stack = [root]
@@ -64,13 +84,19 @@ def _breaks_a_limit(root: Any, budget: Budget, per_value: bool) -> bool:
                 return True
             extend(value)
         elif isinstance(value, str):
-            if (per_value and len(value) > max_chars) or "\x00" in value:
+            if (per_value and text_length(value, units) > max_chars) or "\x00" in value:
                 return True
     return False
 
 
 def _walk_values(
-    root: Any, prefix: str, budget: Budget, per_value: bool, out: list[Problem], source: str
+    root: Any,
+    prefix: str,
+    budget: Budget,
+    per_value: bool,
+    out: list[Problem],
+    source: str,
+    units: str,
 ) -> None:
     stack: list[tuple[Any, str]] = [(root, prefix)]
     found: list[Problem] = []
@@ -84,7 +110,7 @@ def _walk_values(
                 found.append(
                     Problem(
                         "budget",
-                        f"{path or 'state'}: {len(value)} items exceeds the {budget.array_items}-item limit — keep what the next step needs",
+                        f"{excerpt(path or 'state')}: {len(value)} items exceeds the {budget.array_items}-item limit — keep what the next step needs",
                         path,
                         source,
                     )
@@ -96,16 +122,17 @@ def _walk_values(
                 found.append(
                     Problem(
                         "input",
-                        f"{path or 'state'}: strings may not contain NUL (\\u0000); no store can keep it",
+                        f"{excerpt(path or 'state')}: strings may not contain NUL (\\u0000); no store can keep it",
                         path,
                         source,
                     )
                 )
-            if per_value and len(value) > budget.string_chars:
+            length = text_length(value, units)
+            if per_value and length > budget.string_chars:
                 found.append(
                     Problem(
                         "budget",
-                        f"{path or 'state'}: {len(value)} chars exceeds the {budget.string_chars}-char limit — summarize it",
+                        f"{excerpt(path or 'state')}: {length} chars exceeds the {budget.string_chars}-char limit — summarize it",
                         path,
                         source,
                     )

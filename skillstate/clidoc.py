@@ -74,6 +74,8 @@ def help_pages() -> list[tuple[str, str]]:
 
 def render() -> str:
     """The Markdown page."""
+    from skillstate.cli.exits import EXIT_CODES
+
     pages = help_pages()
     lines = [
         "# CLI reference",
@@ -82,15 +84,26 @@ def render() -> str:
         "     --help; do not edit by hand (tests/docs/test_docs.py checks it is current). -->",
         "",
         "Every command accepts the global options `--store URL` and `--disable-plugin NAME`",
-        "before the command name (`skillstate --store sqlite:///tmp/runs.db list`). Exit codes:",
-        "0 success, 1 a rejected patch or a failed check, 2 bad usage or an error, 3 the",
-        "store failed (`skillstate bench`: the model endpoint failed after its retries) and",
-        "130 interrupted (bench keeps every finished episode); `patch --expected-version`",
-        "exits 4 on a conflict and `import` 5 on a file that is not an intact export, both",
-        "writing nothing ([history.md](history.md#exit-codes)).",
+        "before the command name (`skillstate --store sqlite:///tmp/runs.db list`).",
         "`rig-state` (rig's own command line, provided by the bundled `rig` plugin) keeps",
         "rig's interface: `rig-state <init|patch|get|show|list|journal|rm|doctor> [args]`",
         "([rig.md](rig.md)). The MCP server's tools are in [mcp.md](mcp.md).",
+        "",
+        "## Exit codes",
+        "",
+        "Both command lines exit with one of these codes, and an expected failure is one",
+        "`skillstate: …` (or `rig-state: …`) line on stderr, never a traceback. `rig-state`",
+        "keeps rig's own codes where rig defines them (a missing run, an unknown skill, a bad",
+        "id, an existing run, a missing journal are 2, as in rig); 3 is for what rig has no",
+        "code for. Messages for each case: [troubleshooting.md](troubleshooting.md#exit-codes).",
+        "`skillstate bench` exits 3 when the model endpoint failed after its retries and 130",
+        "when interrupted, both keeping every finished episode.",
+        "",
+        "| code | name | meaning |",
+        "|---|---|---|",
+        *[f"| {code} | {name} | {meaning} |" for code, name, meaning in EXIT_CODES],
+        "",
+        "## Commands",
         "",
         "Commands marked with a plugin's name come from that bundled plugin",
         "(`skillstate_register_commands`): blocking the plugin removes them. The benchmarks",

@@ -1,13 +1,23 @@
 """Configuration: ``[tool.skillstate]`` in ``pyproject.toml``, ``skillstate.toml``, environment, flags.
 
 Precedence, lowest first: built-in defaults, ``pyproject.toml``'s ``[tool.skillstate]``,
-``skillstate.toml`` (both in the project directory, the current directory by
-default), environment variables, command-line flags. :class:`Config` remembers
-where each effective value came from (``skillstate config list`` shows it).
+``skillstate.toml`` (both in the project directory), environment variables,
+command-line flags. :class:`Config` remembers where each effective value came from
+(``skillstate config list`` shows it).
+
+The project directory is found as git finds a repository: from the current directory
+upwards, the first directory holding a ``skillstate.toml``, a ``pyproject.toml`` with a
+``[tool.skillstate]`` table, a ``.skillstate`` directory (but the home directory's,
+which is the user's) or a ``.git`` entry; the current directory when none does
+(:func:`find_project_root`). So a command run from ``src/deep/`` reads the project's
+configuration and uses its default store, and a relative ``file:``/``sqlite:`` store
+path from the defaults or a configuration file is taken from the project directory
+(one given by ``SKILLSTATE_STORE`` or ``--store`` is taken from the current directory).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,10 +25,11 @@ from typing import Any
 
 import attrs
 
+from skillstate.display import excerpt
 from skillstate.errors import ConfigError
 from skillstate.records import Budget
 
-__all__ = ["KEYS", "Config", "ConfigKey", "load_config", "set_config_value"]
+__all__ = ["KEYS", "Config", "ConfigKey", "find_project_root", "load_config", "set_config_value"]
 
 CONFIG_FILE = "skillstate.toml"
 
@@ -121,6 +132,13 @@ KEYS: dict[str, ConfigKey] = {
 BUDGET_KEYS = ("string_chars", "array_items", "document_bytes")
 
 
+def _usage(message: str) -> ConfigError:
+    """A :class:`ConfigError` about what the command line named (exit 2, not 3)."""
+    error = ConfigError(message)
+    error.kind = "usage"
+    return error
+
+
 @attrs.frozen
 class Config:
     """The effective configuration and where each value came from."""
@@ -131,8 +149,8 @@ class Config:
 
     def get(self, key: str) -> Any:
         if key not in KEYS:
-            raise ConfigError(
-                f"unknown configuration key '{key}'. Known keys: {', '.join(sorted(KEYS))}"
+            raise _usage(
+                f"unknown configuration key '{excerpt(key)}'. Known keys: {', '.join(sorted(KEYS))}"
             )
         return self.values.get(key, KEYS[key].default)
 
@@ -186,15 +204,21 @@ def _check(key: ConfigKey, value: Any, where: str) -> Any:
     """Coerce a file value to the key's kind, or raise a ConfigError naming file and key."""
     if key.kind == "str":
         if not isinstance(value, str):
-            raise ConfigError(f"{where}: key '{key.name}' must be a string, got {value!r}")
+            raise ConfigError(
+                f"{where}: key '{key.name}' must be a string, got {excerpt(repr(value))}"
+            )
         return value
     if key.kind == "bool":
         if not isinstance(value, bool):
-            raise ConfigError(f"{where}: key '{key.name}' must be true or false, got {value!r}")
+            raise ConfigError(
+                f"{where}: key '{key.name}' must be true or false, got {excerpt(repr(value))}"
+            )
         return value
     if key.kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where}: key '{key.name}' must be a list of strings, got {value!r}")
+            raise ConfigError(
+                f"{where}: key '{key.name}' must be a list of strings, got {excerpt(repr(value))}"
+            )
         return tuple(value)
     if key.kind == "int":
         if type(value) is not int or value < 0:
@@ -207,7 +231,7 @@ def _check(key: ConfigKey, value: Any, where: str) -> Any:
     # budget
     if not isinstance(value, dict):
         raise ConfigError(
-            f"{where}: key 'budget' must be a table with {', '.join(BUDGET_KEYS)}, got {value!r}"
+            f"{where}: key 'budget' must be a table with {', '.join(BUDGET_KEYS)}, got {excerpt(repr(value))}"
         )
     return _structure_budget(value, where)
 
@@ -232,7 +256,7 @@ def _structure_budget(table: Mapping[str, Any], where: str) -> Budget:
     for name, item in table.items():
         if name in BUDGET_KEYS and (type(item) is not int or item < 1):
             raise ConfigError(
-                f"{where}: key 'budget.{name}' must be a positive integer, got {item!r}"
+                f"{where}: key 'budget.{name}' must be a positive integer, got {excerpt(repr(item))}"
             )
     try:
         return converter.structure(dict(table), Budget)
@@ -255,7 +279,7 @@ def _env_value(key: ConfigKey, raw: str) -> Any:
             return True
         if lowered in ("", "0", "false", "no", "off"):
             return False
-        raise ConfigError(f"{where} must be 1 or 0, got {raw!r}")
+        raise ConfigError(f"{where} must be 1 or 0, got {excerpt(repr(raw))}")
     if key.kind == "int":
         if not raw.strip().isdigit():
             raise ConfigError(f"{where} must be a whole number >= 0, got {raw!r}")
@@ -294,13 +318,65 @@ def _file_layers(root: Path) -> list[tuple[str, dict[str, Any]]]:
     return layers
 
 
+def find_project_root(start: Path | str | None = None) -> Path:
+    """The project directory of ``start`` (default: the current directory); module docstring."""
+    here = Path(start) if start is not None else Path.cwd()
+    try:
+        home: Path | None = Path.home()
+    except (KeyError, RuntimeError):  # no home directory (a service account)
+        home = None
+    for directory in (here, *here.parents):
+        try:
+            if (directory / CONFIG_FILE).is_file() or _has_tool_table(directory):
+                return directory
+            if (directory / ".skillstate").is_dir() and directory != home:
+                return directory
+            if os.path.lexists(directory / ".git"):
+                return directory
+        except OSError:  # an unreadable directory on the way up: stop there
+            break
+    return here
+
+
+def _has_tool_table(directory: Path) -> bool:
+    """Whether ``directory/pyproject.toml`` has a ``[tool.skillstate]`` table (a cheap look)."""
+    path = directory / "pyproject.toml"
+    if not path.is_file():
+        return False
+    try:
+        return b"tool.skillstate" in path.read_bytes()
+    except OSError:
+        return False
+
+
+_PATH_SCHEMES = ("file", "sqlite")
+"""Store schemes whose URL may be a path relative to the project directory."""
+
+
+def _anchored(url: str, root: Path) -> str:
+    """``url`` with a relative ``file:``/``sqlite:`` path made absolute under ``root``."""
+    scheme, colon, rest = url.partition(":")
+    if not colon or scheme.lower() not in _PATH_SCHEMES or not rest:
+        return url
+    path, question, query = rest.partition("?")
+    if not path or path.startswith(("/", "~")):
+        return url
+    return f"{scheme}:{root / path}{question}{query}"
+
+
 def load_config(
     root: Path | str | None = None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> Config:
-    """The effective configuration for the project at ``root`` (default: the current directory)."""
-    base = Path(root) if root is not None else Path.cwd()
+    """The effective configuration for the project at ``root``.
+
+    ``root`` defaults to :func:`find_project_root` of the current directory; when that
+    is an ancestor, a relative ``file:``/``sqlite:`` store from the defaults or a
+    configuration file is anchored there (module docstring).
+    """
+    base = Path(root) if root is not None else find_project_root()
+    walked = root is None and base != Path.cwd()
     environ = os.environ if env is None else env
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -324,28 +400,33 @@ def load_config(
             raise ConfigError(f"unknown configuration key '{name}'")
         values[name] = value
         sources[name] = "command line"
+    where = sources.get("store", "default")
+    if walked and not where.startswith(("environment", "command line")):
+        values["store"] = _anchored(str(values.get("store", KEYS["store"].default)), base)
     return Config(values=values, sources=sources, root=base)
 
 
 def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
     if key.kind == "budget":
         if sub not in BUDGET_KEYS:
-            raise ConfigError(f"set budget.<name> where name is one of {', '.join(BUDGET_KEYS)}")
+            raise _usage(f"set budget.<name> where name is one of {', '.join(BUDGET_KEYS)}")
         try:
             number = int(raw)
         except ValueError:
-            raise ConfigError(f"budget.{sub} must be a positive integer, got {raw!r}") from None
+            raise _usage(
+                f"budget.{sub} must be a positive integer, got {excerpt(repr(raw))}"
+            ) from None
         if number < 1:
-            raise ConfigError(f"budget.{sub} must be a positive integer, got {raw!r}")
+            raise _usage(f"budget.{sub} must be a positive integer, got {excerpt(repr(raw))}")
         return number
     if sub is not None:
-        raise ConfigError(f"key '{key.name}' has no sub-keys")
+        raise _usage(f"key '{key.name}' has no sub-keys")
     if key.kind == "list":
         return [part.strip() for part in raw.split(",") if part.strip()]
     if key.kind == "bool":
         lowered = raw.strip().lower()
         if lowered not in ("true", "false", "1", "0"):
-            raise ConfigError(f"{key.name} must be true or false, got {raw!r}")
+            raise _usage(f"{key.name} must be true or false, got {excerpt(repr(raw))}")
         return lowered in ("true", "1")
     if key.kind == "int":
         if not raw.strip().isdigit():
@@ -357,35 +438,52 @@ def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
 
 
 def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
-    """Write ``key = value`` into ``skillstate.toml`` at ``root``, keeping every other key."""
-    import tomli_w
+    """Write ``key = value`` into ``skillstate.toml`` at ``root``, keeping every other key.
+
+    The file is edited in place with tomlkit, so its comments, key order and formatting
+    stay as they were; the new file is checked as :func:`load_config` would read it
+    before it replaces the old one (atomically).
+    """
+    import tomllib
+
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
 
     name, _, sub = dotted_key.partition(".")
     key = KEYS.get(name)
     if key is None:
-        raise ConfigError(
-            f"unknown configuration key '{dotted_key}'. Known keys: {', '.join(sorted(KEYS))}"
+        raise _usage(
+            f"unknown configuration key '{excerpt(dotted_key)}'. Known keys: {', '.join(sorted(KEYS))}"
         )
     value = _parse_cli_value(key, sub or None, raw)
     path = Path(root) / CONFIG_FILE
-    data = _read_toml(path) if path.is_file() else {}
+    try:
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        document = tomlkit.parse(text)
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_FILE}: cannot be read: {exc.strerror}") from None
+    except (TOMLKitError, ValueError) as exc:
+        raise ConfigError(f"{CONFIG_FILE}: not valid TOML: {excerpt(str(exc))}") from None
     if key.kind == "budget":
-        table = data.get("budget")
-        table = dict(table) if isinstance(table, dict) else {}
+        table = document.get("budget")
+        if not isinstance(table, dict):
+            table = tomlkit.table()
+            document["budget"] = table
         table[str(sub)] = value
-        data["budget"] = table
     else:
-        data[name] = value
-    text = tomli_w.dumps(data)
-    import tomllib
-
-    tomllib.loads(text)  # tomli-w's README: parse the output back once
-    # Check the whole file as load_config would, before replacing it.
+        document[name] = value
+    text = tomlkit.dumps(document)
+    data = tomllib.loads(text)  # what load_config will read: check it all before writing
     for where_name, table_value in data.items():
         check_key = KEYS.get(where_name)
         if check_key is not None:
             _check(check_key, table_value, CONFIG_FILE)
     tmp = path.with_name(f".{CONFIG_FILE}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     return path

@@ -1,4 +1,11 @@
-"""Exceptions. Every message names what was wrong and what would be accepted."""
+"""Exceptions. Every message names what was wrong and what would be accepted.
+
+Each class says what *kind* of failure it is (:attr:`SkillstateError.kind`): ``usage``
+when what the caller named or sent is wrong (a bad run id, an unknown run, skill,
+store scheme or key, bad input), ``error`` when the request was fine but something
+failed (the store, a plugin, the configuration files). The command lines turn the
+kind into their exit code (``docs/cli.md``: 2 usage, 3 error).
+"""
 
 from __future__ import annotations
 
@@ -23,6 +30,10 @@ __all__ = [
 class SkillstateError(Exception):
     """Base class of every error skillstate raises on purpose."""
 
+    kind: str = "error"
+    """``usage`` (what the caller named or sent is wrong) or ``error`` (something failed);
+    an instance may say otherwise (``exc.kind = "usage"``)."""
+
 
 class PluginError(SkillstateError):
     """A plugin could not be loaded, or misbehaved."""
@@ -39,13 +50,19 @@ class ConfigError(SkillstateError):
 class InvalidInput(SkillstateError):
     """Input that is not acceptable JSON (or not the expected shape)."""
 
+    kind = "usage"
+
 
 class InvalidRunId(SkillstateError):
     """A run (or session) id that could escape a path or a query."""
 
+    kind = "usage"
+
 
 class RunNotFound(SkillstateError):
     """No run with this id in the store."""
+
+    kind = "usage"
 
     def __init__(self, run_id: str, message: str | None = None) -> None:
         self.run_id = run_id
@@ -54,6 +71,8 @@ class RunNotFound(SkillstateError):
 
 class RunExists(SkillstateError):
     """``create`` on an id that is already taken."""
+
+    kind = "usage"
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
@@ -79,17 +98,25 @@ class StoreError(SkillstateError):
 class StoreNotFound(SkillstateError):
     """A store URL whose scheme no plugin provides."""
 
+    kind = "usage"
+
 
 class SkillNotFound(SkillstateError):
     """A skill name that no plugin registered."""
+
+    kind = "usage"
 
 
 class EnvironmentNotFound(SkillstateError):
     """An environment name that no plugin registered."""
 
+    kind = "usage"
+
 
 class VersionNotFound(SkillstateError):
     """A version a run does not have (versions are 1, the creation, to the current one)."""
+
+    kind = "usage"
 
     def __init__(self, run_id: str, version: object, head: int) -> None:
         self.run_id = run_id

@@ -22,15 +22,19 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from skillstate.budgets import check_budget
 from skillstate.config import Config, load_config
+from skillstate.display import excerpt
 from skillstate.errors import (
     EnvironmentNotFound,
     PluginConflictError,
     PluginError,
     SkillNotFound,
+    SkillstateError,
+    StoreError,
     StoreNotFound,
 )
 from skillstate.isolation import CURRENT_PLUGIN, HookFailure
 from skillstate.manager import SkillstatePluginManager, make_plugin_manager
+from skillstate.masking import mask_secrets, mask_url, url_secrets
 from skillstate.records import (
     DEFAULT_BUDGET,
     Budget,
@@ -250,7 +254,7 @@ class Host:
             known = (
                 ", ".join(self.skills.names()) or "(none: is a skill plugin installed, or blocked?)"
             )
-            raise SkillNotFound(f"unknown skill '{name}'. Known: {known}")
+            raise SkillNotFound(f"unknown skill '{excerpt(name)}'. Known: {known}")
         return found
 
     def environment(self, name: str) -> EnvironmentSpec:
@@ -258,7 +262,7 @@ class Host:
         if found is None:
             known = ", ".join(self.environments.names()) or "(none)"
             raise EnvironmentNotFound(
-                f"unknown environment '{name}'. Available: {known} (is its plugin installed, or blocked?)"
+                f"unknown environment '{excerpt(name)}'. Available: {known} (is its plugin installed, or blocked?)"
             )
         return found
 
@@ -303,10 +307,18 @@ class Host:
         if spec is None:
             known = ", ".join(f"{s}:" for s in self.stores.names()) or "(none)"
             raise StoreNotFound(
-                f"no store for URL '{url}': scheme '{scheme}' is not provided by any plugin. "
-                f"Available: {known} (is the plugin installed, or blocked?)"
+                f"no store for URL '{mask_url(url)}': scheme '{excerpt(scheme, 40)}' is not "
+                f"provided by any plugin. Available: {known} (is the plugin installed, or blocked?)"
             )
-        store = spec.factory(url)
+        try:
+            store = spec.factory(url)
+        except SkillstateError:
+            raise
+        except Exception as exc:  # a store plugin's bug, or its missing library
+            raise StoreError(
+                f"the '{scheme}:' store could not open {mask_url(url)}: "
+                f"{type(exc).__name__}: {excerpt(mask_secrets(str(exc), url_secrets(url)))}"
+            ) from exc
         self._open_stores[url] = store
         return store
 
@@ -361,7 +373,9 @@ class Host:
 
     def check_budget(self, skill: SkillDefinition, state: Mapping[str, Any]) -> list[Problem]:
         """Document size and NUL always; per-value limits when the skill has no field schema."""
-        return check_budget(state, self.budget(skill), per_value=skill.fields is None)
+        return check_budget(
+            state, self.budget(skill), per_value=skill.fields is None, units=skill.text_units
+        )
 
     def guards(
         self, skill: SkillDefinition, before: Mapping[str, Any] | None, after: Mapping[str, Any]

@@ -2,17 +2,27 @@
 
 The same rules apply to every document skillstate accepts (patches, seeds,
 observations' payloads): real JSON only (no NaN or Infinity, string keys), nested
-at most :data:`MAX_DEPTH` levels, no string over :data:`MAX_STRING_CHARS`.
+at most :data:`MAX_DEPTH` levels, no string over :data:`MAX_STRING_CHARS`, and
+**valid Unicode only**: a string or key holding a lone surrogate (``"\\ud800"`` in
+JSON, a Python ``str`` with ``"\\ud800"``, or the ``\\udcff`` Python makes of a byte
+that is not UTF-8 in ``argv``) is refused at the door with a problem naming its path.
+Such text has no UTF-8 form, so no store could keep it and no output could print it;
+refusing it (rather than storing it escaped) means every stored document is text
+every tool can read. A document read back from a store goes through
+:func:`parse_stored`, which refuses it too, so one damaged run is reported as
+damaged instead of breaking commands about other runs.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
+from skillstate.display import excerpt
 from skillstate.errors import InvalidInput
 from skillstate.records import Problem
 
@@ -21,14 +31,20 @@ __all__ = [
     "MAX_STRING_CHARS",
     "check_document",
     "compact",
+    "find_surrogate",
     "js_numbers",
     "json_kind",
     "parse_json",
+    "parse_stored",
     "pretty",
+    "unicode_problem",
 ]
 
 MAX_DEPTH = 100
 MAX_STRING_CHARS = 1_000_000
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _refuse_constant(name: str) -> Any:
@@ -50,6 +66,8 @@ def parse_json(text: str | bytes, what: str = "patch") -> Any:
     fraction or exponent (``1.0``, ``1e3``) become integers: JSON has one number type.
     """
     try:
+        if isinstance(text, bytes):  # UTF-8 only (json.loads would guess UTF-16 or -32)
+            text = text.decode("utf-8")
         value = json.loads(text, parse_constant=_refuse_constant, parse_float=_parse_float)
     except RecursionError:
         raise InvalidInput(f"{what} is nested too deeply (more than {MAX_DEPTH} levels)") from None
@@ -61,12 +79,32 @@ def parse_json(text: str | bytes, what: str = "patch") -> Any:
     return value
 
 
+def find_surrogate(text: str) -> int:
+    """The index of the first lone surrogate in ``text`` (``-1`` when it is valid Unicode)."""
+    if text.isascii():
+        return -1
+    match = _SURROGATE.search(text)
+    return -1 if match is None else match.start()
+
+
+def unicode_problem(text: str, where: str) -> str | None:
+    """The message for ``text`` at ``where`` if it is not valid Unicode, else ``None``."""
+    index = find_surrogate(text)
+    if index < 0:
+        return None
+    return (
+        f"{excerpt(where)}: text is not valid Unicode (a lone surrogate, "
+        f"U+{ord(text[index]):04X}, at character {index}); send UTF-8 text"
+    )
+
+
 def check_document(value: Any, what: str = "patch") -> list[Problem]:
     """Check that ``value`` is plain JSON within the hard limits, without recursion.
 
     Returns problems (code ``input``) naming the path: a non-JSON type, a non-string
     key, NaN or Infinity, nesting deeper than :data:`MAX_DEPTH`, a string longer than
-    :data:`MAX_STRING_CHARS` characters. Stops at the first few problems.
+    :data:`MAX_STRING_CHARS` characters, a string or key that is not valid Unicode (a
+    lone surrogate). Stops at the first few problems.
     """
     problems: list[Problem] = []
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
@@ -85,10 +123,20 @@ def check_document(value: Any, what: str = "patch") -> list[Problem]:
             for key, child in node.items():
                 if type(key) is not str:
                     problems.append(
-                        Problem("input", f"{where}: object keys must be strings, got {key!r}", path)
+                        Problem(
+                            "input",
+                            f"{excerpt(where)}: object keys must be strings, got {excerpt(repr(key))}",
+                            path,
+                        )
                     )
                     continue
-                stack.append((child, f"{path}.{key}" if path else key, depth + 1))
+                child_path = f"{path}.{key}" if path else key
+                if not key.isascii():
+                    message = unicode_problem(key, child_path)
+                    if message is not None:
+                        problems.append(Problem("input", message, child_path))
+                        continue
+                stack.append((child, child_path, depth + 1))
         elif kind is list:
             for index, child in enumerate(node):
                 stack.append((child, f"{path}[{index}]", depth + 1))
@@ -97,20 +145,43 @@ def check_document(value: Any, what: str = "patch") -> list[Problem]:
                 problems.append(
                     Problem(
                         "input",
-                        f"{where}: a string of {len(node)} characters is over the hard limit of {MAX_STRING_CHARS}",
+                        f"{excerpt(where)}: a string of {len(node)} characters is over the hard limit of {MAX_STRING_CHARS}",
                         path,
                     )
                 )
+            elif not node.isascii():
+                message = unicode_problem(node, where)
+                if message is not None:
+                    problems.append(Problem("input", message, path))
         elif kind is float:
             if not math.isfinite(node):
-                problems.append(Problem("input", f"{where}: {node!r} is not a JSON number", path))
+                problems.append(
+                    Problem("input", f"{excerpt(where)}: {node!r} is not a JSON number", path)
+                )
         elif node is None or kind is bool or kind is int:
             pass
         else:
             problems.append(
-                Problem("input", f"{where}: a {kind.__name__} is not a JSON value", path)
+                Problem("input", f"{excerpt(where)}: a {kind.__name__} is not a JSON value", path)
             )
     return problems
+
+
+def parse_stored(data: str | bytes, what: str) -> Any:
+    """Parse a document a store kept (``ValueError`` when it is not JSON or not valid Unicode).
+
+    Like :func:`json.loads` (UTF-8 only; NaN and Infinity refused), and a JSON
+    ``\\ud800`` escape of a lone surrogate (half of a pair, or a hand edit) is refused
+    with its path, as :func:`check_document` refuses it on the way in. The check costs a
+    byte search: only text holding such an escape is walked.
+    """
+    text = data.decode("utf-8") if isinstance(data, bytes) else data  # UnicodeDecodeError
+    value = json.loads(text, parse_constant=_refuse_constant)  # is a ValueError
+    if ("\\u" in text and _ESCAPED_SURROGATE.search(text) is not None) or find_surrogate(text) >= 0:
+        for problem in check_document(value, what):
+            if "not valid Unicode" in problem.message:
+                raise ValueError(problem.message)
+    return value
 
 
 def json_kind(value: Any) -> str:

@@ -229,11 +229,13 @@ def _check_names(blocked: set[str], allowed: set[str] | None, eps: list[Any], st
 
     essential = sorted(blocked & set(ESSENTIAL))
     if essential:
-        raise PluginError(
+        refused = PluginError(
             f"plugin '{essential[0]}' cannot be disabled: merge, schema and budgets are the "
             "core's own checks (essential plugins); to change what one does, register a "
             "plugin that replaces it (docs/plugins.md, 'Replacing a default')"
         )
+        refused.kind = "usage"  # the block list names it: the caller's mistake
+        raise refused
     known: set[str] = set(ESSENTIAL)
     for ep in eps:
         known |= _keys(ep)
@@ -247,7 +249,9 @@ def _check_names(blocked: set[str], allowed: set[str] | None, eps: list[Any], st
             f"(misspelled? installed: {available})"
         )
         if strict:
-            raise PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)")
+            typo = PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)")
+            typo.kind = "usage"  # a name the caller wrote, like an essential one
+            raise typo
         warnings.warn(message, PluginLoadWarning, stacklevel=3)
 
 

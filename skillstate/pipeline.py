@@ -25,7 +25,7 @@ import attrs
 
 from skillstate.errors import PluginError, VersionConflict
 from skillstate.host import HookFailed, Host
-from skillstate.jsondoc import check_document, js_numbers
+from skillstate.jsondoc import check_document, js_numbers, unicode_problem
 from skillstate.merge import copy_json
 from skillstate.records import ActionResult, JournalEntry, Problem, RunRecord, SkillDefinition
 from skillstate.store import Store, check_run_id
@@ -136,6 +136,26 @@ def _prechecks(
     return [], patch
 
 
+def _text_problems(**values: Any) -> list[Problem]:
+    """Problems of the values that travel with a patch (label, action, observation, meta...).
+
+    They reach the journal and the record as they are, so they follow the rules of a
+    patch: plain JSON, valid Unicode (``jsondoc``'s module docstring).
+    """
+    problems: list[Problem] = []
+    for name, value in values.items():
+        if value is None or value is NO_ACTION:
+            continue
+        what = name.replace("_", " ")
+        if isinstance(value, str):
+            message = unicode_problem(value, what)
+            if message is not None:
+                problems.append(Problem("input", message, ""))
+        else:
+            problems.extend(check_document(value, what))
+    return problems
+
+
 def _check_candidate(
     host: Host,
     skill: SkillDefinition,
@@ -211,6 +231,19 @@ def create_run(
     check_run_id(run_id)
     seed = {} if seed is None else seed
     problems, seed = _prechecks(skill, None, seed, False, "seed")
+    if not problems and schema is not None:
+        from skillstate.schema import json_schema_errors
+
+        problems = [Problem("schema", m, "") for m in json_schema_errors(schema)]
+    if not problems:
+        problems = _text_problems(
+            step_label=label,
+            skill_specification=spec,
+            environment=None if environment is None else dict(environment),
+            observation=observation,
+            state_schema=None if schema is None else dict(schema),
+            meta=None if meta is None else dict(meta),
+        )
     stamp = now or now_iso()
     if start is None:
         base = skill.initial_state(run_id, stamp)
@@ -378,6 +411,15 @@ def _attempt(
             "",
         )
         return Outcome(False, record, (problem,), attempts=attempts)
+    problems = _text_problems(
+        step_label=change.label,
+        action=change.action,
+        observation=change.observation,
+        # a callable meta is the runtime's own (a retry marker), built after the action
+        meta=None if change.meta is None or callable(change.meta) else dict(change.meta),
+    )
+    if problems:
+        return Outcome(False, record, tuple(problems), attempts=attempts)
     state = record.state
     stamped = None
     base = None

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BUDGET",
     "FIELD_TYPES",
+    "MAX_MESSAGE",
+    "MAX_PATH",
+    "TEXT_UNITS",
     "ActionResult",
     "Budget",
     "CommandSpec",
@@ -43,6 +46,29 @@ JSON = Any
 
 FIELD_TYPES = ("string", "number", "boolean", "string[]", "object", "object[]")
 
+TEXT_UNITS = ("unicode", "utf16")
+"""How a skill's budget counts text (:attr:`SkillDefinition.text_units`)."""
+
+
+MAX_MESSAGE = 2000
+"""A problem's message is cut at this many characters (a plugin's too): messages quote
+what they found through :func:`skillstate.display.excerpt`, this is the last bound."""
+
+MAX_PATH = 200
+"""A problem's path is cut at this many characters (a path is made of the caller's keys)."""
+
+
+def _bounded_message(text: object) -> str:
+    from skillstate.display import excerpt
+
+    return excerpt(text if isinstance(text, str) else str(text), MAX_MESSAGE)
+
+
+def _bounded_path(text: object) -> str:
+    from skillstate.display import excerpt
+
+    return excerpt(text if isinstance(text, str) else str(text), MAX_PATH)
+
 
 @attrs.frozen
 class Problem:
@@ -56,8 +82,8 @@ class Problem:
     """
 
     code: str
-    message: str
-    path: str = ""
+    message: str = attrs.field(converter=_bounded_message)
+    path: str = attrs.field(default="", converter=_bounded_path)
     source: str = "core"
 
     def to_dict(self) -> dict[str, str]:
@@ -130,6 +156,9 @@ class SkillDefinition:
     - ``next_action_key``: the top-level key whose string value ``skillstate list``
       shows as a run's next action (rig's ``nextAction``); ``None`` shows none.
     - ``budget``: overrides the default :class:`Budget` for this skill.
+    - ``text_units``: how the budget counts text: ``"unicode"`` (the default) counts a
+      string's code points and the document's UTF-8 bytes; ``"utf16"`` counts UTF-16
+      code units for both, as JavaScript's ``.length`` does (rig-state: an emoji is 2).
     - ``render``: ``render(record)`` gives the text ``skillstate show`` prints for a
       run of this skill; ``None`` uses the core's generic block
       (:func:`skillstate.render.render_block`), which honours the keys above.
@@ -150,6 +179,7 @@ class SkillDefinition:
     updated_key: str | None = None
     next_action_key: str | None = None
     render: Callable[[RunRecord], str] | None = attrs.field(default=None, eq=False)
+    text_units: str = "unicode"
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -159,6 +189,17 @@ class SkillDefinition:
             raise ValueError(
                 f"skill {self.name}: terminal phases {unknown} are not among its phases {list(self.phases)}"
             )
+        if self.text_units not in TEXT_UNITS:
+            raise ValueError(
+                f"skill {self.name}: text_units must be one of {', '.join(TEXT_UNITS)}, "
+                f"got {self.text_units!r}"
+            )
+        if self.json_schema is not None:  # checked now, not at the first transition
+            from skillstate.schema import json_schema_errors
+
+            errors = json_schema_errors(self.json_schema, f"skill {self.name}: json_schema")
+            if errors:
+                raise ValueError(errors[0])
 
     def stamped_keys(self) -> tuple[str, ...]:
         """The state keys the pipeline writes itself (id, skill, phase, timestamps)."""

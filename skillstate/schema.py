@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
+from skillstate.budgets import text_length
+from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
 
@@ -58,26 +60,30 @@ def check_fields(
     state: Mapping[str, Any],
     budget: Budget = DEFAULT_BUDGET,
     source: str = "core",
+    units: str = "unicode",
 ) -> list[Problem]:
-    """Every shape problem of ``state`` against ``fields``, in state order."""
+    """Every shape problem of ``state`` against ``fields``, in state order.
+
+    ``units`` says how string lengths count (:attr:`SkillDefinition.text_units`).
+    """
     problems: list[Problem] = []
-    _compiled(fields, budget, source)(state, "", problems)
+    _compiled(fields, budget, source, units)(state, "", problems)
     return problems
 
 
 Walker = Callable[[Mapping[str, Any], str, list[Problem]], None]
 Checker = Callable[[Any, str, str, list[Problem]], None]
 
-_CACHE: dict[tuple[int, Budget, str], tuple[Mapping[str, FieldSpec], Walker]] = {}
+_CACHE: dict[tuple[int, Budget, str, str], tuple[Mapping[str, FieldSpec], Walker]] = {}
 
 
-def _compiled(fields: Mapping[str, FieldSpec], budget: Budget, source: str) -> Walker:
+def _compiled(fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str) -> Walker:
     """The walker for ``fields``, built once: checks are closures, paths built only on failure."""
-    key = (id(fields), budget, source)
+    key = (id(fields), budget, source, units)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is fields:
         return hit[1]
-    walker = _object_walker(fields, budget, source)
+    walker = _object_walker(fields, budget, source, units)
     if len(_CACHE) > 512:
         _CACHE.clear()
     _CACHE[key] = (fields, walker)
@@ -88,8 +94,10 @@ def _join(prefix: str, key: str) -> str:
     return f"{prefix}.{key}" if prefix else key
 
 
-def _object_walker(fields: Mapping[str, FieldSpec], budget: Budget, source: str) -> Walker:
-    checkers = {name: _checker(spec, budget, source) for name, spec in fields.items()}
+def _object_walker(
+    fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str
+) -> Walker:
+    checkers = {name: _checker(spec, budget, source, units) for name, spec in fields.items()}
     known = ", ".join(sorted(fields))
 
     def walk(obj: Mapping[str, Any], prefix: str, out: list[Problem]) -> None:
@@ -99,7 +107,10 @@ def _object_walker(fields: Mapping[str, FieldSpec], budget: Budget, source: str)
                 path = _join(prefix, key)
                 out.append(
                     Problem(
-                        "unknown-key", f"{path}: unknown key. Known keys: {known}", path, source
+                        "unknown-key",
+                        f"{excerpt(path)}: unknown key. Known keys: {known}",
+                        path,
+                        source,
                     )
                 )
             else:
@@ -110,11 +121,14 @@ def _object_walker(fields: Mapping[str, FieldSpec], budget: Budget, source: str)
 
 def _type_problem(prefix: str, key: str, want: str, value: Any, source: str) -> Problem:
     path = _join(prefix, key)
-    return Problem("type", f"{path}: expected {want}, got {_got(value)}", path, source)
+    return Problem(
+        "type", f"{excerpt(path)}: expected {want}, got {excerpt(_got(value))}", path, source
+    )
 
 
-def _checker(spec: FieldSpec, budget: Budget, source: str) -> Checker:
+def _checker(spec: FieldSpec, budget: Budget, source: str, units: str) -> Checker:
     kind, chars, items = spec.type, budget.string_chars, budget.array_items
+    length: Callable[[str], int] = len if units == "unicode" else partial(text_length, units=units)
     if kind == "string":
         enum = spec.enum
 
@@ -122,17 +136,21 @@ def _checker(spec: FieldSpec, budget: Budget, source: str) -> Checker:
             if type(value) is not str:
                 out.append(_type_problem(prefix, key, "a string", value, source))
                 return
-            if len(value) > chars:
+            size = length(value)
+            if size > chars:
                 path = _join(prefix, key)
                 message = (
-                    f"{path}: {len(value)} chars exceeds the {chars}-char limit — summarize it"
+                    f"{excerpt(path)}: {size} chars exceeds the {chars}-char limit — summarize it"
                 )
                 out.append(Problem("budget", message, path, source))
             if enum is not None and value not in enum:
                 path = _join(prefix, key)
                 out.append(
                     Problem(
-                        "enum", f'{path}: "{value}" is not one of {" | ".join(enum)}', path, source
+                        "enum",
+                        f'{excerpt(path)}: "{excerpt(value)}" is not one of {" | ".join(enum)}',
+                        path,
+                        source,
                     )
                 )
 
@@ -160,18 +178,17 @@ def _checker(spec: FieldSpec, budget: Budget, source: str) -> Checker:
                 return
             if len(value) > items:
                 path = _join(prefix, key)
-                message = f"{path}: {len(value)} items exceeds the {items}-item limit — keep what the next step needs"
+                message = f"{excerpt(path)}: {len(value)} items exceeds the {items}-item limit — keep what the next step needs"
                 out.append(Problem("budget", message, path, source))
             for index, item in enumerate(value):
-                if len(item) > chars:
+                size = length(item)
+                if size > chars:
                     path = f"{_join(prefix, key)}[{index}]"
-                    message = (
-                        f"{path}: {len(item)} chars exceeds the {chars}-char limit — summarize it"
-                    )
+                    message = f"{excerpt(path)}: {size} chars exceeds the {chars}-char limit — summarize it"
                     out.append(Problem("budget", message, path, source))
 
         return check_strings
-    inner = _object_walker(spec.of or {}, budget, source)
+    inner = _object_walker(spec.of or {}, budget, source, units)
     if kind == "object":
 
         def check_object(value: Any, prefix: str, key: str, out: list[Problem]) -> None:
@@ -191,7 +208,7 @@ def _checker(spec: FieldSpec, budget: Budget, source: str) -> Checker:
             out.append(
                 Problem(
                     "budget",
-                    f"{path}: {len(value)} items exceeds the {items}-item limit",
+                    f"{excerpt(path)}: {len(value)} items exceeds the {items}-item limit",
                     path,
                     source,
                 )
@@ -202,7 +219,7 @@ def _checker(spec: FieldSpec, budget: Budget, source: str) -> Checker:
                 out.append(
                     Problem(
                         "type",
-                        f"{item_path}: expected an object, got {_got(item)}",
+                        f"{excerpt(item_path)}: expected an object, got {excerpt(_got(item))}",
                         item_path,
                         source,
                     )
@@ -227,7 +244,7 @@ def check_phase(
     return [
         Problem(
             "phase",
-            f'{key}: "{shown}" is not a {skill.name} {key}. Declared: {" → ".join(skill.phases)}',
+            f'{key}: "{excerpt(shown)}" is not a {skill.name} {key}. Declared: {" → ".join(skill.phases)}',
             key,
             source,
         )
@@ -243,17 +260,22 @@ def _validator(schema_text: str) -> Any:
     return Draft202012Validator(schema)
 
 
-def json_schema_errors(schema: Mapping[str, Any]) -> list[str]:
-    """Problems with a JSON Schema itself (empty when it is a valid draft 2020-12 schema)."""
+def json_schema_errors(schema: Mapping[str, Any], name: str = "state_schema") -> list[str]:
+    """Problems with a JSON Schema itself (empty when it is a valid draft 2020-12 schema).
+
+    One line naming ``name`` and where in the schema it is wrong, never the metaschema.
+    """
     from jsonschema.exceptions import SchemaError
 
+    if not isinstance(schema, Mapping):
+        return [f"{name} must be a JSON object (a JSON Schema), got {type(schema).__name__}"]
     try:
         _validator(compact(schema))
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        return [f"state_schema is not a valid JSON Schema at {where}: {exc.message}"]
+        return [f"{name} is not a valid JSON Schema at {excerpt(where)}: {excerpt(exc.message)}"]
     except (TypeError, ValueError) as exc:
-        return [f"state_schema is not valid JSON: {exc}"]
+        return [f"{name} is not valid JSON: {excerpt(str(exc))}"]
     return []
 
 
@@ -277,6 +299,12 @@ def check_json_schema(schema: Mapping[str, Any], state: Any, source: str = "core
     problems: list[Problem] = []
     for error in validator.iter_errors(state):
         path = _dotted(error.absolute_path)
+        if (
+            error.validator == "unevaluatedProperties"
+            and isinstance(error.schema, dict)
+            and error.schema.get("additionalProperties") is False
+        ):
+            continue  # the same extra keys, already reported one by one below
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             props = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
             patterns = (
@@ -290,14 +318,16 @@ def check_json_schema(schema: Mapping[str, Any], state: Any, source: str = "core
                 problems.append(
                     Problem(
                         "unknown-key",
-                        f"{key_path}: unknown key. Known keys: {known}",
+                        f"{excerpt(key_path)}: unknown key. Known keys: {known}",
                         key_path,
                         source,
                     )
                 )
             continue
         where = path or "state"
-        problems.append(Problem("schema", f"{where}: {error.message}", path, source))
+        problems.append(
+            Problem("schema", f"{excerpt(where)}: {excerpt(error.message, 400)}", path, source)
+        )
     if len(problems) > 1:
         order = _state_order(state)
         problems.sort(key=lambda p: (order.get(p.path, -1), p.message))
@@ -330,10 +360,19 @@ def validate_state(
     """All shape problems: fields (with in-walk budgets), JSON Schemas, then the phase."""
     problems: list[Problem] = []
     if skill.fields is not None:
-        problems.extend(check_fields(skill.fields, state, budget, source))
+        problems.extend(check_fields(skill.fields, state, budget, source, skill.text_units))
     if skill.json_schema is not None:
         problems.extend(check_json_schema(skill.json_schema, state, source))
     if schema is not None:
         problems.extend(check_json_schema(schema, state, source))
     problems.extend(check_phase(skill, state, source))
+    if skill.json_schema is not None or schema is not None:
+        # A key both the fields and a JSON Schema refuse (or two schemas) is one problem.
+        seen: set[tuple[str, str]] = set()
+        unique = []
+        for problem in problems:
+            if (problem.path, problem.message) not in seen:
+                seen.add((problem.path, problem.message))
+                unique.append(problem)
+        problems = unique
     return problems

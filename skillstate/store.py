@@ -17,6 +17,7 @@ in :mod:`skillstate.testing` checks them for every store):
   store keeps at or before a version; default: none). A third-party store gets
   history for free; the bundled stores page by version and keep a snapshot every
   :data:`SNAPSHOT_INTERVAL` versions, which ``snapshots`` lists for ``verify``.
+- ``repair`` (optional) rebuilds a record from its journal.
 """
 
 from __future__ import annotations
@@ -64,7 +65,15 @@ RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
 
 class StoreWarning(UserWarning):
-    """A store skipped something it could not read (e.g. a malformed file while listing)."""
+    """A store skipped something it could not read (e.g. a malformed file while listing).
+
+    ``run_id`` names the run when the warning is about one (``StoreWarning(text, run_id)``),
+    so ``skillstate verify`` can report every run a listing skipped.
+    """
+
+    def __init__(self, message: str = "", run_id: str | None = None) -> None:
+        super().__init__(message)
+        self.run_id = run_id
 
 
 def is_valid_run_id(run_id: Any) -> bool:
@@ -79,9 +88,9 @@ def is_valid_run_id(run_id: Any) -> bool:
 def check_run_id(run_id: Any) -> str:
     """Return ``run_id`` if it is safe to use in a path or a query, else raise :class:`InvalidRunId`."""
     if not is_valid_run_id(run_id):
-        shown = run_id if isinstance(run_id, str) else repr(run_id)
-        if isinstance(shown, str):
-            shown = shown.replace("\x00", "\\0")
+        from skillstate.display import excerpt
+
+        shown = excerpt(run_id if isinstance(run_id, str) else repr(run_id))
         raise InvalidRunId(f"run id '{shown}' must be alphanumeric with . _ -, under 80 chars")
     return str(run_id)
 
@@ -282,6 +291,19 @@ class Store(ABC):
         except RunNotFound:
             return False
         return True
+
+    def repair(self, run_id: str) -> str:
+        """Rebuild the run's record from its journal; one line saying what was done.
+
+        ``skillstate verify --repair`` calls it for a run whose record cannot be read or
+        differs from its journal. Raises :class:`~skillstate.errors.StoreError` when the
+        run cannot be rebuilt; this default says the store cannot rebuild records (a
+        transactional store keeps record and journal together and has nothing to mend).
+        """
+        from skillstate.errors import StoreError
+
+        scheme = self.url.split(":", 1)[0] or type(self).__name__
+        raise StoreError(f"the {scheme}: store cannot rebuild a run's record from its journal")
 
     def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
         """Store a run copied from elsewhere: ``record`` with its whole journal ``entries``.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,17 @@ def run_skillstate(
         cwd=cwd,
         timeout=timeout,
     )
+
+
+def make_distribution(
+    root: Path, name: str, module: str, source: str, entry_points: dict[str, str]
+) -> None:
+    """A real (unpacked) installed distribution: a module plus a .dist-info on sys.path."""
+    (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    info = root / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8"
+    )
+    lines = "".join(f"{ep} = {value}\n" for ep, value in entry_points.items())
+    (info / "entry_points.txt").write_text(f"[skillstate]\n{lines}", encoding="utf-8")

@@ -23,8 +23,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     put.add_argument("value", help="lists are comma-separated; booleans true/false")
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, name: str = "") -> str:
+    """A value as ``config`` prints it: JSON, a store URL with its credentials masked."""
     from skillstate.records import Budget
+
+    if name == "store" and isinstance(value, str):
+        from skillstate.masking import mask_url
+
+        return json.dumps(mask_url(value), ensure_ascii=False)
 
     if isinstance(value, Budget):
         return json.dumps(
@@ -55,11 +61,12 @@ def run(ctx: CliContext) -> int:
             value = (
                 getattr(value, ctx.args.key.split(".", 1)[1], None) if value is not None else None
             )
-        print(_show(value), file=ctx.out)
+        print(_show(value, name), file=ctx.out)
         return 0
     width = max(len(k) for k in KEYS)
     for name in sorted(KEYS):
         print(
-            f"{name:<{width}}  {_show(config.get(name)):<40}  ({config.source(name)})", file=ctx.out
+            f"{name:<{width}}  {_show(config.get(name), name):<40}  ({config.source(name)})",
+            file=ctx.out,
         )
     return 0

@@ -8,6 +8,8 @@ import sys
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
 
+from skillstate.masking import mask_secrets, url_secrets
+
 if TYPE_CHECKING:
     from skillstate.config import Config
     from skillstate.host import Host
@@ -52,10 +54,26 @@ class HostContext:
 
     @cached_property
     def store(self) -> Store:
+        from skillstate.cli.exits import install_log_lines
+
+        install_log_lines(self.prog)  # a store's driver may log (retries): one line each
         return self.host.open_store()
 
     def error(self, message: str) -> None:
-        print(f"{self.prog}: {message}", file=self.err)
+        """Print ``prog: message`` on stderr, with the configured store's credentials masked."""
+        try:
+            print(f"{self.prog}: {mask_secrets(message, self._secrets())}", file=self.err)
+        except (OSError, ValueError):  # stderr is closed too: nothing left to tell
+            pass
+
+    def _secrets(self) -> tuple[str, ...]:
+        """Credentials of the store URLs this command knows (configured or given)."""
+        urls = [getattr(getattr(self, "args", None), "store", None)]
+        try:
+            urls.append(self.config.store)
+        except Exception:  # a broken configuration: its own message is being printed
+            pass
+        return tuple(secret for url in urls if isinstance(url, str) for secret in url_secrets(url))
 
 
 class CliContext(HostContext):

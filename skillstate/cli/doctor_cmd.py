@@ -1,6 +1,7 @@
 """``skillstate doctor [--fix]``: the checks every plugin contributes through ``skillstate_doctor``.
 
-Read-only by default. ``--fix`` applies each finding's ``autofix`` (the safe,
+The core checks first: plugins that failed to load, plugin name conflicts, and whether
+the configured store opens. Read-only by default. ``--fix`` applies each finding's ``autofix`` (the safe,
 automatic fixes a plugin offers, e.g. rig's "append .rig/ to .gitignore") and
 prints the line it returns; every other ``fix`` is printed for a human to run.
 Exit 0 when nothing is worse than a ``nit``, 1 when a ``warn`` or ``error`` is found.
@@ -20,7 +21,12 @@ if TYPE_CHECKING:
     from skillstate.records import DoctorFinding
     from skillstate.store import Store
 
-__all__ = ["configure", "doctor_report", "run"]
+__all__ = ["configure", "core_findings", "doctor_report", "open_store_problem", "run"]
+
+
+class _StoreCtx(Protocol):
+    @property
+    def store(self) -> Store: ...
 
 
 class _Ctx(Protocol):
@@ -48,9 +54,65 @@ def _print(findings: Sequence[DoctorFinding], out: TextIO) -> None:
             print(f"  fix: {finding.fix}", file=out)
 
 
-def doctor_report(ctx: _Ctx, root: Path, store: Store | None, fix: bool = False) -> int:
-    """Collect every plugin's findings for ``root``, print them, apply ``--fix``; the exit code."""
-    findings = ctx.host.doctor(root, store)
+def core_findings(host: Host, store_problem: str | None = None) -> list[DoctorFinding]:
+    """The core's own checks: plugins that failed to load, name conflicts, the store.
+
+    ``store_problem`` is why the configured store could not be opened (``None``: it opened).
+    """
+    from skillstate.errors import PluginConflictError
+    from skillstate.records import DoctorFinding
+
+    findings = []
+    for row in host.pm.plugin_table:
+        if row.status == "error":
+            where = f" ({row.distribution} {row.version})" if row.distribution else ""
+            findings.append(
+                DoctorFinding(
+                    "plugins",
+                    "error",
+                    f"plugin '{row.name}'{where} failed to load: {row.error}",
+                    f"fix or reinstall it, or block it: SKILLSTATE_DISABLE_PLUGINS={row.name}",
+                )
+            )
+    for registry in ("skills", "stores", "environments", "commands"):
+        try:
+            getattr(host, registry)
+        except PluginConflictError as exc:
+            findings.append(DoctorFinding("plugin-conflicts", "error", str(exc)))
+    if store_problem is not None:
+        findings.append(
+            DoctorFinding(
+                "store",
+                "error",
+                f"the configured store cannot be opened: {store_problem}",
+                "check its URL and source with `skillstate config list`",
+            )
+        )
+    return findings
+
+
+def open_store_problem(ctx: _StoreCtx) -> tuple[Store | None, str | None]:
+    """The context's store, opened and touched once, or why it cannot be (a message)."""
+    from skillstate.errors import SkillstateError
+
+    try:
+        store = ctx.store
+        store.exists("doctor-probe")  # stores connect lazily: this opens it for real
+    except SkillstateError as exc:
+        return None, str(exc)
+    return store, None
+
+
+def doctor_report(
+    ctx: _Ctx,
+    root: Path,
+    store: Store | None,
+    fix: bool = False,
+    store_problem: str | None = None,
+) -> int:
+    """Collect the core's and every plugin's findings for ``root``, print them, apply
+    ``--fix``; the exit code (1 when a ``warn`` or ``error`` is found)."""
+    findings = core_findings(ctx.host, store_problem) + ctx.host.doctor(root, store)
     if not findings:
         print("doctor: no findings", file=ctx.out)
         return 0
@@ -70,11 +132,7 @@ def doctor_report(ctx: _Ctx, root: Path, store: Store | None, fix: bool = False)
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.errors import SkillstateError
-
-    try:
-        store: Store | None = ctx.store
-    except SkillstateError as exc:
-        ctx.error(f"the configured store could not be opened ({exc}); checking without it")
-        store = None
-    return doctor_report(ctx, ctx.config.root.resolve(), store, fix=ctx.args.fix)
+    store, problem = open_store_problem(ctx)
+    return doctor_report(
+        ctx, ctx.config.root.resolve(), store, fix=ctx.args.fix, store_problem=problem
+    )

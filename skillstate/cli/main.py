@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from skillstate.cli.context import CliContext
     from skillstate.records import CommandSpec
 
-__all__ = ["CORE_COMMANDS", "all_commands", "build_parser", "install_warning_format", "main"]
+__all__ = ["CORE_COMMANDS", "all_commands", "build_parser", "main"]
 
 _CORE: tuple[tuple[str, str, str], ...] = (
     ("plugins", "plugins_cmd", "list every plugin: name, distribution, version, status, hooks"),
@@ -161,38 +161,18 @@ def all_commands(ctx: CliContext) -> tuple[list[CommandSpec], dict[str, str]]:
     return [*CORE_COMMANDS, *registry], owners
 
 
-def install_warning_format(prog: str = "skillstate") -> None:
-    """skillstate's own warnings as one ``{prog}: warning: …`` line each, once."""
-    import warnings
-
-    shown: set[str] = set()
-    default = warnings.showwarning
-
-    def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-        module = getattr(category, "__module__", "")
-        if not module.startswith("skillstate"):
-            default(message, category, *args, **kwargs)
-            return
-        text = str(message)  # one line even when a plugin's error spans several
-        if text not in shown:
-            shown.add(text)
-            print(f"{prog}: warning: {' '.join(text.split())}", file=sys.stderr)
-
-    warnings.showwarning = show
-
-
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``skillstate`` console script; exit codes in :mod:`skillstate.cli.exits`."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list in (["--version"], ["-V"]):
         from skillstate._version import __version__
 
         print(f"skillstate {__version__}")
         return 0
-    install_warning_format()
-
     from skillstate.cli.context import CliContext
-    from skillstate.cli.runs import ERROR
-    from skillstate.errors import SkillstateError, StoreError
+    from skillstate.cli.exits import USAGE, install_warning_format, run_guarded
+
+    install_warning_format("skillstate")
 
     index = _command_index(args_list)
     name = None if index is None else args_list[index]
@@ -201,7 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = args_list if index is None else args_list[:index]
     pre, _ = _parser().parse_known_args([a for a in before if a not in ("-h", "--help")])
     ctx = CliContext(pre, check_commands=name not in _REPORTING)
-    try:
+
+    def body() -> int:
         owners: dict[str, str] = {}
         if name == "bench" or name not in CORE_COMMANDS.names():
             from skillstate.cli.context import using_host
@@ -216,18 +197,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         spec = getattr(args, "_spec", None)
         if spec is None:
             parser.print_help()
-            return 2
+            return USAGE
         ctx.args = args
         code: int = spec.run(ctx)
-    except StoreError as exc:  # not the input's fault: the store failed
-        ctx.error(str(exc))
-        return ERROR
-    except SkillstateError as exc:
-        ctx.error(str(exc))
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return code
+        return code
+
+    return run_guarded(body, ctx.error)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from skillstate.cli.context import CliContext
+from skillstate.masking import mask_url
 
 __all__ = ["configure", "run"]
 
@@ -31,13 +31,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--dry-run", action="store_true", help="report what would be copied")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-
-
-def _redact(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
 
 
 def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool, merge: Any) -> tuple[str, str]:
@@ -88,7 +81,7 @@ def run(ctx: CliContext) -> int:
     if args.runs:
         missing = [r for r in args.runs if not source.exists(r)]
         if missing:
-            ctx.error(f"no run {', '.join(repr(r) for r in missing)} in {_redact(args.source)}")
+            ctx.error(f"no run {', '.join(repr(r) for r in missing)} in {mask_url(args.source)}")
             return 2
         run_ids = list(dict.fromkeys(args.runs))
     else:
@@ -107,14 +100,14 @@ def run(ctx: CliContext) -> int:
     verb = "would copy" if args.dry_run else "copied"
     summary = (
         f"{verb} {len(report['copied'])} run(s), {len(report['present'])} already present, "
-        f"{bad} not copied; from {_redact(args.source)} to {_redact(args.target)}"
+        f"{bad} not copied; from {mask_url(args.source)} to {mask_url(args.target)}"
     )
     if not report["copied"] and not bad:
         summary = f"nothing to copy: {summary}"
     if args.json:
         payload = {
-            "from": _redact(args.source),
-            "to": _redact(args.target),
+            "from": mask_url(args.source),
+            "to": mask_url(args.target),
             "dry_run": args.dry_run,
             **report,
         }

@@ -6,9 +6,10 @@ over :mod:`skillstate.pipeline` and the store. Output rules (rig-state's):
 - every error goes to stderr as ``{prog}: {message}``;
 - exit 0 accepted/success, 1 rejected (also invalid JSON and a missing ``--field``),
   2 usage error, missing run, unknown skill, bad id, run already exists, no journal,
-  a version the run does not have; ``skillstate``'s own commands add 3 (an error:
-  the store failed), 4 (a ``--expected-version`` conflict: nothing written) and 5 (a
-  file to import that is not an intact export: nothing written);
+  a version the run does not have; 3 an error that is not the input's fault (the store
+  failed); ``skillstate``'s own commands add 4 (a ``--expected-version`` conflict:
+  nothing written) and 5 (a file to import that is not an intact export: nothing
+  written) — the table is :mod:`skillstate.cli.exits`;
 - a rejected ``init`` prints nothing on stdout; a rejected ``patch`` prints the
   **unchanged** state (compact rendering) on stdout and the reasons on stderr.
 """
@@ -18,6 +19,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+from skillstate.cli.exits import BAD_FILE, CONFLICT, ERROR, OK, REJECTED, USAGE
+from skillstate.display import excerpt
 
 if TYPE_CHECKING:
     from skillstate.host import Host
@@ -47,14 +51,6 @@ __all__ = [
     "version_arg",
 ]
 
-OK, REJECTED, USAGE = 0, 1, 2
-ERROR = 3
-"""Something failed that is not the input's fault (the store could not read or write)."""
-CONFLICT = 4
-"""``patch --expected-version N``: the run is not at version N; nothing was written."""
-BAD_FILE = 5
-"""``import FILE``: not a complete, intact export; nothing was written."""
-
 
 class RunContext(Protocol):
     """What the run commands need from a command line (``CliContext`` provides it)."""
@@ -80,17 +76,24 @@ def read_document(text: str | None, stdin: TextIO | None = None) -> Any:
     from skillstate.jsondoc import parse_json
 
     if text is None or text == "-":
-        text = (stdin or sys.stdin).read()
+        stream = stdin or sys.stdin
+        raw = getattr(stream, "buffer", None)  # bytes: decoded as UTF-8 whatever the locale
+        data: str | bytes = raw.read() if raw is not None else stream.read()
+        return parse_json(data, "patch")
     return parse_json(text, "patch")
 
 
+MAX_REASONS = 100
+"""A rejection lists at most this many reasons, then how many more there were."""
+
+
 def reasons(ctx: RunContext, title: str, problems: Sequence[Problem]) -> None:
-    """``{prog}: {title}:`` and one ``  - reason`` line per problem, on stderr."""
-    lines = "".join(f"\n  - {p.message}" for p in problems)
+    """``{prog}: {title}:`` and one ``  - reason`` line per problem (at most
+    :data:`MAX_REASONS`), on stderr."""
+    lines = "".join(f"\n  - {p.message}" for p in problems[:MAX_REASONS])
+    if len(problems) > MAX_REASONS:
+        lines += f"\n  - … and {len(problems) - MAX_REASONS:,} more"
     ctx.error(f"{title}:{lines}")
-
-
-_reasons = reasons
 
 
 def print_run(ctx: RunContext, record: RunRecord) -> None:
@@ -110,7 +113,7 @@ def _valid_id(ctx: RunContext, run_id: str) -> bool:
 
     if is_valid_run_id(run_id):
         return True
-    ctx.error(f"run id '{run_id}' is not a valid id")
+    ctx.error(f"run id '{excerpt(run_id)}' is not a valid id")
     return False
 
 
@@ -141,7 +144,7 @@ def _skill(ctx: RunContext, name: str, allowed: Sequence[str] | None) -> SkillDe
         if found is None:
             known = ", ".join(n for n in allowed if host.skills.get(n) is not None)
             ctx.error(
-                f"unknown skill '{name}'. Known: "
+                f"unknown skill '{excerpt(name)}'. Known: "
                 + (known or "(none: is the plugin that provides them blocked?)")
             )
         return found
@@ -168,7 +171,7 @@ def do_init(
     if skill is None:
         return USAGE
     if not is_valid_run_id(run_id):
-        ctx.error(f"run id '{run_id}' must be alphanumeric with . _ -, under 80 chars")
+        ctx.error(f"run id '{excerpt(run_id)}' must be alphanumeric with . _ -, under 80 chars")
         return USAGE
     store = ctx.store
     if store.exists(run_id):
@@ -179,13 +182,18 @@ def do_init(
     except InvalidInput as exc:
         ctx.error(str(exc))
         return REJECTED
+    if seed is None:  # --json null is a seed that is not an object, as [] is (not "no seed")
+        from skillstate.records import Problem
+
+        reasons(ctx, "rejected", [Problem("patch", "patch: expected a JSON object", "")])
+        return REJECTED
     try:
         outcome = create_run(ctx.host, store, skill, run_id, seed)
     except RunExists:
         ctx.error(f"run '{run_id}' already exists — patch it instead")
         return USAGE
     if not outcome.accepted or outcome.record is None:
-        _reasons(ctx, "rejected", outcome.problems)
+        reasons(ctx, "rejected", outcome.problems)
         return REJECTED
     print(_render(ctx, outcome.record), file=ctx.out)
     return OK
@@ -216,7 +224,7 @@ def do_patch(
     host = ctx.host
     skill = host.skills.get(record.skill)
     if skill is None or (allowed is not None and record.skill not in allowed):
-        ctx.error(f"run '{run_id}' names unknown skill '{record.skill}'")
+        ctx.error(f"run '{run_id}' names unknown skill '{excerpt(record.skill)}'")
         return USAGE
     try:
         patch = read_document(patch_text)
@@ -243,12 +251,12 @@ def do_patch(
         _load(ctx, run_id)
         return USAGE
     except SkillNotFound:
-        ctx.error(f"run '{run_id}' names unknown skill '{record.skill}'")
+        ctx.error(f"run '{run_id}' names unknown skill '{excerpt(record.skill)}'")
         return USAGE
     if outcome.record is not None:
         print(_render(ctx, outcome.record), file=ctx.out)
     if not outcome.accepted:
-        _reasons(ctx, "patch rejected", outcome.problems)
+        reasons(ctx, "patch rejected", outcome.problems)
         return REJECTED
     return OK
 
@@ -363,7 +371,8 @@ def do_list(ctx: RunContext, skill: str | None = None) -> int:
         summaries = ctx.store.list(skill, keys=sorted(keys))
     for warning in caught:
         if issubclass(warning.category, StoreWarning):
-            ctx.error(str(warning.message))
+            text = str(warning.message)  # "skipping {file}: …" as rig-state's Q6 says
+            ctx.error(text if text.startswith("skipping ") else f"warning: {text}")
         else:
             warnings.showwarning(
                 warning.message, warning.category, warning.filename, warning.lineno

@@ -2,8 +2,10 @@
 
 The skill store (``skillstate.skills``) from the command line. Texts come from
 ``--file PATH`` or standard input. A failed operation prints ``skillstate: <message>``
-on stderr and exits 1 (with ``--json`` the error envelope is also printed on stdout);
-a usage error exits 2.
+on stderr and exits 1 (with ``--json`` the error envelope is also printed on stdout),
+or 3 when the disk failed (an ``io`` error); a usage error exits 2. The plain ``view``
+prints SKILL.md, then (when there are any) the names of the skill's support files, as
+the JSON's ``linked_files``.
 """
 
 from __future__ import annotations
@@ -155,6 +157,7 @@ def _dispatch(ctx: CliContext, store: SkillStore) -> Result:
 
 
 def run(ctx: CliContext) -> int:
+    from skillstate.cli.exits import ERROR, REJECTED
     from skillstate.skills import SkillError, SkillFile, SkillListing, SkillView
 
     try:
@@ -166,7 +169,7 @@ def run(ctx: CliContext) -> int:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2), file=ctx.out)
     if isinstance(result, SkillError):
         ctx.error(result.message)
-        return 1
+        return ERROR if result.code == "io" else REJECTED
     if ctx.args.json:
         return 0
     if isinstance(result, SkillListing):
@@ -175,6 +178,10 @@ def run(ctx: CliContext) -> int:
         ctx.out.write(result.content)
         if result.content and not result.content.endswith("\n"):
             ctx.out.write("\n")
+        if isinstance(result, SkillView) and result.linked_files:
+            print(f"\nSupport files (skillstate skills read {result.name} PATH):", file=ctx.out)
+            for path in result.linked_files:
+                print(f"  {path}", file=ctx.out)
     else:
         print(result.message, file=ctx.out)
     return 0

@@ -1,22 +1,33 @@
-"""``skillstate verify [RUN_ID ...] [--json]``: replay journals, report records that differ.
+"""``skillstate verify [RUN_ID ...] [--json] [--repair]``: replay journals, report what differs.
 
 Every named run (every run in the store when none is named) is read, its journal
 replayed (:func:`skillstate.journal.verify_record`), and any difference reported —
 including a snapshot the store keeps (``Store.snapshots``) that is not the replay's
-state at its version.
-Exit 0 when every run agrees with its journal, 1 when any differs or cannot be read;
-an invalid or unknown run id is a usage error (exit 2, before anything is checked).
+state at its version. A
+run the store cannot read (a damaged record or journal; one a listing skipped with a
+warning) is reported too, as ``cannot be read``: verify never counts it as fine.
+``--repair`` asks the store to rebuild each run that differs or cannot be read from its
+journal (``Store.repair``; the file store can, when the journal holds the records),
+then checks it again.
+
+Exit 0 when every run agrees with its journal, 1 when any differs or cannot be read
+(after ``--repair``: any that is still wrong); an invalid or unknown run id is a usage
+error (exit 2, before anything is checked).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import warnings
 from typing import Any
 
 from skillstate.cli.context import CliContext
 
 __all__ = ["check_run", "configure", "run"]
+
+UNREADABLE = "cannot be read"
+DIFFERS = "differs from its journal"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -24,12 +35,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "run_ids", nargs="*", metavar="RUN_ID", help="runs to check (default: every run)"
     )
     parser.add_argument(
-        "--json", action="store_true", help="print a JSON list of {id, ok, problems}"
+        "--json", action="store_true", help="print a JSON list of {id, ok, status, problems}"
+    )
+    parser.add_argument(
+        "--repair",
+        action="store_true",
+        help="rebuild each run that differs or cannot be read from its journal, then recheck",
     )
 
 
-def check_run(store: Any, run_id: str, attempts: int = 3, merge: Any = None) -> list[str]:
-    """Why run ``run_id`` differs from its journal's replay (empty when it agrees).
+def check_run(
+    store: Any, run_id: str, attempts: int = 3, merge: Any = None
+) -> tuple[str, list[str]]:
+    """``(status, problems)`` of run ``run_id``: ``ok``, ``differs`` or ``unreadable``.
 
     The record and the journal are two reads; a commit landing between them looks
     like a difference, so a difference is confirmed by reading again (a live store
@@ -46,40 +64,95 @@ def check_run(store: Any, run_id: str, attempts: int = 3, merge: Any = None) -> 
             entries = store.journal(run_id)
             snapshots = store.snapshots(run_id)
         except RunNotFound:
-            return ["the run disappeared while it was being checked"]
+            return "unreadable", ["the run disappeared while it was being checked"]
         except StoreError as exc:
-            return [str(exc)]
+            return "unreadable", [str(exc)]
         problems = verify_record(record, entries, merge or merge_patch, snapshots)
         if not problems:
-            break
-    return problems
+            return "ok", []
+    return "differs", problems
+
+
+def _every_run(store: Any) -> tuple[list[str], dict[str, list[str]]]:
+    """The ids a listing gives, and those it skipped with a warning naming the run."""
+    from skillstate.store import StoreWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", StoreWarning)
+        listed = [summary.id for summary in store.list()]
+    skipped: dict[str, list[str]] = {}
+    for warning in caught:
+        message = warning.message
+        run_id = getattr(message, "run_id", None)
+        if isinstance(message, StoreWarning) and isinstance(run_id, str):
+            if run_id not in listed:
+                skipped.setdefault(run_id, []).append(str(message))
+                continue
+        warnings.showwarning(message, warning.category, warning.filename, warning.lineno)
+    return listed, skipped
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.errors import RunNotFound
+    from skillstate.errors import RunNotFound, SkillstateError
     from skillstate.store import check_run_id
 
     store = ctx.store
+    skipped: dict[str, list[str]] = {}
     if ctx.args.run_ids:
         run_ids = [check_run_id(run_id) for run_id in ctx.args.run_ids]
         for run_id in run_ids:
             if not store.exists(run_id):
                 raise RunNotFound(run_id)
     else:
-        run_ids = [summary.id for summary in store.list()]
-    results = [(run_id, check_run(store, run_id, merge=ctx.host.merge)) for run_id in run_ids]
-    bad = [(run_id, problems) for run_id, problems in results if problems]
+        run_ids, skipped = _every_run(store)
+    results: dict[str, tuple[str, list[str]]] = {
+        run_id: ("unreadable", problems) for run_id, problems in skipped.items()
+    }
+    for run_id in run_ids:
+        results[run_id] = check_run(store, run_id, merge=ctx.host.merge)
+    repaired: dict[str, str] = {}
+    if ctx.args.repair:
+        for run_id, (status, problems) in list(results.items()):
+            if status == "ok":
+                continue
+            try:
+                repaired[run_id] = store.repair(run_id)
+            except SkillstateError as exc:
+                results[run_id] = (status, [*problems, f"not repaired: {exc}"])
+                continue
+            results[run_id] = check_run(store, run_id, merge=ctx.host.merge)
+    ordered = sorted(results.items())
     if ctx.args.json:
-        rows = [{"id": i, "ok": not p, "problems": p} for i, p in results]
+        rows = [
+            {"id": i, "ok": s == "ok", "status": s, "problems": p, "repaired": repaired.get(i)}
+            for i, (s, p) in ordered
+        ]
         print(json.dumps(rows, indent=2, ensure_ascii=False), file=ctx.out)
     else:
-        for run_id, problems in bad:
-            print(f"{run_id}: differs from its journal", file=ctx.out)
+        for run_id, (status, problems) in ordered:
+            if run_id in repaired:
+                print(f"{run_id}: {repaired[run_id]}", file=ctx.out)
+            if status == "ok":
+                continue
+            print(f"{run_id}: {UNREADABLE if status == 'unreadable' else DIFFERS}", file=ctx.out)
             for problem in problems:
                 print(f"  - {problem}", file=ctx.out)
-        print(
-            f"{len(results)} run{'s' if len(results) != 1 else ''} checked, "
-            f"{len(bad)} differ{'s' if len(bad) == 1 else ''} from {'its' if len(bad) == 1 else 'their'} journal",
-            file=ctx.out,
-        )
-    return 1 if bad else 0
+        print(_summary(ordered, len(repaired)), file=ctx.out)
+    return 1 if any(status != "ok" for _, (status, _) in ordered) else 0
+
+
+def _summary(results: list[tuple[str, tuple[str, list[str]]]], repaired: int) -> str:
+    """``N runs checked, M differ from their journal, K cannot be read[, R repaired]``."""
+    differ = sum(1 for _, (s, _) in results if s == "differs")
+    unreadable = sum(1 for _, (s, _) in results if s == "unreadable")
+    n = len(results)
+    text = (
+        f"{n} run{'s' if n != 1 else ''} checked, "
+        f"{differ} differ{'s' if differ == 1 else ''} from "
+        f"{'its' if differ == 1 else 'their'} journal"
+    )
+    if unreadable:
+        text += f", {unreadable} cannot be read"
+    if repaired:
+        text += f", {repaired} repaired"
+    return text

@@ -90,6 +90,8 @@ from typing import TYPE_CHECKING
 from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from skillstate.display import excerpt
+    from skillstate.durability import NO_FLOCK, flock_module, sync_file
     from skillstate.environment import Environment
     from skillstate.errors import (
         ConfigError,
@@ -115,9 +117,17 @@ if TYPE_CHECKING:
         verify_record,
         verify_snapshots,
     )
-    from skillstate.jsondoc import check_document, compact, js_numbers, parse_json, pretty
+    from skillstate.jsondoc import (
+        check_document,
+        compact,
+        js_numbers,
+        parse_json,
+        parse_stored,
+        pretty,
+    )
     from skillstate.manager import HookFailure
     from skillstate.markers import hookimpl
+    from skillstate.masking import mask_url
     from skillstate.merge import copy_json, merge_patch
     from skillstate.pipeline import NO_ACTION, Change, Outcome, create_run, now_iso, transition
     from skillstate.records import (
@@ -156,6 +166,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BUDGET",
     "NO_ACTION",
+    "NO_FLOCK",
     "RUN_ID_PATTERN",
     "SNAPSHOT_INTERVAL",
     "ActionResult",
@@ -203,20 +214,25 @@ __all__ = [
     "create_run",
     "dig_field",
     "due_snapshots",
+    "excerpt",
     "field_text",
+    "flock_module",
     "hookimpl",
     "imported_records",
     "is_valid_run_id",
     "js_numbers",
     "js_string",
+    "mask_url",
     "merge_patch",
     "now_iso",
     "parse_json",
+    "parse_stored",
     "pretty",
     "render_block",
     "replay",
     "replay_history",
     "snapshot_due",
+    "sync_file",
     "transition",
     "verify_record",
     "verify_snapshots",
@@ -254,9 +270,19 @@ _LAZY = {
             "verify_snapshots",
         )
     },
+    "excerpt": "skillstate.display",
+    "mask_url": "skillstate.masking",
+    **{name: "skillstate.durability" for name in ("NO_FLOCK", "flock_module", "sync_file")},
     **{
         name: "skillstate.jsondoc"
-        for name in ("check_document", "compact", "js_numbers", "parse_json", "pretty")
+        for name in (
+            "check_document",
+            "compact",
+            "js_numbers",
+            "parse_json",
+            "parse_stored",
+            "pretty",
+        )
     },
     "HookFailure": "skillstate.manager",
     "hookimpl": "skillstate.markers",

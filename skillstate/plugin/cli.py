@@ -14,7 +14,10 @@ exactly as ``skillstate``'s own (``skillstate.cli.runs``); call
         prog = "my-tool"
         ...
 
-Exit codes: :data:`OK` (0), :data:`REJECTED` (1), :data:`USAGE` (2).
+Exit codes: :data:`OK` (0), :data:`REJECTED` (1), :data:`USAGE` (2), :data:`ERROR` (3);
+:func:`run_guarded` runs a command line's body and turns every expected failure (a
+``SkillstateError``, a closed pipe, an output stream that cannot encode the text) into
+one ``prog: message`` line and its exit code, never a traceback.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext, HostContext
-    from skillstate.cli.doctor_cmd import doctor_report
-    from skillstate.cli.main import install_warning_format
+    from skillstate.cli.doctor_cmd import doctor_report, open_store_problem
+    from skillstate.cli.exits import CLOSED, install_warning_format, run_guarded
     from skillstate.cli.runs import (
+        ERROR,
         OK,
         REJECTED,
         USAGE,
@@ -45,6 +49,8 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "CLOSED",
+    "ERROR",
     "OK",
     "REJECTED",
     "USAGE",
@@ -62,10 +68,13 @@ __all__ = [
     "doctor_report",
     "install_warning_format",
     "load_config",
+    "open_store_problem",
     "read_document",
+    "run_guarded",
 ]
 
 _RUNS = (
+    "ERROR",
     "OK",
     "REJECTED",
     "USAGE",
@@ -84,7 +93,10 @@ _LAZY = {
     "CliContext": "skillstate.cli.context",
     "HostContext": "skillstate.cli.context",
     "doctor_report": "skillstate.cli.doctor_cmd",
-    "install_warning_format": "skillstate.cli.main",
+    "open_store_problem": "skillstate.cli.doctor_cmd",
+    "CLOSED": "skillstate.cli.exits",
+    "run_guarded": "skillstate.cli.exits",
+    "install_warning_format": "skillstate.cli.exits",
     "Config": "skillstate.config",
     "load_config": "skillstate.config",
     **{name: "skillstate.cli.runs" for name in _RUNS},

@@ -29,10 +29,10 @@ __all__ = [
 
 
 def shown_id(session_id: object, limit: int = 100) -> str:
-    """A session id as it may appear in a message: a string, NUL escaped, cut at ``limit``."""
-    text = session_id if isinstance(session_id, str) else repr(session_id)
-    text = text.replace("\x00", "\\0")
-    return text if len(text) <= limit else text[:limit] + "…"
+    """A session id as it may appear in a message: :func:`~skillstate.display.excerpt` of it."""
+    from skillstate.display import excerpt
+
+    return excerpt(session_id if isinstance(session_id, str) else repr(session_id), limit)
 
 
 class SessionError(SkillstateError):

@@ -62,7 +62,8 @@ def check_session_id(session_id: Any) -> str:
 def _check_json(value: Any, name: str) -> None:
     problems = check_document(value, name)
     if problems:
-        raise SessionInputError(f"{name}: {problems[0].message}")
+        first = problems[0]  # a problem of the whole value already starts with its name
+        raise SessionInputError(first.message if not first.path else f"{name}: {first.message}")
 
 
 def check_step(value: Any, name: str) -> int:

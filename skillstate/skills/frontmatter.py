@@ -6,16 +6,20 @@ Read path (:func:`parse_frontmatter`), the Hermes rules:
 2. no opening ``---`` → ``({}, text)``, the whole (BOM-stripped) text is the body;
 3. the closing fence is the first ``\\n---\\s*\\n`` after the opening three dashes;
    none → ``({}, text)`` ("unclosed"); blank lines right after the fence are consumed;
-4. the frontmatter source is parsed with PyYAML's safe loader when PyYAML happens
-   to be importable (a parse *exception* falls back to step 5; a result that is not
-   a mapping gives ``{}``), otherwise with
+4. the frontmatter source is parsed with PyYAML's safe loader (PyYAML is a dependency
+   of skillstate, so every install reads a SKILL.md the same way: ``description: >``
+   is the folded text, ``metadata:`` a mapping); a parse *exception* (broken YAML)
+   falls back to step 5, as the source does; a result that is not a mapping gives ``{}``;
 5. the flat parser: lines without ``:`` are skipped, each other line is split at its
    first ``:``, both halves stripped, a later key wins, every value stays a string
    (quotes are kept, ``[a, b]`` stays text, a ``: x`` line gives the key ``""``).
 
-Write path (:func:`check_content`): the same fence rules, then every non-blank line
-must be an unindented ``key: value`` pair with a plain key, keys must be unique,
-``name`` and ``description`` must be present. Nested YAML is not supported.
+Write path (:func:`check_content`): the same fence rules, then every unindented
+non-blank line must be a ``key: value`` pair with a plain key, keys must be unique,
+``name`` and ``description`` must be present. Indented lines continue the key above
+them (a nested ``metadata:`` map, a list, a ``>`` or ``|`` block scalar, as the Agent
+Skills specification allows); the frontmatter must then be valid YAML, and its values
+are YAML's.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ ENVIRONMENT_KEY = "skillstate-environment"
 _KEY_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 _yaml: Any
-try:  # PyYAML is optional: used on the read path only when it is installed.
+try:  # PyYAML is a dependency (pyproject.toml); a broken install falls back to the flat parser
     _yaml = importlib.import_module("yaml")
     _YAML_LOADER: Any = getattr(_yaml, "CSafeLoader", None) or _yaml.SafeLoader
 except ImportError:  # pragma: no cover - depends on the environment
@@ -135,7 +139,26 @@ def parse_frontmatter(text: str, *, use_yaml: bool | None = None) -> tuple[dict[
     return parse_source(source, use_yaml=use_yaml), body
 
 
-def check_content(content: str) -> tuple[dict[str, str], str]:
+def _nested_fields(source: str) -> dict[str, Any]:
+    """The YAML reading of a frontmatter with nested values (indented lines), or a problem."""
+    if _yaml is None:  # pragma: no cover - PyYAML is a dependency; a broken install
+        raise HeaderProblem("Frontmatter with indented lines needs PyYAML, which is not installed.")
+    try:
+        loaded = _yaml.load(source, Loader=_YAML_LOADER)
+    except Exception as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())[:200]
+        if mark is not None:  # the source starts after the opening '---' (line 1)
+            raise HeaderProblem(
+                f"Frontmatter line {mark.line + 1} is not a 'key: value' pair (YAML: {problem})."
+            ) from None
+        raise HeaderProblem(f"YAML frontmatter parse error: {problem}") from None
+    if not isinstance(loaded, Mapping):
+        raise HeaderProblem("Frontmatter must be a YAML mapping (key: value pairs).")
+    return {str(k): _jsonable(v) for k, v in loaded.items()}
+
+
+def check_content(content: str) -> tuple[dict[str, Any], str]:
     """Validate a SKILL.md text for writing; ``(frontmatter, body)`` or :class:`HeaderProblem`.
 
     Messages, in order: empty content, no opening fence, unclosed, a line that is not a
@@ -156,12 +179,16 @@ def check_content(content: str) -> tuple[dict[str, str], str]:
             "SKILL.md frontmatter is not closed. Ensure you have a closing '---' line."
         )
     source, body, _ = parts
-    fields: dict[str, str] = {}
+    fields: dict[str, Any] = {}
     lines = source.split("\n")
     if lines[0].strip():
         raise HeaderProblem("The opening '---' line of SKILL.md must contain nothing else.")
+    nested = False
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
+            continue
+        if line[0].isspace() and fields:  # continues the key above (checked as YAML below)
+            nested = True
             continue
         key, colon, value = line.partition(":")
         if not colon or line[0].isspace() or not _KEY_RE.match(key.rstrip()):
@@ -170,9 +197,14 @@ def check_content(content: str) -> tuple[dict[str, str], str]:
         if key in fields:
             raise HeaderProblem(f"Frontmatter key '{key}' appears more than once.")
         fields[key] = value.strip()
+    if nested:
+        fields = _nested_fields(source)
     for required in ("name", "description"):
         if required not in fields:
             raise HeaderProblem(f"Frontmatter must include '{required}' field.")
+    if nested and not all(isinstance(fields[k], str) for k in ("name", "description")):
+        raise HeaderProblem("Frontmatter 'name' and 'description' must be text.")
+    fields["description"] = str(fields["description"]).strip() if nested else fields["description"]
     if not fields["description"]:
         raise HeaderProblem(
             "Frontmatter 'description' must not be empty: say what the skill does and when to use it."

@@ -21,11 +21,13 @@ from pathlib import Path
 
 import attrs
 
+from skillstate.durability import flock_module, sync_file
 from skillstate.skills.frontmatter import BOM, CLOSING_FENCE
 
 __all__ = [
     "HEADER_WINDOW",
     "TEMP_MARK",
+    "HardLink",
     "Header",
     "atomic_write",
     "fsync_dir",
@@ -84,15 +86,31 @@ def scan_header(prefix: bytes, complete: bool) -> Header | None:
     return None
 
 
+class HardLink(OSError):
+    """A file with more than one name: a hard link may be a file outside the skill."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(errno.EMLINK, f"it is a hard link ({count} names)")
+        self.count = count
+
+
 def open_regular(path: Path) -> int:
-    """An fd open for reading on a regular file; ``OSError`` otherwise (a FIFO never blocks)."""
+    """An fd open for reading on a regular file with one name; ``OSError`` otherwise.
+
+    A FIFO never blocks; a file with several hard links raises :class:`HardLink` (a
+    hard link under ``references/`` could be any file of the same filesystem, so it
+    is refused the way a symbolic link pointing outside is).
+    """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
+        info = os.fstat(fd)
+        mode = info.st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, "Not a regular file")
+        if info.st_nlink > 1:
+            raise HardLink(info.st_nlink)
     except BaseException:
         os.close(fd)
         raise
@@ -149,24 +167,56 @@ def fsync_dir(directory: Path) -> None:
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically and durably (module docstring); raises ``OSError``."""
     directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
+    created = _make_dirs(directory)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         mode = 0o644
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}{TEMP_MARK}")
+    try:
+        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}{TEMP_MARK}")
+    except BaseException:
+        _remove_dirs(created)
+        raise
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            sync_file(handle.fileno())  # F_FULLFSYNC on macOS
         os.chmod(temp, mode)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
+        _remove_dirs(created)  # a failed write leaves no empty support directory behind
         raise
     fsync_dir(directory)
+
+
+def _make_dirs(directory: Path) -> list[Path]:
+    """``mkdir -p directory``; the directories it created, deepest last."""
+    missing: list[Path] = []
+    current = directory
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    created: list[Path] = []
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        except BaseException:
+            _remove_dirs(created)
+            raise
+        created.append(path)
+    return created
+
+
+def _remove_dirs(created: list[Path]) -> None:
+    """Remove the directories :func:`_make_dirs` created, deepest first, if still empty."""
+    for path in reversed(created):
+        with contextlib.suppress(OSError):
+            path.rmdir()
 
 
 @contextlib.contextmanager
@@ -178,11 +228,8 @@ def locked(directory: Path) -> Iterator[int]:
     """
     fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: atomic replace only
-            fcntl = None  # type: ignore[assignment]
-        if fcntl is not None:
+        fcntl = flock_module()
+        if fcntl is not None:  # not POSIX (Windows): atomic replace only (docs/skills.md)
             fcntl.flock(fd, fcntl.LOCK_EX)
         yield fd
     finally:

@@ -4,7 +4,7 @@ Both checkers return the error message (a ``str``) or ``None``; they never raise
 The support-path rules are checked on the raw string, in this order (messages from
 the reference, ``docs/skills.md`` lists them):
 
-1. empty; 2. a backslash; 3. absolute (``/x`` or a drive such as ``C:``);
+1. empty; 1b. not valid Unicode (a lone surrogate); 2. a backslash; 3. absolute (``/x`` or a drive such as ``C:``);
 4. a ``..`` segment; 5. a ``.`` or empty segment; 6. the first segment is not one of
 ``assets``, ``references``, ``scripts``, ``templates``; 7. fewer than two segments;
 8. (:func:`confine`) the resolved real path leaves the skill directory (symlinks).
@@ -15,6 +15,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+
+from skillstate.display import excerpt
+from skillstate.jsondoc import find_surrogate
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -47,7 +50,7 @@ def check_name(name: object) -> str | None:
         return f"Skill name exceeds {MAX_NAME_LENGTH} characters."
     if NAME_PATTERN.fullmatch(name) is None:
         return (
-            f"Invalid skill name '{name}'. Use lowercase letters, numbers, hyphens, dots, "
+            f"Invalid skill name '{excerpt(name)}'. Use lowercase letters, numbers, hyphens, dots, "
             "and underscores. Must start with a letter or digit."
         )
     return None
@@ -62,21 +65,27 @@ def check_support_path(file_path: object) -> str | None:
     """Rules 1-7 of the module docstring: the message for a bad support path, or ``None``."""
     if not isinstance(file_path, str) or not file_path:
         return "file_path is required."
+    bad = find_surrogate(file_path)
+    if bad >= 0:
+        return (
+            f"file_path is not valid Unicode (a lone surrogate at character {bad}); "
+            f"send UTF-8 text. Got: '{excerpt(file_path)}'"
+        )
     if "\\" in file_path:
         return "Backslashes are not allowed in file_path; use '/'."
     if file_path.startswith("/") or _DRIVE.match(file_path):
-        return f"file_path must be relative to the skill directory. Got: '{file_path}'"
+        return f"file_path must be relative to the skill directory. Got: '{excerpt(file_path)}'"
     segments = file_path.split("/")
     if ".." in segments:
         return "Path traversal ('..') is not allowed."
     if any(segment in ("", ".") for segment in segments):
-        return f"file_path must not contain '.' or empty segments. Got: '{file_path}'"
+        return f"file_path must not contain '.' or empty segments. Got: '{excerpt(file_path)}'"
     if segments[0] not in SUPPORT_DIRS:
-        return f"File must be under one of: {', '.join(SUPPORT_DIRS)}. Got: '{file_path}'"
+        return f"File must be under one of: {', '.join(SUPPORT_DIRS)}. Got: '{excerpt(file_path)}'"
     if len(segments) < 2:
-        return f"Provide a file path, not just a directory. Example: '{segments[0]}/myfile.md'"
+        return f"Provide a file path, not just a directory. Example: '{excerpt(segments[0])}/myfile.md'"
     if "\x00" in file_path:
-        return f"file_path must not contain NUL characters. Got: {file_path!r}"
+        return f"file_path must not contain NUL characters. Got: '{excerpt(file_path)}'"
     return None
 
 

@@ -15,12 +15,14 @@ from typing import Any
 
 import attrs
 
+from skillstate.jsondoc import find_surrogate
 from skillstate.skills.frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_source
 from skillstate.skills.fsio import HEADER_WINDOW, TEMP_MARK, Header
 from skillstate.skills.paths import SUPPORT_DIRS
 
 __all__ = [
     "MAX_LISTED_DESCRIPTION",
+    "SYMLINKED_SKILL",
     "Probe",
     "check_stored",
     "describe_header",
@@ -30,6 +32,12 @@ __all__ = [
 ]
 
 MAX_LISTED_DESCRIPTION = 1024
+
+SYMLINKED_SKILL = (
+    "is a symbolic link; skills must be real directories inside the skills root "
+    "(symbolic links are refused: replace the link with the directory)"
+)
+"""Why a skill directory that is a symbolic link is refused (after ``Skill 'name' ``)."""
 
 
 @attrs.frozen
@@ -77,14 +85,15 @@ def check_stored(name: str, source: str, use_yaml: bool | None) -> tuple[dict[st
         value = fields.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             return f"SKILL.md of skill '{name}': '{key}' must be a non-empty name, got {value!r}."
-    text = description if isinstance(description, str) else str(description)
-    if len(text) > MAX_LISTED_DESCRIPTION:
+    text = (description if isinstance(description, str) else str(description)).strip()
+    if len(text) > MAX_LISTED_DESCRIPTION:  # a YAML block scalar ends in a newline: stripped
         text = text[: MAX_LISTED_DESCRIPTION - 3] + "..."
     return fields, text
 
 
 def _visible(entry: str) -> bool:
-    return not entry.startswith(".") and TEMP_MARK not in entry
+    """Not hidden, not a temp file, and a name that is text (not undecodable bytes)."""
+    return not entry.startswith(".") and TEMP_MARK not in entry and find_surrogate(entry) < 0
 
 
 def support_files(skill_dir: Path) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from skillstate.skills import writes
 from skillstate.skills.frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_frontmatter
-from skillstate.skills.fsio import read_all, read_header, scan_header
+from skillstate.skills.fsio import HardLink, read_all, read_header, scan_header
 from skillstate.skills.paths import (
     MAX_FILE_BYTES,
     MAX_SKILL_CHARS,
@@ -33,6 +33,7 @@ from skillstate.skills.paths import (
     is_valid_name,
 )
 from skillstate.skills.reading import (
+    SYMLINKED_SKILL,
     Probe,
     check_stored,
     describe_header,
@@ -112,8 +113,14 @@ class SkillStore:
     # -- locating -------------------------------------------------------------------
 
     def probe(self, name: str) -> Probe:
-        """The first root holding ``<name>/SKILL.md`` (even a broken one), or why none does."""
+        """The first root holding ``<name>/SKILL.md`` (even a broken one), or why none does.
+
+        A skill directory that is a symbolic link is an ``error``: it would let reads and
+        writes reach outside the skills root (:data:`SYMLINKED_SKILL`).
+        """
         for source, root in self.roots:
+            if os.path.islink(root / name):
+                return Probe("error", source, root, SYMLINKED_SKILL)
             skill_md = root / name / SKILL_FILE
             try:
                 os.stat(skill_md)
@@ -157,6 +164,9 @@ class SkillStore:
                 if entry in seen or not is_valid_name(entry):
                     continue
                 skill_dir = root / entry
+                if os.path.islink(skill_dir):  # refused (SYMLINKED_SKILL); it hides a user one
+                    seen.add(entry)
+                    continue
                 try:
                     header = read_header(skill_dir / SKILL_FILE)
                 except (FileNotFoundError, NotADirectoryError):
@@ -187,6 +197,8 @@ class SkillStore:
         if where.status == "absent" or where.root is None:
             return self.not_found(name)
         skill_dir = where.root / name
+        if where.status == "error" and where.message == SYMLINKED_SKILL:
+            return SkillError("broken", f"Skill '{name}' {SYMLINKED_SKILL}.")
         if where.status == "error":
             return SkillError(
                 "broken", f"SKILL.md of skill '{name}' cannot be read: {where.message}."
@@ -238,6 +250,8 @@ class SkillStore:
         if problem is not None:
             return SkillError("invalid-path", problem)
         where = self.probe(name)
+        if where.status == "error" and where.message == SYMLINKED_SKILL:
+            return SkillError("invalid-path", f"Skill '{name}' {SYMLINKED_SKILL}.")
         if where.status != "found" or where.root is None:
             return self.not_found(name)
         skill_dir = where.root / name
@@ -251,6 +265,12 @@ class SkillStore:
                 "too-large",
                 f"File '{file_path}' is {exc.args[0]:,} bytes "
                 f"(limit: {MAX_FILE_BYTES:,} bytes / 1 MiB).",
+            )
+        except HardLink as link:
+            return SkillError(
+                "invalid-path",
+                f"File '{file_path}' of skill '{name}' is a hard link ({link.count} names): "
+                "only files the skill owns are read.",
             )
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return SkillError(

@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skillstate.jsondoc import find_surrogate
 from skillstate.skills.frontmatter import BOM, HeaderProblem, check_content
-from skillstate.skills.fsio import locked, read_all, scan_header
+from skillstate.skills.fsio import HardLink, locked, read_all, scan_header
 from skillstate.skills.paths import (
     MAX_FILE_BYTES,
     MAX_SKILL_CHARS,
@@ -27,7 +28,7 @@ from skillstate.skills.paths import (
     check_support_path,
     confine,
 )
-from skillstate.skills.reading import check_stored, describe_header, os_message
+from skillstate.skills.reading import SYMLINKED_SKILL, check_stored, describe_header, os_message
 from skillstate.skills.results import SkillError, WriteResult
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ __all__ = [
     "read_text",
     "run_write",
     "skill_lock",
+    "text_error",
     "writable_dir",
 ]
 
@@ -71,7 +73,7 @@ def check_skill_text(
         fields, _ = check_content(content)
     except HeaderProblem as exc:
         return SkillError("invalid-content", f"{prefix}{exc}")
-    declared = fields["name"]
+    declared = str(fields["name"])
     if declared != name:
         hint = ""
         if declared[:1] in ("'", '"'):
@@ -96,6 +98,20 @@ def check_skill_text(
     readback = check_stored(name, header.source, use_yaml)
     if isinstance(readback, str):
         return SkillError("invalid-content", f"{prefix}{readback}")
+    return None
+
+
+def text_error(what: str, *texts: object) -> SkillError | None:
+    """The error for a text that is not valid Unicode (a lone surrogate), else ``None``."""
+    for text in texts:
+        if isinstance(text, str):
+            bad = find_surrogate(text)
+            if bad >= 0:
+                return SkillError(
+                    "invalid-content",
+                    f"{what} is not valid Unicode (a lone surrogate at character {bad}); "
+                    "send UTF-8 text.",
+                )
     return None
 
 
@@ -126,6 +142,8 @@ def writable_dir(store: SkillStore, name: str, missing_suffix: str) -> Path | Sk
     if problem is not None:
         return SkillError("invalid-name", problem)
     where = store.probe(name)
+    if where.status == "error" and where.message == SYMLINKED_SKILL:
+        return SkillError("read-only", f"Skill '{name}' {SYMLINKED_SKILL}.")
     if where.status == "absent" or where.root is None:
         return store.not_found(name, missing_suffix)
     if where.source != "project":
@@ -164,6 +182,14 @@ def read_text(path: Path, label: str, name: str) -> str:
     """The text of a file to edit (BOM dropped); :class:`Abort` when missing, too large or not UTF-8."""
     try:
         data = read_all(path, 4 * MAX_FILE_BYTES)
+    except HardLink as link:
+        raise Abort(
+            SkillError(
+                "invalid-path",
+                f"{label} of skill '{name}' is a hard link ({link.count} names): "
+                "only files the skill owns are edited.",
+            )
+        ) from None
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         raise Abort(SkillError("not-found", f"File not found: {label}")) from None
     except ValueError as exc:

@@ -33,6 +33,7 @@ from skillstate.skills.write_checks import (
     read_text,
     run_write,
     skill_lock,
+    text_error,
     writable_dir,
 )
 
@@ -56,7 +57,9 @@ def create(store: SkillStore, name: str, content: str) -> WriteResult | SkillErr
     problem = check_name(name)
     if problem is not None:
         return SkillError("invalid-name", problem)
-    error = check_skill_text(name, content, use_yaml=store.use_yaml)
+    error = text_error("content", content) or check_skill_text(
+        name, content, use_yaml=store.use_yaml
+    )
     if error is not None:
         return error
     if content.startswith(BOM):
@@ -115,6 +118,9 @@ def edit(store: SkillStore, name: str, body_text: str) -> WriteResult | SkillErr
             "invalid-content",
             "SKILL.md must have content after the frontmatter (instructions, procedures, etc.).",
         )
+    unicode = text_error("body", body_text)
+    if unicode is not None:
+        return unicode
     skill_dir = writable_dir(store, name, " Use skills_list() to see available skills.")
     if isinstance(skill_dir, SkillError):
         return skill_dir
@@ -173,6 +179,9 @@ def patch(
         )
     if find == replace:
         return SkillError("invalid-content", "old_string and new_string are identical")
+    unicode = text_error("old_string or new_string", find, replace)
+    if unicode is not None:
+        return unicode
     invalid = invalid_target(name, path)
     if invalid is not None:
         return invalid
@@ -237,12 +246,6 @@ def delete(store: SkillStore, name: str) -> WriteResult | SkillError:
     skill_dir = writable_dir(store, name, "")
     if isinstance(skill_dir, SkillError):
         return skill_dir
-    if skill_dir.is_symlink():
-        return SkillError(
-            "read-only",
-            f"Skill '{name}' is a symlink ({skill_dir} -> {os.readlink(skill_dir)}); "
-            "remove the link by hand.",
-        )
 
     def body() -> WriteResult:
         with locked(store.project), skill_lock(skill_dir, name):
@@ -266,7 +269,7 @@ def write_file(
         )
     if not isinstance(content, str | bytes):
         return SkillError("invalid-content", "file_content is required for 'write_file'.")
-    invalid = invalid_target(name, file_path)
+    invalid = invalid_target(name, file_path) or text_error("file_content", content)
     if invalid is not None:
         return invalid
     data = content.encode("utf-8") if isinstance(content, str) else bytes(content)

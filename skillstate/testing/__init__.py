@@ -17,6 +17,9 @@ Fixtures:
   or ``postgresql://postgres@127.0.0.1:5432/test`` in a schema of its own, dropped
   afterwards; it skips with the reason when the server or psycopg is missing, and
   fails instead when ``CI=true``);
+- ``small_fs`` — a :class:`SmallFilesystem`: a real 256 KiB ``tmpfs`` mounted on a
+  directory of the test's own, to fill (a full disk) or remount read-only (root only;
+  skipped elsewhere, failed under ``CI=true``);
 - ``skillstate_store`` — parametrized: the test runs once per kind in
   :data:`STORE_KINDS` (``memory``, ``file``, ``sqlite``, ``postgresql``).
 
@@ -51,6 +54,7 @@ from typing import Any
 import pytest
 
 from skillstate.testing.environments import EnvironmentConformance
+from skillstate.testing.filesystems import SmallFilesystem, small_filesystem
 from skillstate.testing.helpers import (
     IN_CI,
     PLUGIN_SELECTION,
@@ -72,6 +76,7 @@ __all__ = [
     "PLUGIN_SELECTION",
     "STORE_KINDS",
     "EnvironmentConformance",
+    "SmallFilesystem",
     "StoreConformance",
     "clean_env",
     "file_store",
@@ -87,6 +92,7 @@ __all__ = [
     "skillstate_host",
     "skillstate_pm",
     "skillstate_store",
+    "small_fs",
     "snapshot_interval",
     "sqlite_store",
     "temporary_store_url",
@@ -171,3 +177,14 @@ def postgres_store(tmp_path: Path) -> Iterator[Any]:
 def skillstate_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """A fresh store of each bundled kind in turn: the test runs once per kind."""
     yield from _open_temporary(request.param, tmp_path)
+
+
+@pytest.fixture
+def small_fs(tmp_path: Path) -> Iterator[SmallFilesystem]:
+    """A real 256 KiB tmpfs on ``tmp_path / "fs"`` (see :mod:`skillstate.testing.filesystems`)."""
+    from skillstate.testing.filesystems import can_mount
+
+    why = can_mount()
+    require_service(why is None, why or "")
+    with small_filesystem(tmp_path / "fs") as fs:
+        yield fs

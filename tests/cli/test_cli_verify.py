@@ -60,7 +60,9 @@ def test_a_tampered_record_is_reported_with_exit_1(url: str, capsys: Any) -> Non
         {
             "id": "beta",
             "ok": False,
+            "status": "differs",
             "problems": ["record state differs from the replay of its journal"],
+            "repaired": None,
         }
     ]
 
@@ -70,7 +72,8 @@ def test_a_damaged_journal_is_reported(url: str, capsys: Any) -> None:
     journal.write_bytes(b"{not json\n" + journal.read_bytes().split(b"\n", 1)[1])
     code, out, _ = _run(url, capsys=capsys)
     assert code == 1
-    assert "alpha: differs from its journal" in out and "alpha.jsonl line 1 is damaged" in out
+    assert "alpha: cannot be read" in out and "alpha.jsonl line 1 is damaged" in out
+    assert out.endswith("2 runs checked, 0 differ from their journal, 1 cannot be read\n")
 
 
 @pytest.mark.parametrize(
@@ -121,9 +124,70 @@ def test_a_commit_between_the_two_reads_is_not_a_difference(url: str) -> None:
                 ).accepted
             return store.journal(run_id)
 
-    assert check_run(CommitBetweenReads(), "alpha", attempts=1) == [
-        "record is at version 2, journal replays to version 3",
-        "record state differs from the replay of its journal",
-    ]  # what a single read pair sees...
-    assert check_run(CommitBetweenReads(), "alpha") == []  # ...and what verify reports
+    assert check_run(CommitBetweenReads(), "alpha", attempts=1) == (
+        "differs",
+        [
+            "record is at version 2, journal replays to version 3",
+            "record state differs from the replay of its journal",
+        ],
+    )  # what a single read pair sees...
+    assert check_run(CommitBetweenReads(), "alpha") == ("ok", [])  # ...and what verify reports
     host.close()
+
+
+# -- issue 16, class 8: damaged records ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # torn: half a record file
+        lambda data: b"garbage, not JSON\n",
+        lambda data: b'{"id": "alpha", "state": 7}\n',  # JSON, but not a record
+        lambda data: data.replace(b'"counter": 1', b'"counter": "\\ud83d"'),  # half a pair
+    ],
+)
+def test_a_damaged_record_beside_an_intact_journal_is_rebuilt(
+    url: str, capsys: Any, damage: Any
+) -> None:
+    path = Path(url[5:]) / "alpha.json"
+    good = path.read_bytes()
+    path.write_bytes(damage(good))
+    code, out, err = _run(url, capsys=capsys)
+    assert (code, out) == (0, "2 runs checked, 0 differ from their journal\n")
+    assert "alpha: its record was damaged" in err and "rebuilt from its journal" in err
+    assert json.loads(path.read_bytes())["state"] == json.loads(good)["state"]
+    assert main(["--store", url, "list"]) == 0
+    assert capsys.readouterr().out.startswith("alpha\tsample")
+
+
+def test_verify_reports_a_run_it_cannot_read_and_repair_rebuilds_it(url: str, capsys: Any) -> None:
+    _tamper(url, "alpha")  # valid JSON, level with the journal: only verify sees it
+    journal = Path(url[5:]) / "beta.jsonl"
+    journal.write_bytes(journal.read_bytes().replace(b'"version":2', b'"version":9'))
+    code, out, _ = _run(url, capsys=capsys)
+    assert code == 1
+    assert "alpha: differs from its journal" in out and "beta: cannot be read" not in out
+    assert out.endswith("2 runs checked, 2 differ from their journal\n")
+    code, out, _ = _run(url, "--repair", capsys=capsys)
+    assert code == 1
+    assert "alpha: record rebuilt from its journal (2 lines)" in out
+    assert "beta: differs from its journal" in out and "not repaired: " in out
+    assert out.endswith("2 runs checked, 1 differs from its journal, 1 repaired\n")
+    assert _run(url, "alpha", capsys=capsys) == (
+        0,
+        "1 run checked, 0 differ from their journal\n",
+        "",
+    )
+
+
+def test_a_run_no_one_can_read_is_counted_not_hidden(url: str, capsys: Any) -> None:
+    (Path(url[5:]) / "alpha.jsonl").unlink()
+    (Path(url[5:]) / "alpha.json").write_bytes(b"garbage")  # no journal to rebuild from
+    code, out, _ = _run(url, capsys=capsys)
+    assert code == 1
+    assert out.startswith("alpha: cannot be read\n  - skipping alpha.json: record file ")
+    assert out.endswith("2 runs checked, 0 differ from their journal, 1 cannot be read\n")
+    assert main(["--store", url, "list"]) == 0
+    listed = capsys.readouterr()
+    assert listed.out.startswith("beta\t") and "skipping alpha.json" in listed.err

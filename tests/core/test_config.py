@@ -130,7 +130,7 @@ def test_config_cli_list_get_set(tmp_path: Path) -> None:
     write(tmp_path / "skillstate.toml", "store = 1\n")
     broken = cli(tmp_path, "plugins")
     assert (
-        broken.returncode == 2 and "skillstate.toml: key 'store' must be a string" in broken.stderr
+        broken.returncode == 3 and "skillstate.toml: key 'store' must be a string" in broken.stderr
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ROOT, clean_env
+from support import ROOT, clean_env, make_distribution
 
 from skillstate import StoreSpec, hookimpl
 from skillstate.errors import PluginConflictError, PluginError
@@ -146,20 +146,6 @@ def test_allow_list_loads_only_the_named_plugins() -> None:
     out = json.loads(run_py(IMPORTED, SKILLSTATE_LOAD_PLUGINS="mock, memory-store").stdout)
     assert out["imported"] == ["skillstate_plugins.memory_store", "skillstate_plugins.mock"]
     assert [name for name, _ in out["table"][3:]] == ["memory-store", "mock"]
-
-
-def make_distribution(
-    root: Path, name: str, module: str, source: str, entry_points: dict[str, str]
-) -> None:
-    """A real (unpacked) installed distribution: a module plus a .dist-info on sys.path."""
-    (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
-    info = root / f"{name.replace('-', '_')}-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8"
-    )
-    lines = "".join(f"{ep} = {value}\n" for ep, value in entry_points.items())
-    (info / "entry_points.txt").write_text(f"[skillstate]\n{lines}", encoding="utf-8")
 
 
 def test_a_plugin_that_raises_on_import_is_reported_and_skipped_or_fatal_when_strict(
@@ -329,7 +315,7 @@ def test_a_plugin_command_taking_a_core_name_stops_skillstate_but_not_plugins(
     )
     for args in (("list",), ("hello",), ("--help",)):
         done = skillstate(*args)
-        assert (done.returncode, done.stderr) == (2, f"skillstate: {message}\n"), args
+        assert (done.returncode, done.stderr) == (3, f"skillstate: {message}\n"), args
     listed = skillstate("plugins")
     assert listed.returncode == 1 and listed.stderr == f"skillstate: conflict: {message}\n"
     assert "greedy" in listed.stdout
@@ -370,7 +356,7 @@ def test_plugin_commands_parse_their_own_options_and_fail_in_one_line(tmp_path: 
     own = _cli(tmp_path, "--store", "memory:g", "where", "--store", "mine")
     assert (own.returncode, own.stdout, own.stderr) == (0, "mine memory:g\n", "")
     broken = _cli(tmp_path, "where", BREAK_CONFIGURE="1")
-    assert (broken.returncode, broken.stdout) == (2, "")
+    assert (broken.returncode, broken.stdout) == (3, "")  # a broken plugin: an error (exit 3)
     assert broken.stderr == (
         "skillstate: command 'where' of plugin 'where' cannot set up its arguments: "
         "RuntimeError: boom in configure\n"

@@ -183,3 +183,78 @@ def test_bad_skill_definitions_are_refused() -> None:
         SkillDefinition(name="")
     with pytest.raises(ValueError, match="positive integer"):
         Budget(string_chars=0)
+
+
+# -- issue 16, class 10 ---------------------------------------------------------------------
+
+
+def test_an_invalid_json_schema_is_refused_when_the_skill_is_defined() -> None:
+    """It used to fail at the first transition, with the whole metaschema in the message."""
+    from skillstate.records import SkillDefinition
+
+    with pytest.raises(ValueError) as caught:
+        SkillDefinition(
+            name="tickets", json_schema={"type": "object", "properties": {"n": {"minimum": "0"}}}
+        )
+    message = str(caught.value)
+    assert message == (
+        "skill tickets: json_schema is not a valid JSON Schema at properties/n/minimum: "
+        "'0' is not of type 'number'"
+    )
+    assert "\n" not in message and len(message) < 300
+
+
+def test_a_plugin_registering_an_invalid_schema_gets_one_warning_naming_the_skill() -> None:
+    import warnings
+
+    from skillstate import SkillDefinition, hookimpl
+    from skillstate.testing import make_host
+
+    class Broken:
+        @hookimpl
+        def skillstate_register_skills(self, register: Any) -> None:
+            register(SkillDefinition(name="tickets", json_schema={"type": "nope"}))
+
+    host = make_host("memory:")
+    host.pm.register(Broken(), name="broken-schema")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert host.skills.get("tickets") is None
+    (warning,) = [w for w in caught if "broken-schema" in str(w.message)]
+    assert "skill tickets: json_schema is not a valid JSON Schema at type:" in str(warning.message)
+    assert "\n" not in str(warning.message) and len(str(warning.message)) < 600
+
+
+def test_an_extra_key_under_fields_and_a_json_schema_is_reported_once() -> None:
+    from skillstate.records import FieldSpec, SkillDefinition
+    from skillstate.schema import validate_state
+
+    skill = SkillDefinition(
+        name="both",
+        fields={"a": FieldSpec("string")},
+        json_schema={"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+    )
+    assert [p.message for p in validate_state(skill, {"a": "x", "z": 1})] == [
+        "z: unknown key. Known keys: a"
+    ]
+    strict = SkillDefinition(
+        name="strict",
+        json_schema={
+            "type": "object",
+            "properties": {"a": {}},
+            "additionalProperties": False,
+            "unevaluatedProperties": False,
+        },
+    )
+    assert [p.message for p in validate_state(strict, {"z": 1})] == [
+        "z: unknown key. Known keys: a"
+    ]
+
+
+def test_a_json_schema_message_does_not_echo_the_whole_value() -> None:
+    from skillstate.records import SkillDefinition
+    from skillstate.schema import validate_state
+
+    skill = SkillDefinition(name="any", json_schema={"anyOf": [{"type": "array"}]})
+    (problem,) = validate_state(skill, {"z": "x" * 100_000})
+    assert len(problem.message) < 600 and problem.message.endswith("characters)")

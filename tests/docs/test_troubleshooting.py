@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import VENV_BIN, clean_env
@@ -73,7 +74,7 @@ def test_the_known_hooks_list_does_not_include_the_misspelling(tmp_path: Path) -
 def test_strict_mode_makes_a_broken_plugin_fatal(tmp_path: Path) -> None:
     _install(tmp_path, MISSPELT)
     done = _skillstate(tmp_path, "plugins", SKILLSTATE_STRICT_PLUGINS="1")
-    assert done.returncode == 2
+    assert done.returncode == 3  # an error, not a usage mistake (docs/cli.md)
     assert done.stderr.startswith("skillstate: plugin 'broken' from broken-plugin 0.1 failed")
     assert done.stderr.rstrip().endswith("(SKILLSTATE_STRICT_PLUGINS is set)")
 
@@ -99,3 +100,81 @@ def test_the_documented_block_list_messages_are_the_real_ones(tmp_path: Path) ->
     essential = _skillstate(tmp_path, "--disable-plugin", "schema", "init", "rig-task", "t1")
     assert essential.returncode == 2 and essential.stderr.strip() in page
     assert not (tmp_path / ".skillstate").exists()
+
+
+HIDE_MODULES = (
+    "import importlib.abc, sys\n"
+    "NAMES = {names!r}\n"
+    "class Hide(importlib.abc.MetaPathFinder):\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] in NAMES:\n"
+    "            raise ModuleNotFoundError(f\"No module named '{{name}}'\", name=name)\n"
+    "for n in NAMES: sys.modules.pop(n, None)\n"
+    "sys.meta_path.insert(0, Hide())\n"
+    "from skillstate.cli.main import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def _page() -> str:
+    return (Path(__file__).resolve().parents[2] / "docs" / "troubleshooting.md").read_text()
+
+
+def _hidden(tmp_path: Path, names: tuple[str, ...], *args: str) -> subprocess.CompletedProcess[str]:
+    """``skillstate ARGS`` in a real subprocess with ``names`` hidden, as if not installed."""
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-c", HIDE_MODULES.format(names=names), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(),
+        timeout=60,
+    )
+
+
+def test_the_exit_code_table_quotes_the_real_messages(tmp_path: Path) -> None:
+    import sys
+
+    page = _page()
+    assert (
+        _skillstate(
+            tmp_path, "init", "rig-task", "t1", "--json", '{"nextAction":"é · x"}'
+        ).returncode
+        == 0
+    )
+    cases = [
+        (1, _skillstate(tmp_path, "patch", "t1", "--json", '{"nextAction":"\\ud800"}')),
+        (2, _skillstate(tmp_path, "show", "nope")),
+        (2, _skillstate(tmp_path, "show", "../x")),
+        (3, _skillstate(tmp_path, "--store", "sqlite:////proc/no/such/dir/x.db", "list")),
+        (3, _skillstate(tmp_path, "show", "t1", PYTHONIOENCODING="ascii")),
+        (
+            3,
+            _hidden(tmp_path, ("psycopg", "psycopg_pool"), "--store", "postgresql://u@h/x", "list"),
+        ),
+    ]
+    for code, done in cases:
+        assert done.returncode == code, done.stderr
+        assert f"`{done.stderr.strip()}`" in page, done.stderr
+    no_flock = _hidden(tmp_path, ("fcntl",), "list")
+    assert no_flock.returncode == 3
+    assert f"`{no_flock.stderr.strip().replace(f'({sys.platform})', '(win32)')}`" in page
+
+
+def test_the_disk_full_and_damaged_run_messages_are_the_real_ones(small_fs: Any) -> None:
+    page = _page()
+    agent = str(small_fs.path)
+    url = f"sqlite:///{agent}/runs.db"
+    assert _skillstate(small_fs.path, "--store", url, "init", "rig-task", "t1").returncode == 0
+    assert _skillstate(small_fs.path, "init", "rig-task", "a2").returncode == 0
+    record = small_fs.path / ".skillstate" / "state" / "a2.json"
+    record.write_bytes(b"garbage")
+    damaged = _skillstate(small_fs.path, "show", "a2")
+    assert damaged.returncode == 0
+    assert damaged.stderr.strip().replace(agent, "/srv/agent") in page
+    small_fs.fill()
+    full = _skillstate(small_fs.path, "--store", url, "patch", "t1", "--json", '{"nextAction":"x"}')
+    assert full.returncode == 3
+    assert f"`{full.stderr.strip().replace(agent, '/srv/agent')}`" in page

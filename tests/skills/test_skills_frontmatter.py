@@ -139,7 +139,11 @@ def test_check_content_accepts_good_text() -> None:
             "SKILL.md frontmatter is not closed. Ensure you have a closing '---' line.",
         ),
         ("---\nname: a\njust words\n---\nb\n", "Frontmatter line 3 is not a 'key: value' pair."),
-        ("---\nname: a\n  child: x\n---\nb\n", "Frontmatter line 3 is not a 'key: value' pair."),
+        (
+            "---\nname: a\n  child: x\n---\nb\n",
+            "Frontmatter line 3 is not a 'key: value' pair "
+            "(YAML: mapping values are not allowed in this context).",
+        ),
         ("---\n: x\nname: a\n---\nb\n", "Frontmatter line 2 is not a 'key: value' pair."),
         ("---\n# note: x\n---\nb\n", "Frontmatter line 2 is not a 'key: value' pair."),
         ("---name: a\n---\nb\n", "The opening '---' line of SKILL.md must contain nothing else."),

@@ -10,6 +10,9 @@ from skills_support import err, new_store, ok, skill_text, snapshot
 
 from skillstate.skills import SkillStore, check_name, check_support_path
 
+SHOWN = {"a\x00": "a\\x00"}
+"""Messages show control characters escaped (skillstate.display.printable)."""
+
 PATH_REJECTIONS = [
     ("", "file_path is required."),
     ("references\\a.md", "Backslashes are not allowed in file_path; use '/'."),
@@ -47,7 +50,8 @@ NAME_REJECTIONS = [
     *[
         (
             bad,
-            f"Invalid skill name '{bad}'. Use lowercase letters, numbers, hyphens, dots, "
+            f"Invalid skill name '{SHOWN.get(bad, bad)}'. Use lowercase letters, "
+            "numbers, hyphens, dots, "
             "and underscores. Must start with a letter or digit.",
         )
         for bad in ("Pdf", "-a", ".a", "_a", "a/b", "a b", "..", "../x", "café", "a\\b", "a\x00")

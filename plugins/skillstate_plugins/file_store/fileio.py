@@ -11,13 +11,14 @@ operation, the path and the operating system's reason.
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from skillstate.plugin import StoreError
+from skillstate.plugin import NO_FLOCK, StoreError, flock_module, sync_file
+
+fcntl = flock_module()  # None where there is no flock (Windows): the store refuses to open
 
 __all__ = [
     "OpenJournal",
@@ -108,7 +109,7 @@ def write_file(path: str, data: bytes, *, sync: bool = True) -> None:
     try:
         _write_all(fd, data)
         if sync:
-            os.fsync(fd)
+            sync_file(fd)
     except OSError as exc:
         os.close(fd)
         discard(path)
@@ -127,8 +128,6 @@ def fsync_dir(path: str) -> None:
     except OSError as exc:
         raise store_error(exc, "sync the directory", path) from None
 
-
-_datasync = getattr(os, "fdatasync", os.fsync)
 
 _RENAME_EXCHANGE = 2
 _renameat2: Any = None
@@ -257,7 +256,7 @@ class OpenJournal:
         """Truncate to ``size`` bytes, durably (repairing a torn last line)."""
         try:
             os.ftruncate(self.fd, size)
-            os.fsync(self.fd)
+            sync_file(self.fd)
         except OSError as exc:
             raise store_error(exc, "repair the journal", self.path) from None
         self.size = size
@@ -275,7 +274,7 @@ class OpenJournal:
                 raise store_error(exc, "create the journal", self.path) from None
         try:
             _write_all(self.fd, data)
-            _datasync(self.fd)
+            sync_file(self.fd)  # F_FULLFSYNC on macOS, fdatasync elsewhere
         except OSError as exc:
             try:
                 self.cut(self.size)
@@ -314,6 +313,8 @@ class RunLock:
 
     def acquire(self) -> int:
         """Block until the lock is held; returns the descriptor, whose closing releases it."""
+        if fcntl is None:
+            raise StoreError(NO_FLOCK)
         while True:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)

@@ -10,12 +10,18 @@ and the rest), plus under ``record`` the record fields the entry does not imply
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from skillstate.plugin import JournalEntry, RunRecord, Snapshot, StoreError, compact, pretty
+from skillstate.plugin import (
+    JournalEntry,
+    RunRecord,
+    Snapshot,
+    StoreError,
+    compact,
+    parse_stored,
+    pretty,
+)
 
 __all__ = [
     "BLANK",
@@ -41,22 +47,17 @@ SNAPSHOT_KEY = "snapshot"
 """The journal line key holding, every ``SNAPSHOT_INTERVAL`` versions, the run as it is
 after the line (state, status, step): where reading an old version starts replaying."""
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-
 
 def _utf8(text: str) -> bytes:
-    """UTF-8 bytes of JSON text; a lone surrogate (legal in a Python str) is written escaped."""
+    """UTF-8 bytes of JSON text; :class:`StoreError` for a lone surrogate, which is not text
+    (the pipeline refuses it at the door; this is for a record built by hand)."""
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise StoreError(
+            f"cannot write text that is not valid Unicode (a lone surrogate at character "
+            f"{exc.start}); nothing was written"
+        ) from None
 
 
 def encode_record(record: RunRecord, journal_size: int | None = None) -> bytes:
@@ -92,23 +93,27 @@ def encode_entry(
 
 
 def parse_line(line: bytes) -> Any:
-    """Parse one journal line (or a record file); ``ValueError`` if it is not JSON."""
-    return _DECODER.decode(line.decode("utf-8"))  # UnicodeDecodeError is a ValueError
+    """Parse one journal line (or a record file); ``ValueError`` if it is not JSON, or not
+    valid Unicode (an escaped lone surrogate: half of a pair, a hand edit)."""
+    return parse_stored(line, "record")
 
 
 class RecordFile(NamedTuple):
     """What a record file holds.
 
     ``record`` is ``None`` for a blank file (empty or all NUL bytes: what a power loss
-    leaves of a record swapped in unsynced). ``journal_size`` is the length of the
-    journal this record is level with, -1 when the file does not say.
+    leaves of a record swapped in unsynced) and for a damaged one (torn, garbage, not
+    a record: ``damage`` says why); recovery rebuilds either from the journal.
+    ``journal_size`` is the length of the journal this record is level with, -1 when
+    the file does not say.
     """
 
     record: RunRecord | None
     journal_size: int
+    damage: str = ""
 
 
-BLANK = RecordFile(None, -1)
+BLANK = RecordFile(None, -1, "is empty")
 
 
 def parse_record_file(data: bytes, path: str) -> dict[str, Any] | None:

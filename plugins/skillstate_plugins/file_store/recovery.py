@@ -15,9 +15,10 @@ lock. The rules, with the state each crash point leaves, are in
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 
-from skillstate.plugin import JournalEntry, RunRecord, StoreError
+from skillstate.plugin import JournalEntry, RunRecord, StoreError, StoreWarning
 
 from .fileio import (
     OpenJournal,
@@ -28,7 +29,7 @@ from .fileio import (
     remove,
     write_file,
 )
-from .format import DELTA_KEY, RecordFile, encode_record, parse_line
+from .format import BLANK, DELTA_KEY, RecordFile, encode_record, parse_line
 from .replay import apply_line
 
 __all__ = ["recover"]
@@ -61,15 +62,44 @@ def recover(run_id: str, files: RunFiles, root: str, read: Callable[[], RecordFi
         if rebuilt is not None:
             write_file(files.pending, encode_record(rebuilt, size))
             put_in_place(files.pending, files.record)
+            if stored is not None and stored.damage and stored is not BLANK:
+                warnings.warn(
+                    StoreWarning(
+                        f"run {run_id}: its record was damaged ({stored.damage}); rebuilt "
+                        "from its journal",
+                        run_id,
+                    ),
+                    stacklevel=4,
+                )
         elif stored is not None:
             raise StoreError(
-                f"record file {files.record} is empty and journal {files.journal} does not "
-                "hold what rebuilding it needs (its first line is not a creation holding "
-                "the whole record)"
+                f"record file {files.record} {stored.damage or 'is damaged'} and journal "
+                f"{files.journal} does not hold what rebuilding it needs (its first line is "
+                "not a creation holding the whole record)"
             )
         else:  # a creation cut short before its journal line: it never happened
             remove(files.pending)
     fsync_dir(root)
+
+
+def rebuild(run_id: str, files: RunFiles, root: str) -> int:
+    """Under the lock: write the record replayed from the whole journal; its line count.
+
+    For a record that differs from its journal (``skillstate verify --repair``): the
+    journal, the only synced file, is the truth. :class:`StoreError` when it cannot
+    rebuild the record (a damaged line, a gap, a rig-state journal without records).
+    """
+    size = _repair_torn_line(files.journal)
+    rebuilt = _roll_forward(run_id, files.journal, None, -1)
+    if rebuilt is None:
+        raise StoreError(
+            f"run '{run_id}': journal {files.journal} does not hold what rebuilding the "
+            "record needs (its first line is not a creation holding the whole record)"
+        )
+    write_file(files.pending, encode_record(rebuilt, size))
+    put_in_place(files.pending, files.record)
+    fsync_dir(root)
+    return rebuilt.version
 
 
 def _repair_torn_line(path: str) -> int:

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from skillstate.plugin import (
+    NO_FLOCK,
     JournalEntry,
     RunExists,
     RunNotFound,
@@ -41,6 +42,7 @@ from skillstate.plugin import (
     VersionConflict,
     check_import,
     check_run_id,
+    flock_module,
     imported_records,
     is_valid_run_id,
     snapshot_due,
@@ -71,7 +73,7 @@ from .format import (
 )
 from .history import JournalView
 from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
-from .recovery import recover
+from .recovery import rebuild, recover
 from .replay import record_delta
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
@@ -103,6 +105,8 @@ class FileStore(Store):
     """Runs as files in one directory; safe under crashes and concurrent processes."""
 
     def __init__(self, url: str = "file:") -> None:
+        if flock_module() is None:
+            raise StoreError(NO_FLOCK)
         self.url = url
         self.root = root_from_url(url)
         self._open = OpenRuns()
@@ -121,12 +125,15 @@ class FileStore(Store):
         data = read_file(files.record)
         if data is None:
             return None
-        value = parse_record_file(data, files.record)
-        if value is None:
-            return BLANK
-        if "version" not in value:  # not ours: a state file of the original rig-state?
-            return read_rig_state_run(run_id, value, files)
-        return decode_record(value, run_id, files.record)
+        try:
+            value = parse_record_file(data, files.record)
+            if value is None:
+                return BLANK
+            if "version" not in value:  # not ours: a state file of the original rig-state?
+                return read_rig_state_run(run_id, value, files)
+            return decode_record(value, run_id, files.record)
+        except StoreError as exc:  # torn or garbage: recovery rebuilds it from the journal
+            return RecordFile(None, -1, str(exc))
 
     @staticmethod
     def _is_level(stored: RecordFile | None, files: RunFiles, size: int = -1) -> bool:
@@ -139,6 +146,8 @@ class FileStore(Store):
             return False
         if stored is None:
             return True  # no run, and nothing to finish
+        if stored.record is None and stored is not BLANK and not os.path.lexists(files.journal):
+            return True  # damaged, and no journal to rebuild it from: nothing recovery can do
         return stored.journal_size == (size if size >= 0 else file_size(files.journal))
 
     def _recover(self, run_id: str, files: RunFiles) -> None:
@@ -177,7 +186,9 @@ class FileStore(Store):
         if stored is None:
             raise RunNotFound(run_id)
         if stored.record is None:
-            raise StoreError(f"record file {files.record} is empty")
+            if stored is BLANK:
+                raise StoreError(f"record file {files.record} is empty")
+            raise StoreError(stored.damage)
         return stored.record, stored.journal_size
 
     def get(self, run_id: str) -> RunRecord:
@@ -251,7 +262,7 @@ class FileStore(Store):
             except RunNotFound:
                 continue  # deleted while we listed
             except StoreError as exc:
-                warnings.warn(f"skipping {name}: {exc}", StoreWarning, stacklevel=2)
+                warnings.warn(StoreWarning(f"skipping {name}: {exc}", run_id), stacklevel=2)
                 continue
             if skill is None or record.skill == skill:
                 out.append(RunSummary.of(record, keys))
@@ -285,13 +296,17 @@ class FileStore(Store):
             self._recover(record.id, files)
             if os.path.lexists(files.record):
                 raise RunExists(record.id)
-            write_file(files.pending, encode_record(record, len(journal)))
-            try:  # a journal without a record is debris of a deleted run: start afresh
-                write_file(files.journal, journal)
-                put_in_place(files.pending, files.record)
+            try:
+                write_file(files.pending, encode_record(record, len(journal)))
+                try:  # a journal without a record is debris of a deleted run: start afresh
+                    write_file(files.journal, journal)
+                    put_in_place(files.pending, files.record)
+                except StoreError:
+                    discard(files.journal)
+                    discard(files.pending)
+                    raise
             except StoreError:
-                discard(files.journal)
-                discard(files.pending)
+                remove(files.lock)  # a failed creation leaves nothing (held: safe, see RunLock)
                 raise
             fsync_dir(self.root)
         self._open.remember(record.id, files.journal, record, len(journal))
@@ -375,6 +390,14 @@ class FileStore(Store):
             yield
         finally:
             os.close(fd)
+
+    def repair(self, run_id: str) -> str:
+        """Rebuild the run's record from its journal alone (``verify --repair``)."""
+        files = self._files(run_id)
+        self._open.drop(run_id)
+        with self._existing_run_lock(files, run_id):
+            lines = rebuild(run_id, files, self.root)
+        return f"record rebuilt from its journal ({lines} line{'s' if lines != 1 else ''})"
 
     def delete(self, run_id: str) -> bool:
         files = self._files(run_id)

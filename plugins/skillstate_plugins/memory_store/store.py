@@ -93,7 +93,7 @@ class MemoryStore(Store):
             try:
                 record = self.get(run_id)
             except RunNotFound as exc:  # deleted meanwhile
-                warnings.warn(f"skipping run {run_id}: {exc}", StoreWarning, stacklevel=2)
+                warnings.warn(StoreWarning(f"skipping run {run_id}: {exc}", run_id), stacklevel=2)
                 continue
             if skill is None or record.skill == skill:
                 out.append(RunSummary.of(record, keys))

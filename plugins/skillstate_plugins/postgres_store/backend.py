@@ -90,8 +90,14 @@ class PostgresStore(Store):
                 return self._pool
             if self._closed:
                 raise StoreError(f"store {redact(self.url)} is closed")
-            import psycopg
-            import psycopg_pool
+            try:
+                import psycopg
+                import psycopg_pool
+            except ImportError as exc:
+                raise StoreError(
+                    "the PostgreSQL store needs the 'postgres' extra, which is not installed "
+                    f"({exc}): pip install 'skillstate[postgres]'"
+                ) from None
 
             pool = psycopg_pool.ConnectionPool(
                 self.conninfo,
@@ -124,10 +130,10 @@ class PostgresStore(Store):
 
         ``landed`` (for writes) tells whether a write whose outcome is unknown did commit.
         """
+        pool = self._open()  # first: it says what to install when psycopg is missing
         import psycopg
         import psycopg_pool
 
-        pool = self._open()
         for attempt in (1, 2):
             conn: psycopg.Connection[Any] | None = None
             try:

@@ -18,7 +18,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from skillstate.plugin import StoreError
+from skillstate.plugin import StoreError, mask_url
 
 __all__ = ["OUR_OPTIONS", "SCHEMA_NAME", "parse_postgres_url", "redact"]
 
@@ -66,9 +66,5 @@ def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
 
 
 def redact(url: str) -> str:
-    """``url`` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    """``url`` without its credentials, for messages (``user:pw@`` and ``?password=``)."""
+    return mask_url(url)

@@ -110,7 +110,10 @@ def parse_args(argv: Sequence[str]) -> Parsed:
         else:
             parsed.positionals.append(token)
         index += 1
-    if len(parsed.positionals) < len(positional_names):
+    # rig reads positionals by position and treats an empty one as missing ('' is falsy)
+    if len(parsed.positionals) < len(positional_names) or not all(
+        parsed.positionals[: len(positional_names)]
+    ):
         raise UsageError(usage)
     if len(parsed.positionals) > len(positional_names):
         extra = parsed.positionals[len(positional_names)]
@@ -181,6 +184,7 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
     from pathlib import Path
 
     from skillstate.plugin.cli import doctor_report as report
+    from skillstate.plugin.cli import open_store_problem
 
     days = parsed.values.get("--stale-days")
     if days is not None:
@@ -191,37 +195,25 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
             ctx.error(f"--stale-days must be a positive number of days, got '{days}'")
             return 2
         os.environ["SKILLSTATE_RIG_STALE_DAYS"] = days
-    store = ctx.store
-    return report(ctx, Path(ctx.root).resolve(), store, fix="--fix" in parsed.flags)
+    store, problem = open_store_problem(ctx)
+    return report(
+        ctx, Path(ctx.root).resolve(), store, fix="--fix" in parsed.flags, store_problem=problem
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``rig-state`` console script."""
-    from skillstate.plugin import SkillstateError
-    from skillstate.plugin.cli import install_warning_format
+    """The ``rig-state`` console script (rig's exit codes; 3 for what rig has none for)."""
+    from skillstate.plugin.cli import USAGE, install_warning_format, run_guarded
 
     install_warning_format(PROG)
-
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         parsed = parse_args(args)
     except UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
-        return 2
+        return USAGE
     ctx = RigContext(parsed.values.get("--root", "."))
-    try:
-        return run(parsed, ctx)
-    except SkillstateError as exc:
-        ctx.error(str(exc))
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        out = ctx.out
-        try:
-            out.flush()
-        except (BrokenPipeError, ValueError):
-            pass
+    return run_guarded(lambda: run(parsed, ctx), ctx.error)
 
 
 if __name__ == "__main__":

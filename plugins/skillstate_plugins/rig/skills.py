@@ -166,6 +166,7 @@ def rig_skills() -> list[SkillDefinition]:
             updated_key="updatedAt",
             next_action_key="nextAction",
             render=render_record,
+            text_units="utf16",  # rig-state counts JavaScript's .length: an emoji is 2
         )
         for name in RIG_SKILL_NAMES
     ]

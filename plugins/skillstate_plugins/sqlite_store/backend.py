@@ -19,10 +19,13 @@ Do not put the file on a network filesystem: SQLite's locking needs a local disk
 from __future__ import annotations
 
 import builtins
-import json
+import errno
+import os
 import sqlite3
 import threading
 import time
+import urllib.parse
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import parse_qs
@@ -36,11 +39,13 @@ from skillstate.plugin import (
     Snapshot,
     Store,
     StoreError,
+    StoreWarning,
     VersionConflict,
     check_import,
     check_run_id,
     compact,
     due_snapshots,
+    parse_stored,
     snapshot_due,
 )
 
@@ -111,7 +116,7 @@ def parse_sqlite_url(url: str) -> tuple[Path, float]:
                 f"bad SQLite URL '{url}': a host ('{host}') is not supported; "
                 "use sqlite:///absolute/path.db"
             )
-        rest = "/" + path
+        rest = "/" + path.lstrip("/")  # sqlite:////abs (SQLAlchemy's form) is /abs too
     if rest in ("", "/") or rest.endswith("/"):
         raise StoreError(f"bad SQLite URL '{url}': it names no database file")
     timeout = 30.0
@@ -139,6 +144,7 @@ class SQLiteStore(Store):
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._why_read_only: str | None = None
 
     # -- connections -----------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -157,11 +163,50 @@ class SQLiteStore(Store):
             conn.execute("PRAGMA synchronous = FULL")
             self._migrate(conn)
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot open SQLite database {self.path}: {exc}") from exc
+            conn = self._read_only(exc)
         self._local.conn = conn
         with self._lock:
             self._connections.append(conn)
         return conn
+
+    def _reason(self, exc: BaseException) -> str:
+        """The error's text, saying "the disk is full" when it is (SQLite may say "disk I/O error")."""
+        text = str(exc) or type(exc).__name__
+        if isinstance(exc, OSError) and exc.strerror:
+            text = exc.strerror
+        full = "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC
+        try:
+            free = os.statvfs(self.path.parent)
+            full = full or free.f_bavail == 0 or free.f_bfree == 0
+        except OSError:
+            pass
+        return f"the disk is full ({text})" if full else text
+
+    def _read_only(self, exc: BaseException) -> sqlite3.Connection:
+        """After a failed open: the database opened read-only when it exists (a read-only
+        filesystem, a full disk), else :class:`StoreError` with the reason."""
+        reason = self._reason(exc)
+        if not self.path.is_file():
+            raise StoreError(f"cannot open SQLite database {self.path}: {reason}") from exc
+        base = f"file:{urllib.parse.quote(os.path.abspath(self.path))}?mode=ro"
+        for uri in (base, base + "&immutable=1"):  # immutable: no -shm can be created
+            try:
+                conn = sqlite3.connect(
+                    uri,
+                    uri=True,
+                    timeout=self.timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                if conn.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+                    conn.close()
+                    break  # an older schema cannot be migrated read-only
+                conn.execute("SELECT 1 FROM runs LIMIT 1").fetchall()
+            except sqlite3.Error:
+                continue
+            self._why_read_only = reason
+            return conn
+        raise StoreError(f"cannot open SQLite database {self.path}: {reason}") from exc
 
     def _set_wal(self, conn: sqlite3.Connection) -> None:
         # Switching to WAL needs a moment of exclusive access; another process opening
@@ -196,10 +241,17 @@ class SQLiteStore(Store):
     def _write(self, work: Callable[[sqlite3.Connection], None]) -> None:
         """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction; commit, or roll back on error."""
         conn = self._conn()
+        if self._why_read_only is not None:
+            raise StoreError(
+                f"cannot write SQLite database {self.path}: it could only be opened "
+                f"read-only ({self._why_read_only}); nothing was changed"
+            )
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot lock SQLite database {self.path}: {exc}") from exc
+            raise StoreError(
+                f"cannot lock SQLite database {self.path}: {self._reason(exc)}"
+            ) from exc
         try:
             work(conn)
             self._finish(conn)
@@ -207,7 +259,9 @@ class SQLiteStore(Store):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"cannot write SQLite database {self.path}: {exc}") from exc
+                raise StoreError(
+                    f"cannot write SQLite database {self.path}: {self._reason(exc)}"
+                ) from exc
             raise
 
     def _finish(self, conn: sqlite3.Connection) -> None:
@@ -282,7 +336,14 @@ class SQLiteStore(Store):
         rows = self._read("SELECT record FROM runs WHERE id = ?", (run_id,))
         if not rows:
             raise RunNotFound(run_id)
-        return RunRecord.from_dict(json.loads(str(rows[0][0])))
+        return self._record(run_id, rows[0][0])
+
+    def _record(self, run_id: str, text: object) -> RunRecord:
+        """The record kept as ``text``; :class:`StoreError` naming the run when it is damaged."""
+        try:
+            return RunRecord.from_dict(parse_stored(str(text), "record"))
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"run '{run_id}' in {self.path} is damaged: {exc}") from None
 
     def exists(self, run_id: str) -> bool:
         check_run_id(run_id)
@@ -325,9 +386,17 @@ class SQLiteStore(Store):
         if any('"' in key or "\\" in key for key in keys):  # not a JSON path label: parse
             where = "" if skill is None else " WHERE skill = ?"
             rows = self._read(
-                f"SELECT record FROM runs{where} ORDER BY id", () if skill is None else (skill,)
+                f"SELECT id, record FROM runs{where} ORDER BY id", () if skill is None else (skill,)
             )
-            return [RunSummary.of(RunRecord.from_dict(json.loads(str(r[0]))), keys) for r in rows]
+            out = []
+            for run_id, text in rows:
+                try:
+                    out.append(RunSummary.of(self._record(str(run_id), text), keys))
+                except StoreError as exc:  # one damaged run never hides the others
+                    warnings.warn(
+                        StoreWarning(f"skipping run {run_id}: {exc}", str(run_id)), stacklevel=2
+                    )
+            return out
         # One text value per key, NULL unless the state has it as a string.
         picks = "".join(
             ", CASE WHEN json_type(record, ?) = 'text' THEN json_extract(record, ?) END"
@@ -359,7 +428,12 @@ class SQLiteStore(Store):
         rows = self._read("SELECT entry FROM journal WHERE run_id = ? ORDER BY version", (run_id,))
         if not rows and not self.exists(run_id):
             raise RunNotFound(run_id)
-        return [JournalEntry.from_dict(json.loads(str(r[0]))) for r in rows]
+        try:
+            return [JournalEntry.from_dict(parse_stored(str(r[0]), "journal entry")) for r in rows]
+        except (TypeError, ValueError) as exc:
+            raise StoreError(
+                f"the journal of run '{run_id}' in {self.path} is damaged: {exc}"
+            ) from None
 
     def journal_range(
         self, run_id: str, *, after: int = 0, before: int | None = None
@@ -370,7 +444,7 @@ class SQLiteStore(Store):
             " ORDER BY version",
             (run_id, after, (1 << 62) if before is None else before),
         )
-        return [JournalEntry.from_dict(json.loads(str(r[0]))) for r in rows]
+        return [JournalEntry.from_dict(parse_stored(str(r[0]), "journal entry")) for r in rows]
 
     def snapshot(self, run_id: str, version: int) -> Snapshot | None:
         check_run_id(run_id)
@@ -392,7 +466,9 @@ class SQLiteStore(Store):
 
     def _snapshots(self, rows: Sequence[tuple[object, ...]]) -> builtins.list[Snapshot]:
         try:
-            return [Snapshot.from_dict(int(str(v)), json.loads(str(s))) for v, s in rows]
+            return [
+                Snapshot.from_dict(int(str(v)), parse_stored(str(s), "snapshot")) for v, s in rows
+            ]
         except ValueError as exc:
             raise StoreError(
                 f"SQLite database {self.path} holds a damaged snapshot: {exc}"

@@ -394,13 +394,17 @@ def test_record_files_are_exactly_jsondoc_pretty(state: dict[str, Any], skill: s
     assert decode_record(parse_line(data), "r.1", "p").record.state == state
 
 
-def test_lone_surrogates_are_stored_escaped() -> None:
-    from ..format import decode_record, parse_line
+def test_lone_surrogates_are_refused_both_ways() -> None:
+    """Issue 16: text that is not valid Unicode is never written, and a file holding one
+    (half of a pair, a hand edit) is a damaged record, not a string that breaks printing."""
+    from ..format import parse_line
 
     record = RunRecord(id="r", skill="s", state={"k": "a\ud800b"}, version=1)
-    data = encode_record(record)
-    assert b"\\ud800" in data
-    assert decode_record(parse_line(data), "r", "p").record.state == {"k": "a\ud800b"}
+    with pytest.raises(StoreError, match="not valid Unicode"):
+        encode_record(record)
+    data = encode_record(RunRecord(id="r", skill="s", state={"k": "a?b"}, version=1))
+    with pytest.raises(ValueError, match=r"state\.k: text is not valid Unicode"):
+        parse_line(data.replace(b"a?b", b"a\\ud800b"))
 
 
 def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Path) -> None:

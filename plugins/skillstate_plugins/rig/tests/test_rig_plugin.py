@@ -177,11 +177,21 @@ def test_byte_budget_counts_compact_not_pretty_json(host: Host) -> None:
     ]
 
 
-def test_byte_budget_counts_utf8_bytes_and_strings_count_code_points(host: Host) -> None:
-    """Our deliberate divergences (docs/rig.md): UTF-8 bytes (Q7), code points per string."""
-    assert check(host, "rig-task", {"nextAction": "😀" * 500}) == []  # rig-state: 1000 > 500
-    decisions = ["é" * 500] * 9  # 1000 UTF-8 bytes each, 500 UTF-16 units
-    (message,) = reasons(init(host, "rig-task", {"decisions": decisions}, "abc-19"))
+def test_budgets_count_utf16_code_units_as_rig_state_does(host: Host) -> None:
+    """Issue 16: rig's budgets count JavaScript's ``.length`` (UTF-16 units), as rig-state.
+
+    Before, strings counted code points and the document UTF-8 bytes, so 251 emoji
+    (502 units) passed here and failed in rig-state.
+    """
+    assert reasons(init(host, "rig-task", {"nextAction": "😀" * 250}, "e1")) == []  # 500 units
+    assert reasons(init(host, "rig-task", {"nextAction": "😀" * 251}, "e2")) == [
+        "nextAction: 502 chars exceeds the 500-char limit — summarize it"
+    ]
+    assert reasons(init(host, "rig-task", {"decisions": ["é" * 500]}, "e3")) == []  # 1000 bytes
+    decisions = ["é" * 500] * 9  # 4500 units of text: under 8192, where UTF-8 bytes were over
+    assert reasons(init(host, "rig-task", {"decisions": decisions}, "abc-19")) == []
+    over = ["é" * 500] * 17  # 8500 units: over, as in rig-state
+    (message,) = reasons(init(host, "rig-task", {"decisions": over}, "abc-20"))
     assert message.startswith("state is ") and "over the 8192-byte budget" in message
 
 

@@ -1,0 +1,218 @@
+"""Exit codes, clean exits and warning lines, shared by ``skillstate`` and ``rig-state``.
+
+=====  ==========  ==========================================================================
+code   name        meaning
+=====  ==========  ==========================================================================
+0      OK          accepted, or success
+1      REJECTED    a patch, seed or check was refused (nothing was written); also invalid
+                   JSON input, a missing ``get --field``, ``verify`` or ``doctor`` finding
+                   a problem
+2      USAGE       the command line is wrong: bad syntax or flags, an invalid run id, an
+                   unknown run, skill, key or store scheme, a run that already exists
+3      ERROR       the request was fine but something failed: the store cannot be opened,
+                   read or written (disk full, read-only, unreachable), a plugin or
+                   configuration file is broken, an optional extra is missing, the output
+                   cannot be encoded
+4      CONFLICT    ``patch --expected-version N``: the run is not at version N (nothing
+                   was written)
+5      BAD_FILE    ``import FILE``: not a complete, intact export (nothing was written)
+130    INTERRUPT   Ctrl-C
+141    CLOSED      the output was closed early (``… | head``), as for any command stopped
+                   by ``SIGPIPE``; nothing is printed
+=====  ==========  ==========================================================================
+
+``rig-state`` keeps rig's own codes where rig defines them (a missing run, an unknown
+skill, a bad id, an existing run and a missing journal are 2 there); 3 is for what rig
+has no code for. No expected failure prints a traceback: :func:`run_guarded` turns
+each into one ``prog: message`` line and its code.
+
+Warnings (a plugin that failed to load, a store skipping a damaged run) are one
+``prog: warning: …`` line each, each text once per command
+(:func:`install_warning_format`), never Python's ``file:line: Category`` format with
+a source line. The Python API leaves warnings to Python's :mod:`warnings` machinery.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+__all__ = [
+    "BAD_FILE",
+    "CLOSED",
+    "CONFLICT",
+    "ERROR",
+    "EXIT_CODES",
+    "INTERRUPT",
+    "OK",
+    "REJECTED",
+    "USAGE",
+    "code_for",
+    "install_log_lines",
+    "install_warning_format",
+    "run_guarded",
+]
+
+OK, REJECTED, USAGE, ERROR = 0, 1, 2, 3
+CONFLICT = 4
+"""``patch --expected-version N``: the run is not at version N; nothing was written."""
+BAD_FILE = 5
+"""``import FILE``: not a complete, intact export; nothing was written."""
+INTERRUPT = 130
+CLOSED = 141
+
+EXIT_CODES: tuple[tuple[int, str, str], ...] = (
+    (OK, "ok", "accepted, or success"),
+    (
+        REJECTED,
+        "rejected",
+        "a patch, seed or check was refused and nothing was written; also invalid JSON "
+        "input, `get --field` on a missing path, `verify` or `doctor` finding a problem",
+    ),
+    (
+        USAGE,
+        "usage",
+        "the command line is wrong: bad syntax or flags, an invalid run id, an unknown run, "
+        "skill, key or store scheme, a run that already exists",
+    ),
+    (
+        ERROR,
+        "error",
+        "the request was fine but something failed: the store cannot be opened, read or "
+        "written (unreachable, disk full, read-only), a plugin or configuration file is "
+        "broken, an optional extra is missing, the output cannot be encoded",
+    ),
+    (
+        CONFLICT,
+        "conflict",
+        "`patch --expected-version N`: the run is not at version N; nothing was written",
+    ),
+    (BAD_FILE, "bad file", "`import FILE`: not a complete, intact export; nothing was written"),
+    (INTERRUPT, "interrupted", "Ctrl-C"),
+    (
+        CLOSED,
+        "closed",
+        "the output was closed early (piped into `head`), as for any command stopped by SIGPIPE; "
+        "nothing is printed",
+    ),
+)
+"""``(code, name, meaning)`` of every exit code, for the generated CLI reference."""
+
+
+def code_for(exc: BaseException) -> int:
+    """The exit code of a :class:`~skillstate.errors.SkillstateError` (by its ``kind``)."""
+    return USAGE if getattr(exc, "kind", "error") == "usage" else ERROR
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null so the interpreter's last flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (tests): nothing to flush
+        pass
+
+
+def _encoding_message(exc: UnicodeEncodeError) -> str:
+    stream = getattr(sys.stdout, "encoding", None) or exc.encoding
+    character = exc.object[exc.start : exc.start + 1]
+    shown = f"U+{ord(character):04X}" if character else "a character"
+    if 0xD800 <= ord(character or "a") <= 0xDFFF:
+        return f"cannot write the output: it holds a lone surrogate ({shown}), which is not text"
+    return (
+        f"cannot write the output: the output stream's encoding ({stream}) cannot encode "
+        f"{shown}; use a UTF-8 locale or set PYTHONIOENCODING=utf-8"
+    )
+
+
+def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
+    """``body()``'s exit code; an expected failure becomes one ``error(message)`` line and a code.
+
+    ``SkillstateError`` → its message and :func:`code_for`; a closed pipe → silence and
+    :data:`CLOSED`; text the output stream cannot encode, or an operating-system error
+    (a full disk writing a file, a vanished terminal) → the reason and :data:`ERROR`;
+    Ctrl-C → :data:`INTERRUPT`. Standard output is flushed inside the guard, so a pipe
+    closed at the very end is caught too.
+    """
+    from skillstate.errors import SkillstateError
+
+    try:
+        code = body()
+        sys.stdout.flush()
+        return code
+    except SkillstateError as exc:
+        error(str(exc))
+        return code_for(exc)
+    except BrokenPipeError:
+        _silence_stdout()
+        return CLOSED
+    except UnicodeEncodeError as exc:
+        error(_encoding_message(exc))
+        return ERROR
+    except KeyboardInterrupt:
+        return INTERRUPT
+    except SystemExit:  # argparse's --help and usage errors: their output is flushed here
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+            return CLOSED
+        raise
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        error(f"{exc.strerror or exc}{where}")
+        return ERROR
+
+
+_SHOWN: set[str] = set()
+"""The warning texts this process printed (each is printed once)."""
+
+
+def _warning_line(prog: str, text: str) -> None:
+    if text in _SHOWN:
+        return
+    _SHOWN.add(text)
+    try:
+        print(f"{prog}: warning: {text}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
+def install_warning_format(prog: str) -> None:
+    """Show every warning of this process as one ``prog: warning: …`` line, each text once.
+
+    skillstate's own categories (plugin, store, observer warnings) print their message
+    alone; any other category is named before it (``prog: warning: ResourceWarning: …``).
+    """
+
+    def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        text = " ".join(str(message).split())
+        if not getattr(category, "__module__", "").startswith("skillstate"):
+            text = f"{category.__name__}: {text}"
+        _warning_line(prog, text)
+
+    warnings.showwarning = show
+
+
+def install_log_lines(prog: str) -> None:
+    """A library's logged warnings (a database driver's retries) as the same one-line form.
+
+    Called when a command opens its store (importing :mod:`logging` costs start-up time
+    the commands that open no store need not pay). A program that configured logging
+    itself keeps its own handlers.
+    """
+    import logging
+
+    root = logging.getLogger()
+    if root.handlers:
+        return
+
+    class _LogLine(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            _warning_line(prog, " ".join(record.getMessage().split()))
+
+    root.addHandler(_LogLine(logging.WARNING))

@@ -1,0 +1,46 @@
+"""Text fit for a message: bounded, printable excerpts of what a caller sent.
+
+Every surface (the CLIs, the Python API's exceptions, the runtime) quotes a caller's
+value (a key, a path, a run id, a rejected value) through :func:`excerpt`: at most
+:data:`MAX_ECHO` characters, then ``…`` and the full length, so a 50 MB key gives a
+line of a few hundred bytes, not 52 MB on stderr. Lone surrogates and control
+characters are shown escaped (``\\ud800``, ``\\x07``), so a message is always
+printable and encodable as UTF-8. (URLs are shown through :mod:`skillstate.masking`,
+which masks their credentials.)
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MAX_ECHO", "excerpt", "printable"]
+
+MAX_ECHO = 200
+"""The most characters of one quoted value a message holds (rig-state's messages quote
+values of at most 500 characters only when they break the 500-character limit, which
+the length message already says)."""
+
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}" if code > 0xFF else f"\\x{code:02x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (but tab and newline) and lone surrogates escaped."""
+    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
+
+
+def excerpt(value: object, limit: int = MAX_ECHO) -> str:
+    """``value`` (a ``str``, else its ``str()``) for quoting in a message, at most ``limit`` characters.
+
+    A longer value is cut and says how long it was: ``'aaaa…' (52428800 characters)``
+    is written ``aaaa… (52,428,800 characters)``. The result is :func:`printable`.
+    """
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return printable(text)
+    return f"{printable(text[:limit])}… ({len(text):,} characters)"
