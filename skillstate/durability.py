@@ -52,6 +52,8 @@ __all__ = [
     "PendingSyncs",
     "check_level",
     "configured_level",
+    "durability_of",
+    "effective_level",
     "flock_module",
     "pending_syncs",
     "split_durability",
@@ -59,6 +61,7 @@ __all__ = [
     "sync_directory",
     "sync_file",
     "sync_observer",
+    "url_level",
     "using_level",
 ]
 
@@ -178,6 +181,31 @@ def split_durability(query: str, where: str, error: type[Exception]) -> tuple[st
     return urlencode(rest), check_level(levels[-1], where, error)
 
 
+def url_level(url: str) -> str | None:
+    """The ``?durability=`` a store URL names, unchecked (``None``: it names none)."""
+    from urllib.parse import parse_qsl
+
+    query = url.partition("?")[2]
+    levels = [v for k, v in parse_qsl(query, keep_blank_values=True) if k == "durability"]
+    return levels[-1] if levels else None
+
+
+def effective_level(url: str, configured: str, source: str) -> tuple[str, str]:
+    """The level a store opened from ``url`` gets and where it comes from, without opening it.
+
+    A store that keeps nothing past its process (``memory:``) says ``none`` once open.
+    """
+    named = url_level(url)
+    if named is not None:
+        return check_level(named, "the store URL"), "the store URL"
+    return configured, source
+
+
+def durability_of(store: object) -> str:
+    """What a store says of itself: ``full``, ``process``, ``none`` or ``unstated``."""
+    return str(getattr(store, "durability", "unstated"))
+
+
 def store_durability(level: str | None) -> str:
     """A store's effective level: its URL's ``level`` when given, else :func:`configured_level`."""
     return level if level is not None else configured_level()
@@ -193,7 +221,7 @@ class PendingSyncs:
     unsynced (the thread is late: a stalled disk), so no acknowledged write waits
     longer than about ``window`` plus one sync. Each process syncs what it wrote: an
     ``fsync`` flushes a whole file, whoever wrote it. A sync that fails is raised by
-    the next :meth:`add` or :meth:`flush` (a write then fails rather than being
+    the next :meth:`check` or :meth:`flush` (a write then fails rather than being
     acknowledged on a disk that lost data). ``thread=False`` (tests) leaves the
     timing to :meth:`run_due`, with the ``clock`` given.
     """
@@ -223,11 +251,16 @@ class PendingSyncs:
         self._thread: threading.Thread | None = None
         self.syncs = 0  # flushes that synced something (benchmarks, tests)
 
+    def check(self) -> None:
+        """Raise the failure of a deferred sync, once: a store calls it before writing."""
+        if self._error is not None:
+            with self._lock:
+                self._raise_left_over()
+
     def add(self, path: str, directory: bool = False) -> None:
-        """Remember ``path`` as written but not synced (raises a sync error left over)."""
+        """Remember ``path`` as written but not synced (never raises: see :meth:`check`)."""
         now = self.clock()
         with self._lock:
-            self._raise_left_over()
             if self._oldest is None:
                 self._oldest = now
                 self._wake.notify()
@@ -239,7 +272,7 @@ class PendingSyncs:
                 self._thread.start()
             late = min(t for t in (self._oldest, self._inflight) if t is not None)
         if now - late >= self.window:
-            self.flush()
+            self._flush()  # the thread is late: sync before acknowledging
 
     def pending(self) -> dict[str, bool]:
         """What is waiting for a sync (a copy)."""

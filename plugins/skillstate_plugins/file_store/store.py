@@ -329,6 +329,8 @@ class FileStore(Store):
         """A new run's record and journal (``RunExists`` if the id is taken), every sync
         (at ``process``: none, the three handed to the pending syncs)."""
         sync = self._syncs is None
+        if self._syncs is not None:
+            self._syncs.check()
         files = self._files(record.id)
         try:
             os.makedirs(self.root, exist_ok=True)
@@ -370,6 +372,8 @@ class FileStore(Store):
         """
         files = self._files(record.id)
         run_id = record.id
+        if self._syncs is not None:
+            self._syncs.check()  # a deferred sync that failed fails this write, unwritten
         try:
             with self._existing_run_lock(files, run_id):
                 journal = OpenJournal(files.journal)
