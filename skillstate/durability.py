@@ -279,6 +279,11 @@ class PendingSyncs:
         with self._lock:
             return dict(self._pending)
 
+    def settled(self) -> bool:
+        """Whether nothing is pending and no sync is running (tests, benchmarks)."""
+        with self._lock:
+            return not self._pending and self._inflight is None and self._oldest is None
+
     def run_due(self, now: float | None = None) -> bool:
         """Sync if the oldest pending write is ``delay`` old at ``now``; whether it did."""
         now = self.clock() if now is None else now
