@@ -55,6 +55,7 @@ __all__ = [
     "durability_of",
     "effective_level",
     "flock_module",
+    "observing_syncs",
     "pending_syncs",
     "split_durability",
     "store_durability",
@@ -124,6 +125,19 @@ def sync_directory(fd: int) -> None:
     """``fsync`` an open directory (its renames, creations and unlinks); raises ``OSError``."""
     os.fsync(fd)
     _observed(fd, True)
+
+
+@contextlib.contextmanager
+def observing_syncs(observer: Callable[[int, bool], None]) -> Iterator[None]:
+    """Within the block, ``observer(fd, is_directory)`` is called after every sync (tests:
+    a power-loss model records what each sync made durable; raising ``OSError`` from it
+    makes the sync fail)."""
+    global sync_observer
+    previous, sync_observer = sync_observer, observer
+    try:
+        yield
+    finally:
+        sync_observer = previous
 
 
 def check_level(value: object, where: str, error: type[Exception] | None = None) -> str:

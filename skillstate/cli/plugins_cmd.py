@@ -77,7 +77,7 @@ def _table(ctx: CliContext) -> int:
         print(fmt.format(*row_values), file=ctx.out)
     if not table:
         print("(no plugins loaded)", file=ctx.out)
-    print(_durability_line(ctx), file=ctx.out)
+    print(f"\n{_durability_line(ctx)}", file=ctx.out)
     return 0
 
 

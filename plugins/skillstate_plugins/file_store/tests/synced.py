@@ -1,6 +1,6 @@
 """A power-loss model for the durability tests: what the disk would hold after a power cut.
 
-:class:`SyncRecorder` sets :data:`skillstate.durability.sync_observer` (every sync the
+:class:`SyncRecorder` sets :func:`skillstate.testing.observing_syncs` (every sync the
 store makes goes through :func:`~skillstate.plugin.sync_file` or
 :func:`~skillstate.plugin.sync_directory`) and records, at each sync, the file's
 content (by inode) or the directory's entries (name → inode). :meth:`SyncRecorder.cut`
@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import skillstate.durability as durability
+from skillstate.testing import observing_syncs
 
 __all__ = ["SyncRecorder"]
 
@@ -56,12 +56,8 @@ class SyncRecorder:
     @contextmanager
     def recording(self) -> Iterator[SyncRecorder]:
         """Observe every sync inside the block."""
-        previous = durability.sync_observer
-        durability.sync_observer = self
-        try:
+        with observing_syncs(self):
             yield self
-        finally:
-            durability.sync_observer = previous
 
     def cut(self, target: Path, keep: tuple[str, ...] = ()) -> Path:
         """Write into ``target`` what a power cut now would leave of ``root``."""

@@ -25,7 +25,6 @@ from typing import Any
 
 import pytest
 
-import skillstate.durability as durability
 from skillstate.plugin import (
     Change,
     PendingSyncs,
@@ -36,7 +35,7 @@ from skillstate.plugin import (
     transition,
     verify_record,
 )
-from skillstate.testing import make_host, sample_skill
+from skillstate.testing import SYNC_WINDOW, make_host, observing_syncs, sample_skill
 
 from .. import FileStore
 from .synced import SyncRecorder
@@ -130,7 +129,7 @@ def test_process_a_power_loss_loses_at_most_the_last_second(tmp_path: Path, keep
     for at, acknowledged, recovered in cuts:
         assert recovered <= acknowledged
         # every commit acknowledged at least a window before the cut came back
-        due = max((v for t, v in acked if t <= at - durability.SYNC_WINDOW), default=0)
+        due = max((v for t, v in acked if t <= at - SYNC_WINDOW), default=0)
         assert recovered >= due, f"cut at version {acknowledged}: lost more than the window"
         lost_any |= recovered < acknowledged
     assert lost_any, "nothing was ever lost: commits were synced on the commit path"
@@ -143,10 +142,10 @@ def test_process_a_late_sync_thread_is_caught_up_by_the_writer(tmp_path: Path) -
     create_run(host, store, skill, "r", {"counter": 0})
     syncs = store._syncs
     assert syncs.pending()  # the creation waits for its sync
-    clock.now += durability.SYNC_WINDOW / 2
+    clock.now += SYNC_WINDOW / 2
     transition(host, store, "r", Change(patch={"counter": 1}), skill=skill)
     assert syncs.pending() and syncs.syncs == 0
-    clock.now += durability.SYNC_WINDOW / 2
+    clock.now += SYNC_WINDOW / 2
     transition(host, store, "r", Change(patch={"counter": 2}), skill=skill)
     assert syncs.syncs == 1  # the oldest write was a window old: synced before acknowledging
     host.close()
@@ -180,14 +179,11 @@ def test_process_a_failed_deferred_sync_fails_the_next_write_unwritten(tmp_path:
     def failing(fd: int, directory: bool) -> None:
         raise OSError(5, "Input/output error")
 
-    previous, durability.sync_observer = durability.sync_observer, failing
-    try:
+    with observing_syncs(failing):
         with pytest.raises(StoreError, match="deferred sync failed"):
             store._syncs.flush()
         transition(host, store, "r", Change(patch={"counter": 1}), skill=skill)  # pending again
         store._syncs.run_due(clock.now + 1)  # the thread's sync fails: kept for the writer
-    finally:
-        durability.sync_observer = previous
     journal = (root / "r.jsonl").read_bytes()
     with pytest.raises(StoreError, match="deferred sync failed"):
         transition(host, store, "r", Change(patch={"counter": 2}), skill=skill)

@@ -24,9 +24,8 @@ from typing import Any
 
 import pytest
 
-import skillstate.durability as durability
 from skillstate.plugin import Change, PendingSyncs, RunNotFound, create_run, transition
-from skillstate.testing import make_host, sample_skill
+from skillstate.testing import SYNC_WINDOW, make_host, observing_syncs, sample_skill
 
 from ..backend import SQLiteStore
 
@@ -74,11 +73,10 @@ def test_process_a_power_loss_loses_at_most_the_last_second(tmp_path: Path) -> N
     store._syncs = PendingSyncs(thread=False, clock=clock)
     store._conn().execute("PRAGMA wal_autocheckpoint = 0")  # the main file stays as it is
     skill = sample_skill()
-    previous, durability.sync_observer = durability.sync_observer, observe
     acked: list[tuple[float, int]] = []
     committed: dict[int, Any] = {}
     lost_any = False
-    try:
+    with observing_syncs(observe):
         create_run(host, store, skill, "r", {"counter": 0})
         acked.append((clock.now, 1))
         committed[1] = store.get("r")
@@ -104,12 +102,10 @@ def test_process_a_power_loss_loses_at_most_the_last_second(tmp_path: Path) -> N
                 assert got == committed[version], "a version not exactly as committed"
             finally:
                 copy.close()
-            due = max((v for t, v in acked if t <= clock.now - durability.SYNC_WINDOW), default=0)
+            due = max((v for t, v in acked if t <= clock.now - SYNC_WINDOW), default=0)
             assert due <= version <= n + 1, f"cut at version {n + 1}: got {version}, due {due}"
             lost_any |= version < n + 1
-    finally:
-        durability.sync_observer = previous
-        host.close()
+    host.close()
     assert lost_any, "nothing was ever lost: the WAL was synced on the commit path"
 
 
