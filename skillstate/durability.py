@@ -339,10 +339,14 @@ class PendingSyncs:
     @staticmethod
     def _sync(batch: dict[str, bool]) -> Iterator[tuple[str, str]]:
         """Sync files first, then directories (a new file's name after its data)."""
+        # Windows' fsync (_commit) needs a handle open for writing; POSIX does not.
+        mode = os.O_RDWR if os.name == "nt" else os.O_RDONLY
         for path, directory in sorted(batch.items(), key=lambda item: item[1]):
-            flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+            flags = mode | getattr(os, "O_CLOEXEC", 0)
+            if directory:
+                flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
             try:
-                fd = os.open(path, flags | (os.O_DIRECTORY if directory else 0))
+                fd = os.open(path, flags)
             except FileNotFoundError:
                 continue  # removed since: nothing of it left to make durable
             except OSError as exc:
@@ -363,7 +367,11 @@ class PendingSyncs:
                 wait = self._oldest + self.delay - self.clock()
             if wait > 0:
                 time.sleep(wait)
-            self.run_due()
+            try:
+                self.run_due()
+            except Exception as exc:
+                with self._lock:
+                    self._error = f"the sync thread failed ({type(exc).__name__}: {exc})"
 
 
 _pending_syncs: PendingSyncs | None = None

@@ -180,3 +180,37 @@ def test_a_failed_sync_is_raised_once_by_the_next_check(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="a deferred sync failed"):
         syncs.check()
     syncs.check()  # once
+
+
+EXIT_SCRIPT = """
+import os, sys
+from skillstate.testing import make_host, observing_syncs, sample_skill
+from skillstate.plugin import Change, create_run, transition
+root = sys.argv[1]
+def seen(fd, directory):
+    sys.stderr.write("synced " + os.readlink(f"/proc/self/fd/{fd}") + "\\n")
+import skillstate.durability as durability
+syncs = durability.pending_syncs()
+syncs.window = syncs.delay = 600.0  # the thread will not sync before the exit does
+observing = observing_syncs(seen)
+observing.__enter__()  # still observing while the interpreter exits
+host = make_host(f"file:{root}?durability=process")
+store = host.open_store()
+create_run(host, store, sample_skill(), "r", {"counter": 0})
+transition(host, store, "r", Change(patch={"counter": 1}), skill=sample_skill())
+sys.stderr.write("acknowledged\\n")
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc/self/fd")
+def test_what_is_pending_is_synced_when_the_interpreter_exits(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = tmp_path / "state"
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_SCRIPT, str(root)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    after = done.stderr.split("acknowledged\n", 1)[1]  # no close(): the exit flushes
+    assert f"synced {root / 'r.jsonl'}" in after and f"synced {root}\n" in after
