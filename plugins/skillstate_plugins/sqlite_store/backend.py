@@ -159,7 +159,7 @@ class SQLiteStore(Store):
         self.url = url
         self.path, self.timeout, level = parse_sqlite_options(url)
         self.durability = store_durability(level)
-        self._wal = f"{self.path}-wal"
+        self._wal = f"{os.path.abspath(self.path)}-wal"  # synced later, maybe from elsewhere
         self._syncs = pending_syncs() if self.durability == "process" else None
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
