@@ -25,6 +25,7 @@ __all__ = [
     "RunFiles",
     "RunLock",
     "discard",
+    "ends_with_newline",
     "file_size",
     "fsync_dir",
     "put_in_place",
@@ -94,6 +95,22 @@ def file_size(path: str) -> int:
         return 0
     except OSError as exc:
         raise store_error(exc, "read", path) from None
+
+
+def ends_with_newline(path: str, size: int) -> bool:
+    """Whether byte ``size - 1`` of ``path`` is a newline (``True`` for an empty file)."""
+    if size <= 0:
+        return True
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return os.pread(fd, 1, size - 1) == b"\n"
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def write_file(path: str, data: bytes, *, sync: bool = True) -> None:

@@ -67,6 +67,7 @@ from .fileio import (
     RunFiles,
     RunLock,
     discard,
+    ends_with_newline,
     file_size,
     fsync_dir,
     put_in_place,
@@ -182,7 +183,20 @@ class FileStore(Store):
             return True  # no run, and nothing to finish
         if stored.record is None and stored is not BLANK and not os.path.lexists(files.journal):
             return True  # damaged, and no journal to rebuild it from: nothing recovery can do
-        return stored.journal_size == (size if size >= 0 else file_size(files.journal))
+        size = size if size >= 0 else file_size(files.journal)
+        return stored.journal_size == size
+
+    def _is_whole(self, stored: RecordFile | None, files: RunFiles) -> bool:
+        """At ``process``: whether the journal's last byte, the record says, is a newline.
+
+        After a power loss at ``process`` a journal can have its new size but not the
+        data of its last lines (NUL bytes): as long as the record says, yet not level.
+        One byte read, for a run this store does not remember. At ``full`` a journal
+        line is synced before the record is swapped in, so this cannot happen.
+        """
+        if self._syncs is None or stored is None or stored.record is None:
+            return True
+        return ends_with_newline(files.journal, stored.journal_size)
 
     def _recover(self, run_id: str, files: RunFiles) -> None:
         """Under the lock: bring the record level with its journal (see :mod:`.recovery`)."""
@@ -207,7 +221,8 @@ class FileStore(Store):
         ``journal``, and a failure is its error.
         """
         stored = self._read(run_id, files)
-        if not self._is_level(stored, files, -1 if journal is None else journal.size):
+        level = self._is_level(stored, files, -1 if journal is None else journal.size)
+        if not level or not self._is_whole(stored, files):
             if journal is not None:
                 self._recover(run_id, files)
                 journal.reopen()

@@ -12,6 +12,9 @@ then writes a copy of the store directory as a power loss would leave it:
 - ``keep`` names files (by suffix) whose unsynced writes happened to reach the disk
   anyway (the disk may write back any time): they are copied as they are now, which
   is how a record can end up ahead of its journal.
+- ``zeros`` names files (by suffix) whose new size reached the disk but whose
+  unsynced data did not: what was synced, then NUL bytes up to the current size (what
+  some file systems show after a crash).
 
 It is the pessimistic model a file system allows (POSIX promises nothing about data
 not synced), so a store that passes it survives any real cut at the same points.
@@ -59,7 +62,7 @@ class SyncRecorder:
         with observing_syncs(self):
             yield self
 
-    def cut(self, target: Path, keep: tuple[str, ...] = ()) -> Path:
+    def cut(self, target: Path, keep: tuple[str, ...] = (), zeros: tuple[str, ...] = ()) -> Path:
         """Write into ``target`` what a power cut now would leave of ``root``."""
         target.mkdir(parents=True)
         listing = self.listing
@@ -72,7 +75,10 @@ class SyncRecorder:
             if keep and name.endswith(keep) and name in now:
                 shutil.copyfile(self.root / name, target / name)
                 continue
-            (target / name).write_bytes(self.contents.get(inode, b""))
+            data = self.contents.get(inode, b"")
+            if zeros and name.endswith(zeros) and name in now and now[name] == inode:
+                data += b"\0" * max(0, (self.root / name).stat().st_size - len(data))
+            (target / name).write_bytes(data)
         for name in now:
             if keep and name.endswith(keep) and name not in listing and not name.endswith(".lock"):
                 shutil.copyfile(self.root / name, target / name)

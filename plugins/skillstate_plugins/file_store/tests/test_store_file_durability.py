@@ -78,7 +78,7 @@ def _recovered(copy: Path, level: str) -> Any:
 
 
 def _run(
-    tmp_path: Path, level: str, keep: tuple[str, ...]
+    tmp_path: Path, level: str, keep: tuple[str, ...], zeros: tuple[str, ...] = ()
 ) -> tuple[list[tuple[float, int, int]], list[tuple[float, int]]]:
     """Commit COMMITS increments; after each, cut the power and recover a copy.
 
@@ -102,7 +102,7 @@ def _run(
             assert outcome.accepted
             acked.append((clock.now, n + 1))
             committed[n + 1] = store.get("r")
-            copy = recorder.cut(tmp_path / f"cut-{n}", keep)
+            copy = recorder.cut(tmp_path / f"cut-{n}", keep, zeros)
             got, caught = _recovered(copy, level)
             if isinstance(got, RunNotFound):  # the creation itself was lost
                 cuts.append((clock.now, n + 1, 0))
@@ -122,9 +122,15 @@ def test_full_a_power_loss_after_any_commit_loses_nothing(tmp_path: Path, keep: 
         assert recovered == acknowledged
 
 
-@pytest.mark.parametrize("keep", [(), (".json",)], ids=["synced-only", "record-reached-disk"])
-def test_process_a_power_loss_loses_at_most_the_last_second(tmp_path: Path, keep: Any) -> None:
-    cuts, acked = _run(tmp_path, "process", keep)
+@pytest.mark.parametrize(
+    ("keep", "zeros"),
+    [((), ()), ((".json",), ()), ((".json",), (".jsonl",))],
+    ids=["synced-only", "record-reached-disk", "and-journal-tail-zeroed"],
+)
+def test_process_a_power_loss_loses_at_most_the_last_second(
+    tmp_path: Path, keep: Any, zeros: Any
+) -> None:
+    cuts, acked = _run(tmp_path, "process", keep, zeros)
     lost_any = False
     for at, acknowledged, recovered in cuts:
         assert recovered <= acknowledged
