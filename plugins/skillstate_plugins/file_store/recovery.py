@@ -106,12 +106,15 @@ def recover(
 
 
 def _roll_back(run_id: str, files: RunFiles, size: int, behind: JournalBehind) -> None:
-    """The record rebuilt from the whole journal, or removed when it holds no creation."""
+    """The record rebuilt from the whole journal, or the run removed when the journal is
+    empty (its creation line was lost); a journal that cannot rebuild it is refused."""
     rebuilt = _roll_forward(run_id, files.journal, None, -1)
     if rebuilt is not None:
         write_file(files.pending, encode_record(rebuilt, size))
         put_in_place(files.pending, files.record)
         what = f"rolled back to version {rebuilt.version}"
+    elif size:  # lines that cannot rebuild a record (rig-state's): never guess, never remove
+        raise behind
     else:
         remove(files.record)
         remove(files.pending)
