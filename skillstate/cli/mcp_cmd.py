@@ -148,6 +148,7 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, token: str | None) -
     import anyio.to_thread
 
     from skillstate._version import __version__
+    from skillstate.durability import durability_of
     from skillstate.mcp.http import http_app, mask_url, run_http
 
     args = ctx.args
@@ -160,6 +161,7 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, token: str | None) -
             "server": {"name": server.name, "version": __version__},
             "version": __version__,
             "store": store_url,
+            "durability": durability_of(runtime.store),
             "active_skill_sessions": index["active_sessions"],
             "active_mcp_sessions": 0,
         }
