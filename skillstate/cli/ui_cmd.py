@@ -69,7 +69,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _token(ctx: CliContext) -> str | None | bool:
+def _token(ctx: CliContext) -> str | bool | None:
     """The token, ``None`` for none, ``False`` after a usage error was printed."""
     args = ctx.args
     if args.token is not None:

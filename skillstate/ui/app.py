@@ -110,16 +110,16 @@ class _Pages:
         return self.page("error.html", status=status, status_code=status, message=text)
 
     async def guarded(self, request: Request, body: Callable[[], Any]) -> Response:
-        from skillstate.errors import InvalidInput, RunNotFound, SkillstateError, VersionNotFound
+        from skillstate.errors import RunNotFound, SkillstateError, VersionNotFound
 
         try:
             result: Response = await body()
             return result
         except (RunNotFound, VersionNotFound) as exc:
             return self.error(request, 404, str(exc))
-        except InvalidInput as exc:
-            return self.error(request, 400, str(exc))
         except SkillstateError as exc:
+            if getattr(exc, "kind", "error") == "usage":  # a bad id, version or bound
+                return self.error(request, 400, str(exc))
             return self.error(request, 503, f"the store could not be read: {exc}")
         except Exception as exc:
             log.exception(
