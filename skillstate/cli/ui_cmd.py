@@ -22,7 +22,17 @@ from skillstate.cli.context import CliContext
 __all__ = ["configure", "run"]
 
 DEFAULT_PORT = 3212
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _port(text: str) -> int:
@@ -102,7 +112,7 @@ def run(ctx: CliContext) -> int:
     if token is False:
         return USAGE
     assert token is not True
-    if args.host not in LOOPBACK and token is None and not args.allow_no_token:
+    if not _loopback(args.host) and token is None and not args.allow_no_token:
         ctx.error(
             f"refusing to serve {args.host} without a token: anyone who can reach it could read "
             "every run. Give --token/--token-file/SKILLSTATE_UI_TOKEN, or --allow-no-token"

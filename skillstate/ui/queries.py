@@ -63,7 +63,7 @@ def _summaries(host: Host, store: Store, skill: str | None) -> tuple[list[RunSum
     return summaries, skipped
 
 
-def _page_number(value: Any, pages: int) -> int:
+def _page_number(value: int, pages: int) -> int:
     return min(max(1, value), max(1, pages))
 
 

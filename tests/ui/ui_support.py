@@ -48,7 +48,9 @@ def seed(url: str, versions: int = 4) -> dict[str, Any]:
     create_run(host, store, rig, "abc-18", {"branch": "feat/login", "nextAction": "write tests"})
     for n in range(2, versions + 1):
         patch = {"tests": {"fail": n % 3, "pass": n}, "phase": "red" if n % 2 else "green"}
-        outcome = transition(host, store, "abc-18", Change(patch=patch, label=f"step {n}"), skill=rig)
+        outcome = transition(
+            host, store, "abc-18", Change(patch=patch, label=f"step {n}"), skill=rig
+        )
         assert outcome.accepted, outcome.problems
     outcome = transition(
         host,
@@ -67,15 +69,20 @@ def seed(url: str, versions: int = 4) -> dict[str, Any]:
         environment="mock",
     )
     runtime.execute_step("sess-1", REASONING, {"count": 1, IMG: SCRIPT}, f"echo {IMG}")
-    runtime.inject_observation("sess-1", f"observed {SCRIPT} {IMG}")
     runtime.execute_step("sess-1", REASONING, {"count": 2}, {"type": "noop"})
+    runtime.inject_observation("sess-1", f"observed {SCRIPT} {IMG}")
     runtime.close()
 
     now = "2026-12-01T10:00:00.000Z"
     record = RunRecord(
         id="odd-skill", skill=HOSTILE_SKILL, state={"x": 1}, created=now, updated=now
     )
-    store.create(record, JournalEntry(ts=now, step="init", patch=None, version=1, base={"x": 1}))
+    store.create(
+        record,
+        JournalEntry(
+            ts=now, step="init", patch={}, version=1, base={"x": 1}, status="active", turn=0
+        ),
+    )
     head = store.get("abc-18").version
     store.close()
     host.close()
@@ -115,7 +122,9 @@ class UiServer:
             stdout=self._out,
             stderr=subprocess.STDOUT,
         )
-        pattern = r"inspector at http://[^:]+:(\d+)/ui/" if mcp else r"skillstate ui: http://[^:]+:(\d+)/"
+        pattern = (
+            r"inspector at http://[^:]+:(\d+)/ui/" if mcp else r"skillstate ui: http://[^:]+:(\d+)/"
+        )
         self.port = self._wait(pattern)
         self.prefix = "/ui" if mcp else ""
         self.base = f"http://127.0.0.1:{self.port}{self.prefix}"
