@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -83,7 +82,7 @@ class _Pages:
         self.store = store
         self.prefix = prefix
         self.title = title
-        self.lock = threading.Lock()
+        self.listing = queries.Listing()
         self.env = _templates()
         self.secrets = url_secrets(str(getattr(store, "url", "") or ""))
         try:
@@ -92,11 +91,12 @@ class _Pages:
             pass
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        def locked() -> T:
-            with self.lock:
-                return fn(self.host, self.store, *args, **kwargs)
+        """``fn(host, store, ...)`` in a worker thread (the bundled stores are thread-safe)."""
 
-        return await anyio.to_thread.run_sync(locked)
+        def run() -> T:
+            return fn(self.host, self.store, *args, **kwargs)
+
+        return await anyio.to_thread.run_sync(run)
 
     def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         template = self.env.get_template(name)
@@ -174,6 +174,7 @@ def ui_routes(
                 status=q.get("status") or None,
                 query=(q.get("q") or "").strip()[:80] or None,
                 page=_whole(request, "page", 1),
+                listing=pages.listing,
             )
             return pages.page("list.html", view=view)
 

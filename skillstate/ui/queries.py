@@ -12,6 +12,8 @@ naming it are dropped all the same (:func:`shown_meta`).
 from __future__ import annotations
 
 import math
+import threading
+import time
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -24,7 +26,9 @@ if TYPE_CHECKING:
     from skillstate.store import Store
 
 __all__ = [
+    "LISTING_TTL",
     "LIST_PAGE",
+    "Listing",
     "TIMELINE_PAGE",
     "diff_view",
     "export_text",
@@ -41,6 +45,8 @@ LIST_PAGE = 50
 TIMELINE_PAGE = 50
 """Versions per page of a run's timeline."""
 STATUSES = ("active", "completed", "closed")
+LISTING_TTL = 2.0
+"""Seconds a store listing is served before it is read again (in the background)."""
 
 
 def _skill_keys(host: Host) -> tuple[dict[str, tuple[str, str | None]], list[str]]:
@@ -51,16 +57,60 @@ def _skill_keys(host: Host) -> tuple[dict[str, tuple[str, str | None]], list[str
     return skills, keys
 
 
-def _summaries(host: Host, store: Store, skill: str | None) -> tuple[list[RunSummary], int]:
-    """Every summary (of ``skill``), and how many runs the store skipped as unreadable."""
+def _summaries(host: Host, store: Store) -> tuple[list[RunSummary], int]:
+    """Every summary, and how many runs the store skipped as unreadable."""
     from skillstate.store import StoreWarning
 
     _, keys = _skill_keys(host)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StoreWarning)
-        summaries = store.list(skill or None, keys=keys)
+        summaries = store.list(None, keys=keys)
     skipped = sum(1 for w in caught if issubclass(w.category, StoreWarning))
     return summaries, skipped
+
+
+class Listing:
+    """The store's listing, kept for :data:`LISTING_TTL` seconds and then read again.
+
+    Reading 10,000 run records takes a noticeable fraction of a second on the file
+    store, so every filter, search and page is answered from the last listing: the
+    first request reads it, and a request finding it older than ``ttl`` is answered
+    at once from it while one background thread reads a fresh one (stale while
+    revalidating). A run created meanwhile appears within about ``ttl`` seconds. A
+    run's own page always reads the store.
+    """
+
+    def __init__(self, ttl: float = LISTING_TTL) -> None:
+        self.ttl = ttl
+        self._lock = threading.Lock()
+        self._data: tuple[list[RunSummary], int, float] | None = None
+        self._refreshing = False
+
+    def get(self, host: Host, store: Store) -> tuple[list[RunSummary], int, float]:
+        """``(summaries, skipped, when)``; ``when`` is the listing's ``time.time()``."""
+        data = self._data
+        if data is None:
+            with self._lock:
+                if self._data is None:
+                    self._data = (*_summaries(host, store), time.time())
+                return self._data
+        if time.time() - data[2] > self.ttl:
+            with self._lock:
+                start, self._refreshing = not self._refreshing, True
+            if start:
+                threading.Thread(target=self._refresh, args=(host, store), daemon=True).start()
+        return data
+
+    def _refresh(self, host: Host, store: Store) -> None:
+        try:
+            fresh = (*_summaries(host, store), time.time())
+            with self._lock:
+                self._data = fresh
+        except Exception:  # the next request tries again; the old listing stays
+            pass
+        finally:
+            with self._lock:
+                self._refreshing = False
 
 
 def _page_number(value: int, pages: int) -> int:
@@ -76,14 +126,21 @@ def list_view(
     query: str | None = None,
     page: int = 1,
     per_page: int = LIST_PAGE,
+    listing: Listing | None = None,
 ) -> dict[str, Any]:
     """One page of runs, newest update first, filtered by skill, status and an id substring.
 
     Only the runs on the page are read whole (for the session step); the filter and
-    the order use the store's listing.
+    the order use the store's listing (``listing``'s, when given: see :class:`Listing`).
     """
-    summaries, skipped = _summaries(host, store, skill)
+    if listing is not None:
+        summaries, skipped, when = listing.get(host, store)
+    else:
+        summaries, skipped = _summaries(host, store)
+        when = time.time()
     skills_known = sorted({s.skill for s in summaries} | ({skill} if skill else set()))
+    if skill:
+        summaries = [s for s in summaries if s.skill == skill]
     if status:
         summaries = [s for s in summaries if s.status == status]
     if query:
@@ -118,6 +175,7 @@ def list_view(
         "skills": skills_known,
         "statuses": STATUSES,
         "skipped": skipped,
+        "listed": time.strftime("%H:%M:%S", time.localtime(when)),
         "filters": {"skill": skill or "", "status": status or "", "q": query or ""},
     }
 
