@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 __all__ = [
     "LISTING_TTL",
     "LIST_PAGE",
-    "Listing",
     "TIMELINE_PAGE",
+    "Listing",
     "diff_view",
     "export_text",
     "list_view",

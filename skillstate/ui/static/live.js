@@ -51,7 +51,7 @@
     if (r.observation !== null && r.observation !== undefined) {
       var d = el("details"); d.appendChild(el("summary", "text")); d.appendChild(el("pre", r.observation, "obs")); o.appendChild(d);
     } else if (r.observation_sha256) {
-      o.appendChild(el("code", r.observation_sha256.slice(0, 12) + "…"));
+      o.appendChild(el("code", r.observation_sha256.slice(0, 12) + "…", "digest"));
     }
     tr.appendChild(o);
     var x = cell("");
