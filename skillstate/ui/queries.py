@@ -217,6 +217,11 @@ def _spec_source(record: RunRecord) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+def _scalar(value: Any) -> str:
+    """A non-empty string as it is; anything else (``""`` included) as JSON."""
+    return value if isinstance(value, str) and value else compact(value)
+
+
 def _state_keys(state: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Σ's top-level keys, each with its value as pretty JSON (for one <details> each)."""
     rows = []
@@ -226,11 +231,7 @@ def _state_keys(state: Mapping[str, Any]) -> list[dict[str, Any]]:
             {
                 "key": key,
                 "nested": nested,
-                "text": pretty(value)
-                if nested
-                else value
-                if isinstance(value, str)
-                else compact(value),
+                "text": pretty(value) if nested else _scalar(value),
                 "size": len(value) if nested else 0,
             }
         )

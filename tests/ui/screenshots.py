@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ui_support import UiServer  # noqa: E402
+from ui_support import UiServer
 
-from skillstate.testing.helpers import make_host  # noqa: E402
+from skillstate.testing.helpers import make_host
 
 __all__ = ["demo_store", "main"]
 
