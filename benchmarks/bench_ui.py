@@ -14,7 +14,11 @@ request: parse, store reads, render, transfer):
   oldest timeline page; a page in the middle;
 - a diff of two versions in the middle, the state at a version in the middle;
 - the live poll when nothing is new (what an open page asks every 1.5 s);
-- the export download of the long run (its whole journal).
+- the export download of the long run (its whole journal);
+
+and, in this process, the list page's query without the listing the server keeps
+(``list_view`` reading the whole store listing, as the first request after start-up
+does, and every refresh in the background).
 
 Target: each page well under a second.
 """
@@ -108,6 +112,22 @@ def _get(port: int, path: str) -> int:
         conn.close()
 
 
+def cold_listing(url: str, rounds: int) -> float:
+    """Median milliseconds of the list page's query reading the whole store listing."""
+    from skillstate.testing import make_host
+    from skillstate.ui.queries import list_view
+
+    host = make_host(url)
+    store = host.open_store()
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        list_view(host, store)
+        times.append((time.perf_counter() - start) * 1000)
+    host.close()
+    return statistics.median(times)
+
+
 def measure(url: str, runs: int, versions: int, rounds: int, tmp: str) -> dict[str, Any]:
     """Median milliseconds per page of a ``skillstate ui`` serving ``url``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLSTATE_")}
@@ -179,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 results[name] = measure(urls[name], args.runs, args.versions, args.rounds, tmp)
                 results[name]["fill_s"] = took
+                cold = cold_listing(urls[name], max(3, args.rounds // 2))
+                results[name]["list, whole store listing (in-process)"] = {"ms": cold}
         finally:
             if "postgresql" in names:
                 import psycopg
@@ -188,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     header = f"| page | {' | '.join(names)} |"
     print(header)
     print("|---" * (len(names) + 1) + "|")
-    for page in _pages(args.runs, args.versions):
+    for page in [*_pages(args.runs, args.versions), "list, whole store listing (in-process)"]:
         cells = [f"{results[n][page]['ms']:.1f} ms" for n in names]
         print(f"| {page} | {' | '.join(cells)} |")
     for name, reason in skipped.items():
