@@ -199,7 +199,8 @@ class UiGate:
     async def _login(self, scope: Scope, send: Send, query: dict[str, list[str]]) -> None:
         assert self.token is not None
         rest = {k: v for k, v in query.items() if k != "token"}
-        target = scope.get("root_path", "") + scope["path"]
+        # one leading slash: "//host/…" would send the browser to another site
+        target = "/" + (scope.get("root_path", "") + scope["path"]).lstrip("/")
         if rest:
             target += "?" + urllib.parse.urlencode(rest, doseq=True)
         cookie = (

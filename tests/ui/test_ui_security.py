@@ -117,6 +117,8 @@ def test_a_token_is_required_when_configured(file_url: str, tmp_path: Path) -> N
         assert "HttpOnly" in headers["set-cookie"] and "SameSite=Strict" in headers["set-cookie"]
         assert "s3cret" not in cookie  # the cookie holds a digest, not the token
         assert fetch(port, "/runs/abc-18", headers={"Cookie": cookie})[0] == 200
+        status, headers, _ = fetch(port, "//evil.example/x?token=s3cret-token-123")
+        assert status == 303 and headers["location"] == "/evil.example/x"  # never off-site
         name = cookie.split("=", 1)[0]
         assert fetch(port, "/", headers={"Cookie": f"{name}=0000"})[0] == 401
         assert fetch(port, "/", headers={"Cookie": "garbage;;=\x7f"})[0] == 401
