@@ -118,9 +118,9 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     page.screenshot(path=str(out / name), full_page=True)
                 phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
-                phone.goto(server.base + "/runs/auth-login")
-                phone.wait_for_selector("#timeline")
-                phone.screenshot(path=str(out / "ui-phone.png"), full_page=False)
+                phone.goto(server.base + "/")
+                phone.wait_for_selector("table.runs")
+                phone.screenshot(path=str(out / "ui-phone.png"), full_page=True)
                 browser.close()
         finally:
             server.stop()
