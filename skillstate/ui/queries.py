@@ -84,7 +84,8 @@ class Listing:
         self.ttl = ttl
         self._lock = threading.Lock()
         self._data: tuple[list[RunSummary], int, float] | None = None
-        self._refreshing = False
+        self._wanted = threading.Event()
+        self._worker: threading.Thread | None = None
 
     def get(self, host: Host, store: Store) -> tuple[list[RunSummary], int, float]:
         """``(summaries, skipped, when)``; ``when`` is the listing's ``time.time()``."""
@@ -96,21 +97,24 @@ class Listing:
                 return self._data
         if time.time() - data[2] > self.ttl:
             with self._lock:
-                start, self._refreshing = not self._refreshing, True
-            if start:
-                threading.Thread(target=self._refresh, args=(host, store), daemon=True).start()
+                if self._worker is None:  # one thread for every refresh: one store connection
+                    self._worker = threading.Thread(
+                        target=self._refresh, args=(host, store), daemon=True
+                    )
+                    self._worker.start()
+            self._wanted.set()
         return data
 
     def _refresh(self, host: Host, store: Store) -> None:
-        try:
-            fresh = (*_summaries(host, store), time.time())
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            try:
+                fresh = (*_summaries(host, store), time.time())
+            except Exception:  # the next request asks again; the old listing stays
+                continue
             with self._lock:
                 self._data = fresh
-        except Exception:  # the next request tries again; the old listing stays
-            pass
-        finally:
-            with self._lock:
-                self._refreshing = False
 
 
 def _page_number(value: int, pages: int) -> int:

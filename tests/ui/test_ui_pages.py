@@ -170,3 +170,32 @@ def test_the_live_endpoint_sees_a_patch_from_another_process(served, tmp_path: P
     _, _, after = server.get(f"/api/runs/{rig}/versions?after={head}")
     rows = json.loads(after)["rows"]
     assert [(r["version"], r["label"], r["keys"]) for r in rows] == [(head + 1, "live", ["tests"])]
+
+
+def test_the_list_is_served_from_a_listing_refreshed_in_the_background(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from skillstate import create_run
+    from skillstate.ui.queries import Listing, list_view
+
+    host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db")
+    store = host.open_store()
+    rig = host.skill("rig-task")
+    create_run(host, store, rig, "first", {})
+    listing = Listing(ttl=0.2)
+    assert list_view(host, store, listing=listing)["total"] == 1
+    create_run(host, store, rig, "second", {})
+    assert list_view(host, store, listing=listing)["total"] == 1  # still fresh: kept
+    before = threading.active_count()
+    deadline = time.monotonic() + 10
+    total = 1
+    while total != 2 and time.monotonic() < deadline:
+        time.sleep(0.25)
+        total = list_view(host, store, listing=listing)["total"]  # stale: served, refreshed
+    assert total == 2
+    for _ in range(4):
+        time.sleep(0.25)
+        list_view(host, store, listing=listing)
+    assert threading.active_count() <= before + 1  # one refresher thread, whatever the requests
+    host.close()
