@@ -276,8 +276,24 @@ def run_view(host: Host, store: Store, run_id: str) -> dict[str, Any]:
     }
 
 
-def _row(row: Mapping[str, Any], head: int, observation: str | None) -> dict[str, Any]:
+def _outcome(row: Mapping[str, Any], record: RunRecord) -> str:
+    """The current step's action outcome, as the runtime reports it (``ok``, ``completed``,
+    or what a retry-safe call recorded); ``""`` without an action or for a rollback."""
+    if row["action"] is None or row["rollback"]:
+        return ""
+    marker = record.meta.get("last_call")
+    if isinstance(marker, Mapping) and marker.get("version") == row["version"]:
+        recorded = marker.get("action_status")
+        if isinstance(recorded, str) and recorded:
+            return recorded
+    return "completed" if row["status"] == "completed" else "ok"
+
+
+def _row(row: Mapping[str, Any], head: int, record: RunRecord) -> dict[str, Any]:
+    """A timeline row; the current version's also has the observation text (the record
+    keeps it for the current step only; the journal keeps a digest)."""
     action = row["action"]
+    current = row["version"] == head
     out = {
         "version": row["version"],
         "ts": row["ts"] or "",
@@ -291,7 +307,8 @@ def _row(row: Mapping[str, Any], head: int, observation: str | None) -> dict[str
         "rollback": row["rollback"] or "",
         "note": row["note"] or "",
         "observation_sha256": row["observation_sha256"] or "",
-        "observation": observation if row["version"] == head else None,
+        "observation": record.observation if current else None,
+        "action_status": _outcome(row, record) if current else "",
     }
     return out
 
@@ -309,7 +326,7 @@ def timeline(
     high = head - (page - 1) * per_page
     low = max(1, high - per_page + 1)
     rows = log_rows(store, run_id, since=low - 1, limit=high - low + 1, merge=host.merge)
-    shown = [_row(r, head, record.observation) for r in reversed(rows)]
+    shown = [_row(r, head, record) for r in reversed(rows)]
     return {"rows": shown, "page": page, "pages": pages, "head": head, "status": record.status}
 
 
@@ -325,7 +342,7 @@ def versions_after(
     if 0 <= after < head:
         start = max(after, head - limit)
         found = log_rows(store, run_id, since=start, limit=head - start, merge=host.merge)
-        rows = [_row(r, head, record.observation) for r in found]
+        rows = [_row(r, head, record) for r in found]
     return {
         "head": head,
         "status": record.status,

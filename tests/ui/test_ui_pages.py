@@ -199,3 +199,22 @@ def test_the_list_is_served_from_a_listing_refreshed_in_the_background(tmp_path:
         list_view(host, store, listing=listing)
     assert threading.active_count() <= before + 1  # one refresher thread, whatever the requests
     host.close()
+
+
+def test_a_sessions_new_step_shows_its_action_and_outcome(served) -> None:
+    from skillstate.runtime import Runtime
+
+    url, server, _ = served
+    _, _, before = server.get("/api/runs/sess-1/versions?after=0")
+    head = json.loads(before)["head"]
+    host = make_host(url)
+    runtime = Runtime(host=host)
+    runtime.execute_step("sess-1", "(discarded)", {"count": 3}, "run the linter")
+    runtime.close()
+    host.close()
+    _, _, after = server.get(f"/api/runs/sess-1/versions?after={head}")
+    (row,) = json.loads(after)["rows"]
+    assert row["action"] == "run the linter" and row["action_status"] == "ok"
+    assert row["observation"].startswith("[MOCK ENV")  # the current step's text
+    _, _, page = server.get("/runs/sess-1")
+    assert '<code>run the linter</code> <span class="note">ok</span>' in page

@@ -45,7 +45,12 @@
       k.appendChild(el("code", key, "key")); k.appendChild(document.createTextNode(" "));
     });
     tr.appendChild(k);
-    var a = cell("Action"); if (r.action) { a.appendChild(el("code", r.action)); } tr.appendChild(a);
+    var a = cell("Action");
+    if (r.action) {
+      a.appendChild(el("code", r.action));
+      if (r.action_status) { a.appendChild(document.createTextNode(" ")); a.appendChild(el("span", r.action_status, "note")); }
+    }
+    tr.appendChild(a);
     var s = cell("Status"); s.appendChild(el("span", r.status, "status status-" + String(r.status).replace(/[^a-z]/g, ""))); tr.appendChild(s);
     var o = cell("Observation");
     if (r.observation !== null && r.observation !== undefined) {
