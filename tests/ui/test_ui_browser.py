@@ -83,6 +83,7 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
         assert '"><img src=x onerror="window.__pwned = 1">' in rows.first.inner_text()
         page.screenshot(path=str(ARTIFACTS / "run.png"), full_page=True)
 
+        page.evaluate("window.__sameDocument = 'yes'")  # gone if the page were reloaded
         done = run_skillstate(
             "--store",
             url,
@@ -99,6 +100,7 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
         new.wait_for(timeout=WAIT_MS)  # no reload: the page's script polled for it
         assert "written-live" in new.inner_text() and "tests" in new.inner_text()
         assert page.inner_text("#run-version") == str(head + 1)
+        assert page.evaluate("window.__sameDocument") == "yes"
         assert page.is_visible("#stale")
         page.screenshot(path=str(ARTIFACTS / "run-live.png"), full_page=True)
 
