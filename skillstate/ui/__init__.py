@@ -4,7 +4,8 @@ A thin adapter over the store and history API (:meth:`Store.list
 <skillstate.store.Store.list>`, :meth:`~skillstate.store.Store.history`,
 :meth:`~skillstate.store.Store.state_at`, :mod:`skillstate.history`,
 :mod:`skillstate.exports`): :mod:`~skillstate.ui.queries` reads, the templates render
-(Jinja2, autoescape on), :mod:`~skillstate.ui.gate` checks every request (GET/HEAD
+(Jinja2, autoescape on), :mod:`~skillstate.ui.listing` keeps the list page's store
+listing for a moment, :mod:`~skillstate.ui.gate` checks every request (GET/HEAD
 only, Host/Origin, optional bearer token) and :mod:`~skillstate.ui.app` ties them
 together. Its libraries are the ``ui`` extra (``pip install 'skillstate[ui]'``);
 nothing here is imported unless the inspector runs.

@@ -37,6 +37,7 @@ from starlette.routing import Route
 from skillstate.masking import mask_secrets, url_secrets
 from skillstate.ui import queries
 from skillstate.ui.gate import UiGate
+from skillstate.ui.listing import Listing
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -82,7 +83,7 @@ class _Pages:
         self.store = store
         self.prefix = prefix
         self.title = title
-        self.listing = queries.Listing()
+        self.listing = Listing()
         self.env = _templates()
         self.secrets = url_secrets(str(getattr(store, "url", "") or ""))
         try:

@@ -177,7 +177,8 @@ def test_the_list_is_served_from_a_listing_refreshed_in_the_background(tmp_path:
     import time
 
     from skillstate import create_run
-    from skillstate.ui.queries import Listing, list_view
+    from skillstate.ui.listing import Listing
+    from skillstate.ui.queries import list_view
 
     host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db")
     store = host.open_store()
