@@ -131,6 +131,12 @@ class _Pages:
             return self.error(request, 500, "internal error (the server's log has the details)")
 
 
+def _digits(value: str) -> bool:
+    """ASCII digits only, at most 12: ``str.isdigit`` also takes ``²`` (``int()`` refuses it)
+    and ``١`` (which ``int()`` reads)."""
+    return 0 < len(value) <= 12 and value.isascii() and value.isdigit()
+
+
 def _whole(request: Request, name: str, default: int | None = None, low: int = 1) -> int:
     from skillstate.errors import InvalidInput
 
@@ -139,7 +145,7 @@ def _whole(request: Request, name: str, default: int | None = None, low: int = 1
         if default is None:
             raise InvalidInput(f"{name} is required (a version number)")
         return default
-    if not value.isdigit() or len(value) > 12 or int(value) < low:
+    if not _digits(value) or int(value) < low:
         raise InvalidInput(f"{name} must be a whole number >= {low}, got {value[:40]!r}")
     return int(value)
 
@@ -148,7 +154,7 @@ def _path_version(request: Request) -> int:
     from skillstate.errors import InvalidInput
 
     value = str(request.path_params["version"])
-    if not value.isdigit() or len(value) > 12 or int(value) < 1:
+    if not _digits(value) or int(value) < 1:
         raise InvalidInput(f"a version is a whole number >= 1, got {value[:40]!r}")
     return int(value)
 

@@ -103,6 +103,14 @@ def test_bad_requests_get_a_clear_status(served) -> None:
         "/no/such/page": 404,
         "/static/nope.js": 404,
         f"/api/runs/{rig}/versions?after=-1": 400,
+        # digits to str.isdigit but not to int(): superscripts, and non-ASCII decimals
+        "/?page=%C2%B2": 400,
+        f"/runs/{rig}?page=%C2%B2": 400,
+        f"/runs/{rig}/at/%C2%B2": 400,
+        f"/runs/{rig}/diff/%E2%91%A0": 400,
+        f"/runs/{rig}/diff?from=1&to=%C2%B2": 400,
+        f"/api/runs/{rig}/versions?after=%C2%B2": 400,
+        f"/runs/{rig}/at/%D9%A1": 400,
     }
     for path, expected in cases.items():
         status, _, body = server.get(path)
