@@ -227,3 +227,36 @@ def test_a_sessions_new_step_shows_its_action_and_outcome(served) -> None:
     assert row["observation"].startswith("[MOCK ENV")  # the current step's text
     _, _, page = server.get("/runs/sess-1")
     assert '<code>run the linter</code> <span class="note">ok</span>' in page
+
+
+def test_concurrent_list_pages_all_see_every_run(tmp_path: Path) -> None:
+    """Pages are built in worker threads from one shared listing: building one must not
+    change what another sees (a list sorted in place looks empty while it is sorted)."""
+    import threading
+
+    from skillstate import create_run
+    from skillstate.ui.listing import Listing
+    from skillstate.ui.queries import list_view
+
+    host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db?durability=process")
+    store = host.open_store()
+    rig = host.skill("rig-task")
+    runs = 3000
+    for n in range(runs):
+        create_run(host, store, rig, f"r-{n:05d}", {})
+    listing = Listing(ttl=3600)
+    seen: list[int] = []
+
+    def pages() -> None:
+        for _ in range(15):
+            seen.append(list_view(host, store, listing=listing)["total"])
+            seen.append(list_view(host, store, status="active", listing=listing)["total"])
+
+    workers = [threading.Thread(target=pages) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    store.close()
+    host.close()
+    assert len(seen) == 120 and set(seen) == {runs}, sorted(set(seen))
