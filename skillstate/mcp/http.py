@@ -11,6 +11,9 @@ Every request passes the gate, in this order:
 3. **Body size**: a declared ``Content-Length`` over the limit gets 413 with a JSON
    error naming the limit; the SDK enforces the same limit on streamed bodies.
 
+The Host, Origin and token checks are :mod:`skillstate.netguard`'s, shared with the
+run inspector's gate (:mod:`skillstate.ui.gate`, mounted at ``/ui`` with ``--ui``).
+
 ``/mcp`` is the SDK's Streamable HTTP transport, stateless with JSON responses:
 no ``Mcp-Session-Id`` is needed, so any number of server processes can serve the same
 skill sessions through a shared store (file on one machine, SQLite, PostgreSQL).
@@ -19,20 +22,27 @@ skill sessions through a shared store (file on one machine, SQLite, PostgreSQL).
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
-import socket
 import sys
 import urllib.parse
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from mcp.server import MCPServer
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from skillstate.netguard import (
+    LOOPBACK,
+    allowed_names,
+    bearer_matches,
+    bind,
+    host_allowed,
+    origin_allowed,
+)
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -48,7 +58,6 @@ log = logging.getLogger("skillstate.mcp")
 
 DEFAULT_PORT = 3211
 DEFAULT_MAX_BODY = 1024 * 1024
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _bracket(name: str) -> str:
@@ -100,15 +109,16 @@ class HttpGate:
         self,
         app: ASGIApp,
         *,
-        security: TransportSecuritySettings,
         health: Callable[[], Awaitable[dict[str, Any]]],
+        host: str = "127.0.0.1",
+        allowed_hosts: Sequence[str] = (),
         token: str | None = None,
         max_body: int = DEFAULT_MAX_BODY,
         ui: ASGIApp | None = None,
     ) -> None:
         self.app = app
         self.ui = ui
-        self.checker = TransportSecurityMiddleware(security)
+        self.names = allowed_names(host, allowed_hosts)
         self.health = health
         self.token = token.encode("utf-8") if token else None
         self.max_body = max_body
@@ -130,9 +140,10 @@ class HttpGate:
         await self.app(scope, receive, send)
 
     async def _refusal(self, request: Request) -> Response | None:
-        refused = await self.checker.validate_request(request, is_post=False)
-        if refused is not None:
-            return refused
+        if not host_allowed(request.headers.get("host"), self.names):
+            return _json(421, {"error": "this Host is not allowed (use --allowed-host NAME)"})
+        if not origin_allowed(request.headers.get("origin"), self.names):
+            return _json(403, {"error": "this Origin is not allowed"})
         if self.token is not None and not self._authorized(request):
             return _json(
                 401,
@@ -152,11 +163,7 @@ class HttpGate:
 
     def _authorized(self, request: Request) -> bool:
         assert self.token is not None
-        header = request.headers.get("authorization", "")
-        scheme, _, value = header.partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(value.strip().encode("utf-8"), self.token)
+        return bearer_matches(request.headers.get("authorization"), self.token)
 
 
 def http_app(
@@ -192,30 +199,19 @@ def http_app(
 
     return HttpGate(
         inner,
-        security=security,
         health=health or default_health,
+        host=host,
+        allowed_hosts=allowed_hosts,
         token=token,
         max_body=max_body,
         ui=ui,
     )
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # proto IPPROTO_TCP (not 0): asyncio sets TCP_NODELAY only on sockets that say they
-    # are TCP; without it Nagle + delayed ACK add ~40 ms to every response.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.set_inheritable(True)
-    return sock
-
-
 async def _run(app: ASGIApp, host: str, port: int, banner: Callable[[int], str]) -> None:
     import uvicorn
 
-    sock = _bind(host, port)
+    sock = bind(host, port)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
