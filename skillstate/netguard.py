@@ -42,9 +42,18 @@ def allowed_names(bind: str, allowed_hosts: Sequence[str] = ()) -> frozenset[str
     """Host names (no port, lower case, IPv6 without brackets) a gate accepts."""
     names = set(LOOPBACK)
     if bind not in ANY_ADDRESS:
-        names.add(bind.strip("[]").lower())
-    names.update(name.strip("[]").lower() for name in allowed_hosts if name)
+        names.add(_bare(bind))
+    names.update(_bare(name) for name in allowed_hosts if name.strip())
     return frozenset(names)
+
+
+def _bare(name: str) -> str:
+    """``name``, ``name:port``, ``v6``, ``[v6]`` or ``[v6]:port`` as a bare lower-case name
+    (a port given with ``--allowed-host`` is not part of what a Host header is matched on)."""
+    name = name.strip().lower()
+    if name.count(":") > 1 and not name.startswith("["):
+        return name  # an IPv6 address without brackets
+    return host_name(name) or name.strip("[]")
 
 
 def host_name(value: str) -> str | None:

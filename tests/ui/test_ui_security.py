@@ -286,7 +286,11 @@ def test_the_two_gates_share_one_host_origin_and_token_check() -> None:
     for name in ("allowed_names", "host_allowed", "origin_allowed", "bearer_matches"):
         assert getattr(mcp_http, name) is getattr(netguard, name), name
         assert getattr(ui_gate, name) is getattr(netguard, name), name
-    names = netguard.allowed_names("0.0.0.0", ["Ui.Example.test", "[::2]"])
+    names = netguard.allowed_names(
+        "0.0.0.0", ["Ui.Example.test", "[::2]", "Proxy.test:8443", "::3"]
+    )
+    assert netguard.host_allowed("proxy.test:8443", names)  # a port in --allowed-host
+    assert netguard.host_allowed("[::3]:80", names)
     assert netguard.host_allowed("ui.example.test:8080", names)
     assert netguard.host_allowed("[::2]:1", names) and netguard.host_allowed("[::1]", names)
     assert not netguard.host_allowed("0.0.0.0", names) and not netguard.host_allowed(None, names)
