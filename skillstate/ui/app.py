@@ -59,9 +59,15 @@ T = TypeVar("T")
 _PATH = re.compile(r"(?<![\w.:/-])(?:[A-Za-z]:)?(?:/[\w.@+~-]+){2,}/?")
 
 
+_STORE_PATH = re.compile(r"\b(file|sqlite):(?![<])[\w.@+~/-]+")
+"""A path-based store URL (``file:/srv/state``, ``sqlite:////srv/runs.db``): all path."""
+
+
 def public_message(text: str, secrets: Sequence[str] = ()) -> str:
-    """An error message fit for a page: credentials masked, file system paths cut out."""
-    return _PATH.sub("<path>", mask_secrets(text, secrets))
+    """An error message fit for a page: credentials masked, file system paths cut out
+    (store URLs naming a path included)."""
+    text = _STORE_PATH.sub(r"\1:<path>", mask_secrets(text, secrets))
+    return _PATH.sub("<path>", text)
 
 
 def _templates() -> jinja2.Environment:

@@ -260,3 +260,30 @@ def test_concurrent_list_pages_all_see_every_run(tmp_path: Path) -> None:
     store.close()
     host.close()
     assert len(seen) == 120 and set(seen) == {runs}, sorted(set(seen))
+
+
+def test_a_failing_background_refresh_is_logged_and_the_old_listing_kept(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+    import time
+
+    from skillstate import create_run
+    from skillstate.ui.listing import Listing
+
+    url = f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db"
+    host = make_host(url)
+    store = host.open_store()
+    create_run(host, store, host.skill("rig-task"), "kept", {})
+    listing = Listing(ttl=0.05)
+    assert [s.id for s in listing.get(host, store)[0]] == ["kept"]
+    store.close()  # every later read fails
+    caplog.set_level(logging.WARNING, logger="skillstate.ui")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not caplog.records:
+        time.sleep(0.1)
+        assert [s.id for s in listing.get(host, store)[0]] == ["kept"]  # still served
+    host.close()
+    (record, *_) = caplog.records
+    assert "listing" in record.getMessage() and "closed" in record.getMessage()
+    assert str(tmp_path) not in record.getMessage()  # no server path

@@ -238,6 +238,12 @@ def test_public_messages_mask_paths_and_credentials() -> None:
     assert "<path>" in text and "***" in text
     assert public_message("run 'abc-18' has no version 9") == "run 'abc-18' has no version 9"
     assert public_message("a/b is fine, 1/2 too") == "a/b is fine, 1/2 too"
+    # a store URL names a server path too (what "store … is closed" and friends print)
+    for url in ("sqlite:////srv/data/runs.db", "file:/srv/data/state", "file:.skillstate/state"):
+        shown = public_message(f"store {url} is closed")
+        assert "srv" not in shown and "skillstate/state" not in shown, shown
+        assert shown == f"store {url.split(':')[0]}:<path> is closed"
+    assert public_message("postgresql://u:***@db/x") == "postgresql://u:***@db/x"
 
 
 def test_mcp_http_serves_the_inspector_at_ui(file_url: str, tmp_path: Path) -> None:
