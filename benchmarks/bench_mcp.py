@@ -175,6 +175,14 @@ def peer_configs(peer: str, http_template: str | None) -> dict[str, dict[str, An
     }
 
 
+def before_configs(skillstate: str, tmp: Path) -> dict[str, dict[str, Any]]:
+    """Another install's ``skillstate mcp`` (e.g. the main branch's), file and memory store."""
+    return {
+        "before-file": {"stdio": f"{skillstate} mcp", "store": f"file:{tmp / 'before' / 'state'}"},
+        "before-memory": {"stdio": f"{skillstate} mcp", "store": "memory:"},
+    }
+
+
 def configs(tmp: Path) -> dict[str, dict[str, Any]]:
     me = str(Path(__file__).resolve())
     port = _free_port()
@@ -366,6 +374,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="K=V",
         help="extra environment for every skillstate server (e.g. a store option)",
     )
+    parser.add_argument(
+        "--before",
+        default=None,
+        metavar="SKILLSTATE",
+        help="another install's skillstate executable (e.g. the main branch's venv): adds "
+        "before-file and before-memory, measured in the same rounds",
+    )
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
     if args.serve_trivial:
@@ -381,10 +396,15 @@ def main(argv: list[str] | None = None) -> int:
             table = configs(tmp)
             if args.peer:
                 table.update(peer_configs(args.peer, args.peer_http))
+            if args.before:
+                table.update(before_configs(args.before, tmp))
             if not selected:
                 selected = [name for name in table if not args.only or name in args.only]
                 for unknown in sorted(set(args.only or ()) - set(table)):
-                    print(f"# {unknown}: no such config (ts-server* need --peer)", file=sys.stderr)
+                    print(
+                        f"# {unknown}: no such config (ts-server* need --peer, before-* --before)",
+                        file=sys.stderr,
+                    )
             one: dict[str, dict[str, Any]] = {}
             for name in selected:
                 if args.rounds > 1:
