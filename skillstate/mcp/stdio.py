@@ -208,6 +208,7 @@ async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
     if transport == "sdk":
         await server.run_stdio_async()
         return
+    assert lowlevel is not None and driver is not None  # "fast" only with both
     options = lowlevel.create_initialization_options()
     async with _pipe_streams(max_line) as (read_stream, write_stream):
         opening = await read_stream.opening_request()

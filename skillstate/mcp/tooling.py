@@ -42,8 +42,6 @@ log = logging.getLogger("skillstate.mcp")
 Handler = Callable[[dict[str, Any]], CallToolResult]
 
 
-
-
 def error_result(message: str) -> CallToolResult:
     """A tool error the model can read: ``isError`` with the message as text."""
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)

@@ -22,8 +22,29 @@ from skillstate.mcp import results, sdk
 from skillstate.mcp.server import build_server
 from skillstate.runtime import Runtime
 
-ALPHABET = ["a", "Z", " ", '"', "\\", "/", "\n", "\t", "\x00", "\x1f", "\x7f", "é", "·", "Σ",
-            "\u2028", "\u2029", "😀", "\ufeff", "0", "1", "."]
+ALPHABET = [
+    "a",
+    "Z",
+    " ",
+    '"',
+    "\\",
+    "/",
+    "\n",
+    "\t",
+    "\x00",
+    "\x1f",
+    "\x7f",
+    "é",
+    "·",
+    "Σ",
+    "\u2028",
+    "\u2029",
+    "😀",
+    "\ufeff",
+    "0",
+    "1",
+    ".",
+]
 
 
 def _string(rng: random.Random) -> str:

@@ -107,9 +107,7 @@ async def test_four_servers_answer_random_calls_alike(tmp_path: Path, mode: str)
         async with AsyncExitStack() as stack:
             clients = {
                 transport: await stack.enter_async_context(
-                    stdio_client_for(
-                        f"file:{tmp_path / transport}", tmp_path, transport, mode=mode
-                    )
+                    stdio_client_for(f"file:{tmp_path / transport}", tmp_path, transport, mode=mode)
                 )
                 for transport in ("fast", "sdk")
             }
@@ -122,9 +120,7 @@ async def test_four_servers_answer_random_calls_alike(tmp_path: Path, mode: str)
                     mode=mode,
                 )
             )
-            clients["http"] = await stack.enter_async_context(
-                http_client(server.url, mode=mode)
-            )
+            clients["http"] = await stack.enter_async_context(http_client(server.url, mode=mode))
             for tool, args in _calls(seed=20261130, count=150 if mode == "auto" else 80):
                 answers = {
                     name: _answer(await client.call_tool(tool, args))
