@@ -326,6 +326,17 @@ def _ratios(
     return out
 
 
+def _baseline_for(name: str, baseline: str, names: list[str]) -> str:
+    """The baseline for ``name``: the same scenario and transport (``-http``,
+    ``-warehouse``) of the baseline when it was measured, else the baseline itself."""
+    for kind in ("http", "warehouse"):
+        if name == kind or name.endswith(f"-{kind}"):
+            candidate = f"{baseline}-{kind}"
+            if candidate in names:
+                return candidate
+    return baseline
+
+
 def main(argv: list[str] | None = None) -> int:
     import statistics
 
@@ -413,23 +424,29 @@ def main(argv: list[str] | None = None) -> int:
             rounds.append(one)
     results: dict[str, Any] = {name: _summary([r[name] for r in rounds]) for name in selected}
     for name, med in results.items():
-        ratios = _ratios(rounds, name, baseline, "calls_per_s")
-        if ratios and name != baseline:
+        base = _baseline_for(name, baseline, selected)
+        if name == base:
+            continue
+        ratios = _ratios(rounds, name, base, "calls_per_s")
+        if ratios:
             med["ratio_vs_baseline"] = statistics.median(ratios)
             med["ratio_vs_baseline_range"] = [min(ratios), max(ratios)]
-            med["baseline"] = baseline
-        cpu = _ratios(rounds, name, baseline, "server_cpu_us_per_call")
-        if cpu and name != baseline:
+            med["baseline"] = base
+        cpu = _ratios(rounds, name, base, "server_cpu_us_per_call")
+        if cpu:
             med["cpu_ratio_vs_baseline"] = statistics.median(cpu)
-        rss = _ratios(rounds, name, baseline, "server_sum_vmhwm_kb")
-        if rss and name != baseline:
+        rss = _ratios(rounds, name, base, "server_sum_vmhwm_kb")
+        if rss:
             med["rss_ratio_vs_baseline"] = statistics.median(rss)
     width = max([24, *map(len, results)])
     header = (
-        f"{'config':<{width}} {'calls/s':>8} {'range':>11} {f'× {baseline}':>16} {'p50 ms':>7} "
+        f"{'config':<{width}} {'calls/s':>8} {'range':>11} {'× baseline':>16} {'p50 ms':>7} "
         f"{'p99 ms':>7} {'srv CPU µs':>10} {'RSS MiB':>8}"
     )
-    print(f"# {args.rounds} interleaved round(s), n={args.n}, client mode {args.mode}")
+    print(
+        f"# {args.rounds} interleaved round(s), n={args.n}, client mode {args.mode}, "
+        f"baseline {baseline} (its -http/-warehouse row for those)"
+    )
     print(header)
     for name, med in results.items():
         if "error" in med:
