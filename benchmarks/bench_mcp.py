@@ -10,7 +10,9 @@ the figures compare on a noisy machine:
   ``execute_step`` tool (no skillstate work) over the SDK's stdio transport and over
   our fast transport: the SDK's own cost per call;
 - ``skillstate-<transport>-<store>`` — ``skillstate mcp`` over stdio, on the file store
-  (durability on: the journal line `fdatasync`ed before each answer), the memory store, SQLite;
+  (durability full: the journal line `fdatasync`ed before each answer), the memory store,
+  SQLite; ``skillstate-fast-file-process`` is the file store at ``durability=process``
+  (synced in the background, at most a second behind);
 - ``warehouse`` — Store steps on the warehouse environment (file store, fast);
 - ``http`` — the steps scenario over Streamable HTTP (file store);
 - ``reference-standin`` / ``reference-standin-warehouse`` / ``reference-standin-http`` —
@@ -195,6 +197,10 @@ def configs(tmp: Path) -> dict[str, dict[str, Any]]:
             "stdio": f"{SKILLSTATE} mcp --transport {transport}",
             "store": f"file:{tmp / transport / 'state'}",
         }
+    out["skillstate-fast-file-process"] = {  # durability process: synced in the background
+        "stdio": f"{SKILLSTATE} mcp",
+        "store": f"file:{tmp / 'process' / 'state'}?durability=process",
+    }
     out["runtime-file"] = {"inprocess": f"file:{tmp / 'rt' / 'state'}"}
     out["skillstate-sdk-memory"] = {
         "stdio": f"{SKILLSTATE} mcp --transport sdk",
