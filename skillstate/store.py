@@ -56,9 +56,9 @@ def snapshot_due(version: int) -> bool:
 
 def check_version(value: Any, what: str = "version") -> int:
     """``value`` if it is a whole number ≥ 0, else :class:`InvalidInput` naming ``what``."""
-    if type(value) is not int or value < 0:
-        raise InvalidInput(f"{what} must be a whole number >= 0, got {value!r}")
-    return value
+    from skillstate.numbers import whole_number
+
+    return whole_number(value, what)
 
 
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
@@ -85,13 +85,25 @@ def is_valid_run_id(run_id: Any) -> bool:
     )
 
 
+RUN_ID_RULE = "alphanumeric with . _ -, under 80 chars"
+"""What a valid run id is, in words (rig-state's message, kept for parity)."""
+
+
+def run_id_problem(run_id: Any) -> str | None:
+    """The one line refusing an invalid run id (shown shortened), or ``None`` if it is valid."""
+    if is_valid_run_id(run_id):
+        return None
+    from skillstate.display import excerpt
+
+    shown = excerpt(run_id if isinstance(run_id, str) else repr(run_id))
+    return f"run id '{shown}' must be {RUN_ID_RULE}"
+
+
 def check_run_id(run_id: Any) -> str:
     """Return ``run_id`` if it is safe to use in a path or a query, else raise :class:`InvalidRunId`."""
-    if not is_valid_run_id(run_id):
-        from skillstate.display import excerpt
-
-        shown = excerpt(run_id if isinstance(run_id, str) else repr(run_id))
-        raise InvalidRunId(f"run id '{shown}' must be alphanumeric with . _ -, under 80 chars")
+    problem = run_id_problem(run_id)
+    if problem is not None:
+        raise InvalidRunId(problem)
     return str(run_id)
 
 
@@ -238,8 +250,9 @@ class Store(ABC):
         if before is not None:
             high = min(high, check_version(before, "before") - 1)
         if limit is not None:
-            if type(limit) is not int or limit < 1:
-                raise InvalidInput(f"limit must be a whole number >= 1, got {limit!r}")
+            from skillstate.numbers import whole_number
+
+            whole_number(limit, "limit", least=1)
             high = min(high, low + limit - 1)
         if low > high:
             return iter(())

@@ -33,12 +33,13 @@ def run(ctx: CliContext) -> int:
     from skillstate.errors import RunExists
     from skillstate.exports import ExportError, read_export, renamed
     from skillstate.journal import verify_record
-    from skillstate.store import is_valid_run_id
+    from skillstate.store import is_valid_run_id, run_id_problem
 
     a = ctx.args
     name = "standard input" if a.file == "-" else a.file
-    if a.new_id is not None and not is_valid_run_id(a.new_id):
-        ctx.error(f"run id '{a.new_id}' must be alphanumeric with . _ -, under 80 chars")
+    problem = None if a.new_id is None else run_id_problem(a.new_id)
+    if problem is not None:
+        ctx.error(problem)
         return USAGE
     try:
         if a.file == "-":

@@ -48,13 +48,14 @@ def check_expected_step(value: Any) -> int | None:
     """``value`` if it is a step (a whole number >= 0) or ``None``; else :class:`SessionInputError`."""
     if value is None:
         return None
-    if type(value) is not int or value < 0:
-        shown = compact(value) if not isinstance(value, str) else repr(value)
-        raise SessionInputError(
-            f"expected_step must be a whole number >= 0 (the step get_session reports as "
-            f"stepCount), got {shown[:80]}"
-        )
-    return value
+    from skillstate.numbers import whole_number
+
+    return whole_number(
+        value,
+        "expected_step",
+        error=SessionInputError,
+        hint=" (the step get_session reports as stepCount)",
+    )
 
 
 def request_digest(tool: str, **request: Any) -> str:
