@@ -27,6 +27,7 @@ import urllib.parse
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from skillstate.plugin import (
     NO_FLOCK,
@@ -71,10 +72,12 @@ from .format import (
     encode_record,
     parse_record_file,
 )
-from .history import JournalView
 from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
 from .recovery import rebuild, recover
 from .replay import record_delta
+
+if TYPE_CHECKING:
+    from .history import JournalView
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
 
@@ -216,7 +219,10 @@ class FileStore(Store):
         return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
 
     def _view(self, run_id: str) -> JournalView:
-        """The run's journal, memory-mapped (after the record is brought level with it)."""
+        """The run's journal, opened for reads by offset (after the record is brought
+        level with it); imported here, so ``get``/``patch`` never load the reader."""
+        from .history import JournalView
+
         self.get(run_id)  # RunNotFound, and recovery if a commit was cut short
         return JournalView(self._files(run_id).journal)
 
