@@ -179,9 +179,7 @@ def _fields_problem(
         if key not in value:
             return f"{where} lacks the field {compact(key)}"
     for key, (kind, nullable) in fields.items():
-        if key in value and not (
-            (nullable and value[key] is None) or _kind_ok(value[key], kind)
-        ):
+        if key in value and not ((nullable and value[key] is None) or _kind_ok(value[key], kind)):
             wanted = f"{kind} or null" if nullable else kind
             return f"{where}.{key} must be {wanted}, got {json_kind(value[key])}"
     return None

@@ -108,17 +108,20 @@ def check_run_id(run_id: Any) -> str:
 
 
 def imported_records(
-    record: RunRecord, entries: Sequence[JournalEntry]
+    record: RunRecord,
+    entries: Sequence[JournalEntry],
+    merge: Callable[[Any, Any], Any] | None = None,
 ) -> Iterator[tuple[RunRecord, JournalEntry]]:
     """Each entry of an imported journal with the record after it, creation first.
 
-    The last is ``record`` itself; each earlier one is ``record`` with the replayed
-    (RFC 7396) state, version, status, step and time of that entry (its other fields
+    The last is ``record`` itself; each earlier one is ``record`` with the state
+    replayed with ``merge`` (``host.merge``; RFC 7396 when ``None``), version, status, step and time of that entry (its other fields
     are ``record``'s). What :meth:`Store.import_run` writes, one entry at a time.
     """
     import attrs
 
-    from skillstate.journal import replay
+    from skillstate.journal import apply_entry
+    from skillstate.merge import merge_patch
 
     state: Any = {}
     status, step = "active", 0
@@ -126,8 +129,7 @@ def imported_records(
         if index == len(entries) - 1:
             yield record, entry
             return
-        base = entry.base if entry.base is not None else state
-        state = replay([attrs.evolve(entry, base=base)]).state
+        state = apply_entry(state, entry, merge or merge_patch)
         status = entry.status if entry.status is not None else status
         step = entry.turn if entry.turn is not None else step
         current = attrs.evolve(
@@ -318,8 +320,17 @@ class Store(ABC):
         scheme = self.url.split(":", 1)[0] or type(self).__name__
         raise StoreError(f"the {scheme}: store cannot rebuild a run's record from its journal")
 
-    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    def import_run(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        *,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
         """Store a run copied from elsewhere: ``record`` with its whole journal ``entries``.
+
+        ``merge`` (``host.merge``, RFC 7396 when ``None``) replays the journal for the
+        intermediate records and the snapshots, as the pipeline merged when it wrote them.
 
         Raises :class:`~skillstate.errors.RunExists` if the id is taken and
         :class:`~skillstate.errors.InvalidInput` if the journal is not versions
@@ -336,7 +347,7 @@ class Store(ABC):
             raise RunExists(record.id)
         created = False
         try:
-            for current, entry in imported_records(record, entries):
+            for current, entry in imported_records(record, entries, merge):
                 if entry.version == 1:
                     self.create(current, entry)
                     created = True

@@ -67,7 +67,7 @@ def run(ctx: CliContext) -> int:
         ctx.error(f"{name} holds a run with an invalid id; nothing written")
         return BAD_FILE
     try:
-        ctx.store.import_run(record, entries)
+        ctx.store.import_run(record, entries, merge=ctx.host.merge)
     except RunExists:
         ctx.error(f"run '{record.id}' already exists — import it with --as NEW_ID; nothing written")
         return USAGE

@@ -113,7 +113,7 @@ def test_export_to_a_directory_or_an_unwritable_place_leaves_nothing(
     finally:
         os.chmod(locked, 0o700)
     missing = tmp_path / "no" / "such" / "dir" / "t1.json"
-    code, out, err = _call(url, "export", "t1", "-o", str(missing))
+    code, _, err = _call(url, "export", "t1", "-o", str(missing))
     assert code == 3 and len(err.strip().splitlines()) == 1 and "nothing written" in err
 
 

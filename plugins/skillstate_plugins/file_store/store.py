@@ -25,9 +25,9 @@ import builtins
 import os
 import urllib.parse
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin import (
     NO_FLOCK,
@@ -279,13 +279,19 @@ class FileStore(Store):
         """Create the run with every sync: ``.json.new``, the journal, the directory."""
         self._write_new(record, encode_entry(entry, record_delta(None, record, entry)))
 
-    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    def import_run(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        *,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
         """The whole journal written at once, like a creation (every sync, one lock):
         each line carries what rebuilding its record needs, and its snapshot when due."""
         check_run_id(record.id)
         check_import(record, entries)
         lines, before = [], None
-        for current, entry in imported_records(record, entries):
+        for current, entry in imported_records(record, entries, merge):
             snapshot = Snapshot.of(current) if snapshot_due(entry.version) else None
             lines.append(encode_entry(entry, record_delta(before, current, entry), snapshot))
             before = current
