@@ -99,14 +99,14 @@ def test_export_to_a_directory_or_an_unwritable_place_leaves_nothing(
 ) -> None:
     target = tmp_path / "out"
     target.mkdir()
-    code, out, err = _call(url, "export", "t1", "-o", str(target))
+    code, _, err = _call(url, "export", "t1", "-o", str(target))
     assert code != 0 and len(err.strip().splitlines()) == 1 and "directory" in err
     assert list(target.iterdir()) == [] and not list(tmp_path.glob(".skillstate-export-*"))
     locked = tmp_path / "locked"
     locked.mkdir()
     os.chmod(locked, 0o500)
     try:
-        code, out, err = _call(url, "export", "t1", "-o", str(locked / "t1.json"))
+        code, _, err = _call(url, "export", "t1", "-o", str(locked / "t1.json"))
         if os.geteuid() != 0:  # root writes anywhere: only a directory target fails then
             assert code == 3 and len(err.strip().splitlines()) == 1
         assert not list(locked.glob(".skillstate-export-*"))
