@@ -25,11 +25,14 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import InvalidInput
 from skillstate.jsondoc import compact, json_kind
 from skillstate.records import JournalEntry, RunRecord
+
+if TYPE_CHECKING:
+    from skillstate.journal import Merge
 
 __all__ = [
     "FORMAT",
@@ -79,7 +82,9 @@ def dump_export(record: RunRecord, entries: Sequence[JournalEntry], now: str) ->
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def read_export(text: str, name: str, merge: Any = None) -> tuple[RunRecord, list[JournalEntry]]:
+def read_export(
+    text: str, name: str, merge: Merge | None = None
+) -> tuple[RunRecord, list[JournalEntry]]:
     """The run in an export's ``text`` (``name`` is for messages), checked in full.
 
     Raises :class:`ExportError` with one line naming what is wrong: not JSON (cut

@@ -14,7 +14,7 @@ pipeline, so every rule applies:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import VersionConflict, VersionNotFound
@@ -23,6 +23,7 @@ from skillstate.records import HistoryItem, RunRecord, SkillDefinition
 
 if TYPE_CHECKING:
     from skillstate.host import Host
+    from skillstate.journal import Merge
     from skillstate.pipeline import Change, Outcome
     from skillstate.store import Store
 
@@ -39,8 +40,6 @@ __all__ = [
 ]
 
 MAX_ATTEMPTS = 50
-
-Merge = Callable[[Any, Any], Any]
 
 
 def run_skill(host: Host, record: RunRecord) -> SkillDefinition:

@@ -18,7 +18,6 @@ refused rather than guessed. At the current step the stored snapshot is used.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -30,6 +29,7 @@ from skillstate.runtime.errors import SessionInputError, StepNotFound
 
 if TYPE_CHECKING:
     from skillstate.host import Host
+    from skillstate.journal import Merge
     from skillstate.pipeline import Outcome
     from skillstate.store import Store
 
@@ -42,8 +42,6 @@ __all__ = [
     "session_at",
     "step_versions",
 ]
-
-Merge = Callable[[Any, Any], Any]
 
 HISTORY_LIMIT = 50
 MAX_HISTORY_LIMIT = 500

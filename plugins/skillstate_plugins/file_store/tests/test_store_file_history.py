@@ -120,7 +120,7 @@ def test_an_imported_run_is_written_at_once_and_rebuilt_after_a_power_loss(
 def test_a_rig_state_run_has_its_history_from_version_1(store: Any, tmp_path: Path) -> None:
     """rig-state records no starting phase: version 1 is the run as rig-state created it
     (the skill's first phase), not the run's current phase, and verify agrees."""
-    host, files = store
+    _, files = store
     root = tmp_path / "state"
     written = _write_rig_run(root, "abc-18", RIG_PATCHES)
     first = files.state_at("abc-18", 1)
