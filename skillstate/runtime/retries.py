@@ -121,7 +121,9 @@ def problems_of(found: Mapping[str, Any]) -> tuple[Problem, ...]:
     return tuple(out)
 
 
-def _as_left(store: Store, record: RunRecord, found: Mapping[str, Any], merge: Merge | None) -> RunRecord:
+def _as_left(
+    store: Store, record: RunRecord, found: Mapping[str, Any], merge: Merge | None
+) -> RunRecord:
     """The session as the marked call left it (Σ at the marked version)."""
     import attrs
 
