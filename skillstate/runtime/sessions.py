@@ -24,11 +24,13 @@ checked, then dropped: it is never stored, logged, journaled or returned.
 
 History and retries: ``get_session(at_step=k)`` reads the session as it was,
 ``session_history`` pages through its versions, ``fork_session`` starts a new session
-from a past step (:mod:`skillstate.runtime.timeline`); ``expected_step`` makes
+from a past step, ``rewind_session`` sets Σ back to a past step's as a new version
+(:mod:`skillstate.runtime.travel`, :mod:`skillstate.runtime.timeline`); ``expected_step`` makes
 ``execute_step`` and ``inject_observation`` safe to retry (:mod:`skillstate.runtime.retries`).
 Limits for a shared server: at most ``max_active_sessions`` active sessions, and
-sessions idle for ``session_idle_ttl`` are closed (checked when a session is created
-or forked and when sessions are listed).
+sessions idle for ``session_idle_ttl`` are closed (swept when a session is created or
+forked, before the cap is checked, and when sessions are listed;
+:mod:`skillstate.runtime.creating`, :mod:`skillstate.runtime.limits`).
 """
 
 from __future__ import annotations
