@@ -79,29 +79,41 @@ class _Blocks:
         )
 
     def find(self, sub: bytes, start: int) -> int:
-        """The first offset ``>= start`` of ``sub``, or -1."""
-        position = max(0, start)
+        """The first offset ``>= start`` of ``sub``, or -1 (searched in the cached blocks,
+        without copying them)."""
+        position, width = max(0, start), len(sub)
         while position < self.size:
-            end = min(self.size, position + BLOCK)
-            found = self.read(position, end).find(sub)
+            base = (position // BLOCK) * BLOCK
+            block = self._block(position // BLOCK)
+            found = block.find(sub, position - base)
             if found >= 0:
-                return position + found
-            if end == self.size:
-                break
-            position = end - len(sub) + 1
+                return base + found
+            edge = base + len(block)
+            if width > 1 and edge < self.size:  # a match across the next block's start
+                low = max(position, edge - width + 1)
+                found = self.read(low, edge + width - 1).find(sub)
+                if found >= 0:
+                    return low + found
+            position = edge
         return -1
 
     def rfind(self, sub: bytes, low: int, end: int) -> int:
         """The last offset of ``sub`` lying wholly within ``low:end``, or -1."""
-        end = min(end, self.size)
-        while end - low >= len(sub):
-            start = max(low, end - BLOCK)
-            found = self.read(start, end).rfind(sub)
+        end, width = min(end, self.size), len(sub)
+        while end - low >= width:
+            base = ((end - 1) // BLOCK) * BLOCK
+            block = self._block((end - 1) // BLOCK)
+            found = block.rfind(sub, max(low, base) - base, end - base)
             if found >= 0:
-                return start + found
-            if start == low:
+                return base + found
+            if base <= low:
                 break
-            end = start + len(sub) - 1
+            if width > 1:  # a match across this block's start
+                start = max(low, base - width + 1)
+                found = self.read(start, min(end, base + width - 1)).rfind(sub)
+                if found >= 0:
+                    return start + found
+            end = base
         return -1
 
 
