@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from skillstate.testing import make_host
 
 from .test_store_file import _create, _patch
@@ -95,3 +97,32 @@ def test_reads_while_another_process_truncates_the_journal(tmp_path: Path) -> No
     stdout, stderr = reader.communicate(timeout=300)
     assert reader.returncode == 0, (reader.returncode, stderr[-500:])  # -7 is SIGBUS
     assert stdout.startswith("DONE")
+
+
+def test_the_block_reader_finds_what_bytes_find(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """find/rfind over blocks equal bytes.find/rfind, matches across block edges included."""
+    import os
+    import random
+
+    from .. import history
+
+    rng = random.Random(7)
+    for block in (5, 16, 64):
+        monkeypatch.setattr(history, "BLOCK", block)
+        for trial in range(10):
+            data = bytes(rng.choice(b'ab\n"') for _ in range(rng.randint(0, 200)))
+            path = tmp_path / f"j{block}-{trial}"
+            path.write_bytes(data)
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                blocks = history._Blocks(fd, len(data), str(path))
+                for sub in (b"\n", b'"a', b'ab"b', b'\n"a\nb'):
+                    for start in range(0, 205, 3):
+                        assert blocks.find(sub, start) == data.find(sub, start)
+                        for low in (0, 5, 60):
+                            assert blocks.rfind(sub, low, start) == data.rfind(sub, low, start)
+                assert blocks.read(3, 40) == data[3:40]
+            finally:
+                os.close(fd)
