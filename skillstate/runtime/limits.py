@@ -57,7 +57,7 @@ class SessionIndex:
             if known[1]:
                 found.append(summary)
         for run_id in self._seen.keys() - listed:
-            del self._seen[run_id]
+            self._seen.pop(run_id, None)  # another thread may have dropped it
         return found
 
     def count(self) -> int:
