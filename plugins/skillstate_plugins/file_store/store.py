@@ -34,8 +34,9 @@ import builtins
 import os
 import urllib.parse
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin import (
     NO_FLOCK,
@@ -85,10 +86,12 @@ from .format import (
     encode_record,
     parse_record_file,
 )
-from .history import JournalView
 from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
 from .recovery import rebuild, recover
 from .replay import record_delta
+
+if TYPE_CHECKING:
+    from .history import JournalView
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
 
@@ -271,7 +274,10 @@ class FileStore(Store):
         return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
 
     def _view(self, run_id: str) -> JournalView:
-        """The run's journal, memory-mapped (after the record is brought level with it)."""
+        """The run's journal, opened for reads by offset (after the record is brought
+        level with it); imported here, so ``get``/``patch`` never load the reader."""
+        from .history import JournalView
+
         self.get(run_id)  # RunNotFound, and recovery if a commit was cut short
         return JournalView(self._files(run_id).journal)
 
@@ -328,13 +334,19 @@ class FileStore(Store):
         """Create the run with every sync: ``.json.new``, the journal, the directory."""
         self._write_new(record, encode_entry(entry, record_delta(None, record, entry)))
 
-    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    def import_run(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        *,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
         """The whole journal written at once, like a creation (every sync, one lock):
         each line carries what rebuilding its record needs, and its snapshot when due."""
         check_run_id(record.id)
         check_import(record, entries)
         lines, before = [], None
-        for current, entry in imported_records(record, entries):
+        for current, entry in imported_records(record, entries, merge):
             snapshot = Snapshot.of(current) if snapshot_due(entry.version) else None
             lines.append(encode_entry(entry, record_delta(before, current, entry), snapshot))
             before = current

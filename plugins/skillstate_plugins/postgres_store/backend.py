@@ -225,12 +225,21 @@ class PostgresStore(Store):
 
         self._run(f"create run '{record.id}'", work, self._entry_landed(record.id, entry))
 
-    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    def import_run(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        *,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
         """Write ``record`` and its whole journal in one transaction."""
         check_run_id(record.id)
         check_import(record, entries)
         params = run_params(record)
-        snapshots = {s.version: compact(s.to_dict()) for s in due_snapshots(entries)}
+        snapshots = {
+            s.version: compact(s.to_dict())
+            for s in (due_snapshots(entries, merge) if merge else due_snapshots(entries))
+        }
         rows = [
             (record.id, e.version, e.ts, compact(e.to_dict()), snapshots.get(e.version))
             for e in entries
