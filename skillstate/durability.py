@@ -390,9 +390,22 @@ def pending_syncs() -> PendingSyncs:
 
 
 def _flush_at_exit() -> None:
-    if _pending_syncs is not None:
+    """Sync what is pending; a failure is a :class:`~skillstate.store.StoreWarning`.
+
+    A command that wrote at ``process`` has no next write for the failure to fail, so
+    it is said here (one warning line on stderr) rather than lost.
+    """
+    if _pending_syncs is None:
+        return
+    try:
+        _pending_syncs.flush()
+    except Exception as exc:
+        import warnings
+
+        from skillstate.store import StoreWarning
+
         with contextlib.suppress(Exception):
-            _pending_syncs.flush()
+            warnings.warn(StoreWarning(f"at exit: {exc}"), stacklevel=1)
 
 
 def _after_fork() -> None:
