@@ -293,3 +293,39 @@ def test_sigkill_of_a_writer_loses_nothing_acknowledged(tmp_path: Path, level: s
         assert verify_record(record, fresh.journal("k")) == []
     host.close()
     assert acknowledged > KILLS, "the writers hardly committed: the test proved little"
+
+
+def test_full_opening_a_process_store_after_a_power_loss_never_writes_past_nul_bytes(
+    tmp_path: Path,
+) -> None:
+    """docs/configuration.md: a store written at one level can be opened at the other.
+
+    A power loss at ``process`` can leave the journal with its new size but NUL bytes
+    where its last line was. Opened at ``full`` afterwards, a commit must not append
+    after those bytes (the run would no longer be readable): it is refused, as a
+    record ahead of its journal is at ``full``, and ``repair`` rolls back.
+    """
+    root = tmp_path / "state"
+    host = make_host(f"file:{root}?durability=process")
+    store, skill = host.open_store(), sample_skill()
+    create_run(host, store, skill, "r", {"counter": 0})
+    first = (root / "r.jsonl").read_bytes()
+    transition(host, store, "r", Change(patch={"counter": 1}), skill=skill)
+    host.close()
+    size = (root / "r.jsonl").stat().st_size
+    (root / "r.jsonl").write_bytes(first + b"\0" * (size - len(first)))
+    journal = (root / "r.jsonl").read_bytes()
+    host = make_host(f"file:{root}")  # full
+    with (
+        warnings.catch_warnings(),
+        pytest.raises(StoreError, match=r"journal ends at version 1 .*verify --repair"),
+    ):
+        warnings.simplefilter("ignore", StoreWarning)
+        transition(host, host.open_store(), "r", Change(patch={"counter": 9}), skill=skill)
+    host.close()
+    assert journal.startswith(first)
+    assert (root / "r.jsonl").read_bytes() == first  # refused: the NULs cut, nothing added
+    FileStore(f"file:{root}").repair("r")
+    fresh = FileStore(f"file:{root}")
+    record = fresh.get("r")
+    assert record.version == 1 and verify_record(record, fresh.journal("r")) == []
