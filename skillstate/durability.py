@@ -231,8 +231,9 @@ class PendingSyncs:
     :meth:`add` names a path written at ``process`` durability (a directory when its
     entries changed). A daemon thread syncs everything pending ``delay`` seconds after
     the oldest unsynced write (half the window by default, so a slow sync still fits),
-    and :meth:`add` itself syncs when it finds a write older than the window still
-    unsynced (the thread is late: a stalled disk), so no acknowledged write waits
+    and :meth:`check` (a store's first step of a write; :meth:`add` too) syncs when it
+    finds a write older than the window still unsynced (the thread is late: a stalled
+    disk), so no acknowledged write waits
     longer than about ``window`` plus one sync. Each process syncs what it wrote: an
     ``fsync`` flushes a whole file, whoever wrote it. A sync that fails is raised by
     the next :meth:`check` or :meth:`flush` (a write then fails rather than being
@@ -266,10 +267,23 @@ class PendingSyncs:
         self.syncs = 0  # flushes that synced something (benchmarks, tests)
 
     def check(self) -> None:
-        """Raise the failure of a deferred sync, once: a store calls it before writing."""
+        """Before a write: sync first if the thread is late, then raise the failure of a
+        deferred sync, once.
+
+        A write a window old still unsynced (a stalled disk) is synced here, before the
+        store writes, so a failure of that sync fails this write unwritten rather than
+        after it was made and acknowledged.
+        """
+        if self._late(self.clock()):
+            self._flush()
         if self._error is not None:
             with self._lock:
                 self._raise_left_over()
+
+    def _late(self, now: float) -> bool:
+        with self._lock:
+            times = [t for t in (self._oldest, self._inflight) if t is not None]
+        return bool(times) and now - min(times) >= self.window
 
     def add(self, path: str, directory: bool = False) -> None:
         """Remember ``path`` as written but not synced (never raises: see :meth:`check`)."""
@@ -284,9 +298,8 @@ class PendingSyncs:
                     target=self._run, name="skillstate-sync", daemon=True
                 )
                 self._thread.start()
-            late = min(t for t in (self._oldest, self._inflight) if t is not None)
-        if now - late >= self.window:
-            self._flush()  # the thread is late: sync before acknowledging
+        if self._late(now):
+            self._flush()  # the thread is late (a store that does not call check first)
 
     def pending(self) -> dict[str, bool]:
         """What is waiting for a sync (a copy)."""

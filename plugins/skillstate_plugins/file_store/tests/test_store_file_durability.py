@@ -329,3 +329,25 @@ def test_full_opening_a_process_store_after_a_power_loss_never_writes_past_nul_b
     fresh = FileStore(f"file:{root}")
     record = fresh.get("r")
     assert record.version == 1 and verify_record(record, fresh.journal("r")) == []
+
+
+def test_process_a_late_sync_that_fails_fails_the_write_that_waited_for_it(
+    tmp_path: Path,
+) -> None:
+    """A writer that finds a write a window old syncs before it is acknowledged; if that
+    sync fails, this write fails, unwritten (it is not acknowledged on a failed disk)."""
+    root, clock = tmp_path / "state", FakeClock()
+    host, store, skill = _writer(root, "process", clock)
+    create_run(host, store, skill, "r", {"counter": 0})
+    clock.now += SYNC_WINDOW  # the thread is late: the creation is a window old, unsynced
+    journal = (root / "r.jsonl").read_bytes()
+
+    def failing(fd: int, directory: bool) -> None:
+        raise OSError(5, "Input/output error")
+
+    with observing_syncs(failing):
+        with pytest.raises(StoreError, match="deferred sync failed"):
+            transition(host, store, "r", Change(patch={"counter": 1}), skill=skill)
+    assert (root / "r.jsonl").read_bytes() == journal  # nothing written
+    assert FileStore(f"file:{root}?durability=process").get("r").version == 1
+    host.close()
