@@ -15,8 +15,9 @@ import pytest
 
 import skillstate.durability as durability
 from skillstate.config import load_config
-from skillstate.durability import PendingSyncs, check_level, configured_level, using_level
+from skillstate.durability import check_level, configured_level, using_level
 from skillstate.errors import ConfigError, StoreError
+from skillstate.group_sync import PendingSyncs
 from skillstate.testing import make_host, run_command
 
 
@@ -190,7 +191,8 @@ root = sys.argv[1]
 def seen(fd, directory):
     sys.stderr.write("synced " + os.readlink(f"/proc/self/fd/{fd}") + "\\n")
 import skillstate.durability as durability
-syncs = durability.pending_syncs()
+import skillstate.group_sync as group_sync
+syncs = group_sync.pending_syncs()
 syncs.window = syncs.delay = 600.0  # the thread will not sync before the exit does
 observing = observing_syncs(seen)
 observing.__enter__()  # still observing while the interpreter exits
@@ -221,7 +223,8 @@ import sys
 from skillstate.testing import make_host, observing_syncs, sample_skill
 from skillstate.plugin import Change, create_run, transition
 import skillstate.durability as durability
-syncs = durability.pending_syncs()
+import skillstate.group_sync as group_sync
+syncs = group_sync.pending_syncs()
 syncs.window = syncs.delay = 600.0  # only the exit syncs
 def failing(fd, directory):
     raise OSError(5, "Input/output error")
