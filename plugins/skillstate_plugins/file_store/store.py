@@ -403,11 +403,16 @@ class FileStore(Store):
                     if size == 0:  # a rig-state run without a journal: its state comes first
                         line = import_line(before) + line
                     write_file(files.pending, encode_record(record, size + len(line)), sync=False)
+                    created = journal.fd < 0  # a rig-state run's first journal
                     try:
                         journal.append(line, sync=self._syncs is None)  # the commit point
+                        if created and self._syncs is None:
+                            fsync_dir(self.root)  # the new journal's name, before the ack
                         put_in_place(files.pending, files.record)
                         if self._syncs is not None:
                             self._syncs.add(files.journal)
+                            if created:
+                                self._syncs.add(self.root, directory=True)
                     except StoreError:
                         self._undo(files, journal, size)
                         raise

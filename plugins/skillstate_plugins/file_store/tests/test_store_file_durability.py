@@ -351,3 +351,40 @@ def test_process_a_late_sync_that_fails_fails_the_write_that_waited_for_it(
     assert (root / "r.jsonl").read_bytes() == journal  # nothing written
     assert FileStore(f"file:{root}?durability=process").get("r").version == 1
     host.close()
+
+
+@pytest.mark.parametrize("level", ["full", "process"])
+def test_the_first_commit_of_a_rig_state_run_creates_its_journal_durably(
+    tmp_path: Path, level: str
+) -> None:
+    """A run the original rig-state wrote without a journal gets one on its first commit:
+    its name must reach the disk (a directory sync) within the level's promise."""
+    import json
+
+    from skillstate.plugin import SkillDefinition
+
+    root = tmp_path / "state"
+    root.mkdir()
+    stamp = "2026-09-01T00:00:00.000Z"
+    state = {"runId": "pr", "skill": "rig-task", "phase": "spec", "createdAt": stamp}
+    (root / "pr.json").write_text(json.dumps({**state, "updatedAt": stamp}, indent=2) + "\n")
+    recorder, clock = SyncRecorder(root), FakeClock()
+    for path, directory in ((root / "pr.json", False), (root, True)):  # on disk before
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            recorder(fd, directory)
+        finally:
+            os.close(fd)
+    with recorder.recording():
+        host, store, _ = _writer(root, level, clock)
+        skill = SkillDefinition(name="rig-task", updated_key="updatedAt")
+        assert transition(host, store, "pr", Change(patch={"phase": "red"}), skill=skill).accepted
+        clock.now += SYNC_WINDOW  # at process: the sync thread's turn
+        if level == "process":
+            store._syncs.run_due()
+    copy = recorder.cut(tmp_path / "cut")
+    host.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StoreWarning)
+        record = FileStore(f"file:{copy}?durability={level}").get("pr")
+    assert (record.version, record.state["phase"]) == (2, "red")
