@@ -105,7 +105,10 @@ def _why(message: dict[str, Any]) -> tuple[int, str]:
     if "params" in message and not isinstance(message["params"], dict):
         kind = type(message["params"]).__name__
         kind = {"list": "an array", "str": "a string", "NoneType": "null"}.get(kind, f"a {kind}")
-        return INVALID_PARAMS, f"invalid params of {excerpt(method, 60)}: params must be an object, not {kind}"
+        return (
+            INVALID_PARAMS,
+            f"invalid params of {excerpt(method, 60)}: params must be an object, not {kind}",
+        )
     where = _surrogate_path(message.get("params"), "params")
     if where is not None:
         return (

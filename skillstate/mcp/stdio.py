@@ -109,7 +109,7 @@ class _LineReadStream(_Closable):
             line = await self._line()
             try:
                 return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
-            except Exception:  # noqa: BLE001 - the SDK would drop it: answer it here
+            except Exception:  # the SDK would drop it: answer it here
                 await self._answer(line)
 
     async def _line(self) -> bytes:
@@ -251,7 +251,7 @@ class _GuardedIn:
                 continue
             try:
                 jsonrpc_message_adapter.validate_json(line, by_name=False)
-            except Exception:  # noqa: BLE001 - the SDK would drop it: answer it here
+            except Exception:  # the SDK would drop it: answer it here
                 await self._out.answer(line)
                 continue
             return line.decode("utf-8")
