@@ -103,6 +103,7 @@ class HttpSettings:
     allowed_hosts: tuple[str, ...] = ()
     max_body: int = DEFAULT_MAX_BODY
     max_connections: int = 64
+    header_timeout: float = 10.0
 
 
 def is_loopback(host: str) -> bool:
@@ -175,7 +176,18 @@ def http_settings(
         allowed_hosts=tuple(args.allowed_host),
         max_body=args.max_body,
         max_connections=args.max_connections,
+        header_timeout=args.header_timeout,
     )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 < seconds <= 3600, got {text}")
+    return value
 
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
@@ -227,6 +239,13 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
         default=64,
         metavar="N",
         help="most HTTP connections open at once; more get 503 (default 64)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="drop a connection whose request headers are not complete in time (default 10)",
     )
 
 
@@ -341,7 +360,9 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
             settings.host,
             settings.port,
             banner,
-            ServerLimits(max_connections=settings.max_connections),
+            ServerLimits(
+                max_connections=settings.max_connections, header_timeout=settings.header_timeout
+            ),
         )
     except KeyboardInterrupt:
         pass
