@@ -50,12 +50,18 @@ BAD_LINES: list[tuple[bytes, list[Any], int]] = [
     (b'{"jsonrpc":"2.0","id":"six","method":"pi', [None], -32700),
     (b"\x00\x01garbage", [None], -32700),
     (b'{"jsonrpc":"2.0","id":"\\udfff","method":"ping"}', [None], -32600),
-    (b'{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"skill-state://\\ud83d"}}', [7], -32602),
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"skill-state://\\ud83d"}}',
+        [7],
+        -32602,
+    ),
     (b"[]", [None], -32600),
 ]
 
 
-def _serve(tmp_path: Path, transport: str, lines: list[bytes], answers: int) -> tuple[list[Any], str]:
+def _serve(
+    tmp_path: Path, transport: str, lines: list[bytes], answers: int
+) -> tuple[list[Any], str]:
     proc = subprocess.Popen(
         [SKILLSTATE, "mcp", "--transport", transport],
         stdin=subprocess.PIPE,
@@ -122,8 +128,15 @@ def test_bad_prompt_requests_are_invalid_params_without_a_traceback(
     ]
     got, stderr = _serve(tmp_path, transport, lines, 5)
     errors = {answer["id"]: answer["error"] for answer in got[1:]}
-    assert {rid: e["code"] for rid, e in errors.items()} == {1: -32602, 2: -32602, 3: -32602, 4: -32602}
-    assert errors[1]["message"] == "prompt skill_state_turn needs the argument session_id (a string)"
+    assert {rid: e["code"] for rid, e in errors.items()} == {
+        1: -32602,
+        2: -32602,
+        3: -32602,
+        4: -32602,
+    }
+    assert (
+        errors[1]["message"] == "prompt skill_state_turn needs the argument session_id (a string)"
+    )
     assert 'Unknown session "nope"' in errors[2]["message"]
     assert errors[3]["message"].startswith("unknown prompt 'no_such_prompt'; the prompts are: ")
     assert "has no argument 'extra'" in errors[4]["message"]

@@ -55,7 +55,8 @@ def test_bodies_the_sdk_cannot_parse_get_400_with_the_request_id(served: HttpSer
     status, body = _post(served, b'{"jsonrpc":"2.0","id":12,"method":"tools/list","params":[]}')
     assert (status, body["id"], body["error"]["code"]) == (400, 12, -32602)
     status, body = _post(
-        served, b'[{"jsonrpc":"2.0","id":13,"method":"ping"},{"jsonrpc":"2.0","id":14,"method":"ping"}]'
+        served,
+        b'[{"jsonrpc":"2.0","id":13,"method":"ping"},{"jsonrpc":"2.0","id":14,"method":"ping"}]',
     )
     assert status == 400 and [e["id"] for e in body] == [13, 14]
     assert {e["error"]["code"] for e in body} == {-32600}
@@ -217,7 +218,9 @@ def test_an_unreachable_store_is_a_503_with_json_and_the_password_is_masked(
     assert "Traceback" not in log and "hunter2secret" not in log
 
 
-def _run(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [SKILLSTATE, "mcp", "--http", *args],
         capture_output=True,
@@ -247,7 +250,11 @@ def test_a_busy_port_is_one_line_and_exit_3(tmp_path: Path) -> None:
     [
         (["--token", ""], {}, '--token is empty (is the variable in --token "$TOKEN" unset?)'),
         (["--host", "0.0.0.0"], {}, "refusing to serve on 0.0.0.0 without a token"),
-        (["--host", "0.0.0.0", "--token-file", "missing.txt"], {}, "--token-file missing.txt: cannot read it"),
+        (
+            ["--host", "0.0.0.0", "--token-file", "missing.txt"],
+            {},
+            "--token-file missing.txt: cannot read it",
+        ),
         (["--token", "a", "--token-file", "t.txt"], {}, "give --token or --token-file, not both"),
     ],
 )
@@ -270,7 +277,10 @@ def test_the_token_comes_from_a_file_or_the_environment(tmp_path: Path) -> None:
         try:
             assert "token required" in server.stderr_path.read_text()
             assert request(server, "GET", "/health")[0] == 401
-            assert request(server, "GET", "/health", None, {"Authorization": f"Bearer {token}"})[0] == 200
+            assert (
+                request(server, "GET", "/health", None, {"Authorization": f"Bearer {token}"})[0]
+                == 200
+            )
         finally:
             server.stop()
 
@@ -287,8 +297,9 @@ def test_allow_no_token_is_the_explicit_way_to_serve_a_public_address() -> None:
     allowed = http_settings(parser.parse_args(["--host", "192.0.2.1", "--allow-no-token"]), {})
     assert allowed.token is None and allowed.host == "192.0.2.1"
     assert http_settings(parser.parse_args(["--host", "::1"]), {}).token is None
-    from_env = http_settings(parser.parse_args(["--host", "0.0.0.0"]), {"SKILLSTATE_MCP_TOKEN": "t"})
+    from_env = http_settings(
+        parser.parse_args(["--host", "0.0.0.0"]), {"SKILLSTATE_MCP_TOKEN": "t"}
+    )
     assert from_env.token == "t"
     with pytest.raises(HttpUsageError):  # an empty variable is unset, not "no auth"
         http_settings(parser.parse_args(["--host", "0.0.0.0"]), {"SKILLSTATE_MCP_TOKEN": ""})
-
