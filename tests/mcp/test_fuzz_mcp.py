@@ -107,8 +107,7 @@ LINES = st.one_of(
     st.builds(_encode, st.lists(requests(), max_size=3), st.booleans()),
     st.builds(
         lambda method: (
-            '{"jsonrpc":"2.0","id":%d,"method":%s,"id":%d}'
-            % (next(_ids), json.dumps(method), next(_ids))
+            f'{{"jsonrpc":"2.0","id":{next(_ids)},"method":{json.dumps(method)},"id":{next(_ids)}}}'
         ).encode(),
         st.sampled_from(["ping", "tools/list", "prompts/list"]),
     ),

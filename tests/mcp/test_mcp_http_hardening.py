@@ -292,7 +292,7 @@ def test_allow_no_token_is_the_explicit_way_to_serve_a_public_address() -> None:
 
     parser = argparse.ArgumentParser()
     add_http_options(parser)
-    with pytest.raises(HttpUsageError, match="refusing to serve on 192.0.2.1 without a token"):
+    with pytest.raises(HttpUsageError, match=r"refusing to serve on 192\.0\.2\.1 without a token"):
         http_settings(parser.parse_args(["--host", "192.0.2.1"]), {})
     allowed = http_settings(parser.parse_args(["--host", "192.0.2.1", "--allow-no-token"]), {})
     assert allowed.token is None and allowed.host == "192.0.2.1"
