@@ -303,3 +303,29 @@ def test_allow_no_token_is_the_explicit_way_to_serve_a_public_address() -> None:
     assert from_env.token == "t"
     with pytest.raises(HttpUsageError):  # an empty variable is unset, not "no auth"
         http_settings(parser.parse_args(["--host", "0.0.0.0"]), {"SKILLSTATE_MCP_TOKEN": ""})
+
+
+def test_health_and_the_banner_mask_a_postgresql_password(tmp_path: Path) -> None:
+    """``user:pw@`` and ``?password=`` in the store URL: ``***`` in /health and the start-up
+    line (the local server trusts, so the password is accepted and ignored)."""
+    from urllib.parse import urlsplit
+
+    from skillstate.testing import postgres_url, require_postgres
+
+    require_postgres()
+    base = urlsplit(postgres_url())
+    user = base.username or "postgres"
+    netloc = f"{user}:hunter2secret@{base.hostname}:{base.port or 5432}"
+    url = f"postgresql://{netloc}{base.path}?password=hunter2secret"
+    server = start_http(url, tmp_path)
+    try:
+        banner = server.stderr_path.read_text()
+        assert "hunter2secret" not in banner
+        assert f"postgresql://{user}:***@" in banner and "password=***" in banner
+        status, _, data = request(server, "GET", "/health")
+        assert status == 200, data
+        body = json.loads(data)
+        assert "hunter2secret" not in data.decode()
+        assert body["store"].endswith("?password=***") and ":***@" in body["store"]
+    finally:
+        server.stop()
