@@ -115,23 +115,32 @@ class _LineReadStream(_Closable):
     async def _line(self) -> bytes:
         while True:
             try:
-                line = await self._reader.readline()
-            except ValueError:  # longer than the reader's limit
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:  # end of input
+                line = exc.partial
+                if not line:
+                    raise anyio.EndOfStream from None
+            except asyncio.LimitOverrunError as exc:  # longer than the reader's limit
                 log.warning("dropped an input line longer than the stdio line limit")
-                await self._skip_rest()
+                await self._skip_rest(exc.consumed)
                 continue
-            if not line:
-                raise anyio.EndOfStream
             if line.strip():
                 return line
 
-    async def _skip_rest(self) -> None:
+    async def _skip_rest(self, consumed: int) -> None:
+        """Discard the over-long line, up to and including its newline, and no further.
+
+        (``StreamReader.readline`` cannot be used here: after its limit error it has
+        either consumed the newline or not, and the caller cannot tell which, so the
+        line after a long one could be swallowed with it.)
+        """
         while True:
+            await self._reader.readexactly(consumed)
             try:
                 await self._reader.readuntil(b"\n")
                 return
             except asyncio.LimitOverrunError as exc:
-                await self._reader.readexactly(exc.consumed)
+                consumed = exc.consumed
             except asyncio.IncompleteReadError:
                 return
 
