@@ -263,6 +263,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="offer the skill_manage tool (create/edit/patch/delete skills); off by default",
     )
     parser.add_argument(
+        "--ui",
+        action="store_true",
+        help="with --http: also serve the run inspector at /ui (needs the 'ui' extra)",
+    )
+    parser.add_argument(
         "--transport",
         choices=("fast", "sdk"),
         default="fast",
@@ -290,6 +295,16 @@ def run(ctx: CliContext) -> int:
     if not extra_installed():
         ctx.error(MISSING_EXTRA)
         return ERROR
+    if args.ui:
+        from skillstate.ui import MISSING_EXTRA as MISSING_UI
+        from skillstate.ui import extra_installed as ui_installed
+
+        if not args.http:
+            ctx.error("--ui applies to --http only")
+            return USAGE
+        if not ui_installed():
+            ctx.error(MISSING_UI)
+            return ERROR
 
     from skillstate.mcp import scrub
     from skillstate.mcp.server import build_server
@@ -319,6 +334,7 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
     import anyio.to_thread
 
     from skillstate._version import __version__
+    from skillstate.durability import durability_of
     from skillstate.masking import mask_url
     from skillstate.mcp.http import ServerLimits, http_app, run_http
 
@@ -334,10 +350,23 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
             "server": {"name": server.name, "version": __version__},
             "version": __version__,
             "store": store_url,
+            "durability": durability_of(runtime.store),
             "active_skill_sessions": index["active_sessions"],
             "active_mcp_sessions": 0,
         }
 
+    ui = None
+    if ctx.args.ui:
+        from skillstate.ui import ui_app
+
+        ui = ui_app(
+            ctx.host,
+            ctx.store,
+            bind=settings.host,
+            allowed_hosts=list(settings.allowed_hosts),
+            token=settings.token,
+            prefix="/ui",
+        )
     app = http_app(
         server,
         host=settings.host,
@@ -345,13 +374,15 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
         token=settings.token,
         max_body=settings.max_body,
         health=health,
+        ui=ui,
     )
 
     def banner(bound: int) -> str:
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        inspector = f", inspector at http://{host}:{bound}/ui/" if ctx.args.ui else ""
         return (
             f"[skillstate] v{__version__} listening on http://{host}:{bound}/mcp "
-            f"(store {store_url}{', token required' if settings.token else ''})"
+            f"(store {store_url}{', token required' if settings.token else ''}){inspector}"
         )
 
     try:
