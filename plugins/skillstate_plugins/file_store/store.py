@@ -190,14 +190,15 @@ class FileStore(Store):
         return stored.journal_size == size
 
     def _is_whole(self, stored: RecordFile | None, files: RunFiles) -> bool:
-        """At ``process``: whether the journal's last byte, the record says, is a newline.
+        """Whether the journal's last byte, the record says, is a newline.
 
         After a power loss at ``process`` a journal can have its new size but not the
         data of its last lines (NUL bytes): as long as the record says, yet not level.
-        One byte read, for a run this store does not remember. At ``full`` a journal
-        line is synced before the record is swapped in, so this cannot happen.
+        One byte read, for a run this store does not remember. Checked at ``full`` too:
+        a store written at ``process`` may be reopened at ``full`` after the power loss,
+        and a commit must not append after those bytes (recovery then refuses it).
         """
-        if self._syncs is None or stored is None or stored.record is None:
+        if stored is None or stored.record is None:
             return True
         return ends_with_newline(files.journal, stored.journal_size)
 
@@ -414,11 +415,16 @@ class FileStore(Store):
                     if size == 0:  # a rig-state run without a journal: its state comes first
                         line = import_line(before) + line
                     write_file(files.pending, encode_record(record, size + len(line)), sync=False)
+                    created = journal.fd < 0  # a rig-state run's first journal
                     try:
                         journal.append(line, sync=self._syncs is None)  # the commit point
+                        if created and self._syncs is None:
+                            fsync_dir(self.root)  # the new journal's name, before the ack
                         put_in_place(files.pending, files.record)
                         if self._syncs is not None:
                             self._syncs.add(files.journal)
+                            if created:
+                                self._syncs.add(self.root, directory=True)
                     except StoreError:
                         self._undo(files, journal, size)
                         raise
