@@ -11,8 +11,9 @@ code   name        meaning
                    unknown run, skill, key or store scheme, a run that already exists
 3      ERROR       the request was fine but something failed: the store cannot be opened,
                    read or written (disk full, read-only, unreachable), a plugin or
-                   configuration file is broken, an optional extra is missing, the output
-                   cannot be encoded
+                   configuration file is broken, an optional extra is missing (``mcp``
+                   without the ``mcp`` extra), the HTTP port is taken, the output cannot be
+                   encoded
 4      CONFLICT    ``patch --expected-version N``: the run is not at version N (nothing
                    was written)
 5      BAD_FILE    ``import FILE``: not a complete, intact export (nothing was written)
@@ -83,7 +84,8 @@ EXIT_CODES: tuple[tuple[int, str, str], ...] = (
         "error",
         "the request was fine but something failed: the store cannot be opened, read or "
         "written (unreachable, disk full, read-only), a plugin or configuration file is "
-        "broken, an optional extra is missing, the output cannot be encoded",
+        "broken, an optional extra is missing (`skillstate mcp` without the `mcp` extra), "
+        "the HTTP port is taken (`mcp --http`), the output cannot be encoded",
     ),
     (
         CONFLICT,

@@ -28,6 +28,7 @@ from skillstate.errors import SkillstateError
 from skillstate.mcp.args import ArgumentError, Param, check_arguments, input_schema
 from skillstate.mcp.offload import shared_policy
 from skillstate.mcp.results import ok_result
+from skillstate.mcp.scrub import scrub
 
 __all__ = [
     "StrictTool",
@@ -43,8 +44,9 @@ Handler = Callable[[dict[str, Any]], CallToolResult]
 
 
 def error_result(message: str) -> CallToolResult:
-    """A tool error the model can read: ``isError`` with the message as text."""
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    """A tool error the model can read: ``isError`` with the message as text (scrubbed of
+    server paths and store credentials, bounded: :func:`skillstate.mcp.scrub.scrub`)."""
+    return CallToolResult(content=[TextContent(type="text", text=scrub(message))], is_error=True)
 
 
 def run_guarded(tool: str, call: Callable[[], CallToolResult]) -> CallToolResult:

@@ -287,7 +287,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             parse_turn_response,
             read_only=True,
             idempotent=True,
-            offload=False,
+            offload=offload,
         ),
         make_tool(
             "close_session",
