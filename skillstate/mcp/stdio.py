@@ -299,12 +299,12 @@ async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
     if transport == "fast" and not (_is_streamable(0) and _is_streamable(1)):
         log.info("stdin/stdout are not pipes; using the SDK's stdio transport")
         transport = "sdk"
-    if transport == "sdk" and lowlevel is None:
-        # An SDK whose internals skillstate does not know: its own public stdio path,
-        # without the framing guard (lines it drops go unanswered there).
-        await server.run_stdio_async()
-        return
     if transport == "sdk":
+        if lowlevel is None:
+            # An SDK whose internals skillstate does not know: its own public stdio path,
+            # without the framing guard (lines it drops go unanswered there).
+            await server.run_stdio_async()
+            return
         async with _sdk_streams() as (read_stream, write_stream):
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
         return
