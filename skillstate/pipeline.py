@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -27,8 +26,11 @@ from skillstate.errors import PluginError, VersionConflict
 from skillstate.host import HookFailed, Host
 from skillstate.jsondoc import check_document, js_numbers, unicode_problem
 from skillstate.merge import copy_json
-from skillstate.records import ActionResult, JournalEntry, Problem, RunRecord, SkillDefinition
+from skillstate.records import JournalEntry, Problem, RunRecord, SkillDefinition
 from skillstate.store import Store, check_run_id
+
+if TYPE_CHECKING:
+    from skillstate.records import ActionResult
 
 __all__ = ["NO_ACTION", "Change", "Outcome", "create_run", "now_iso", "transition"]
 
@@ -46,7 +48,8 @@ NO_ACTION: Any = _NoAction()
 
 def now_iso() -> str:
     """UTC, millisecond precision, ``Z`` suffix: JavaScript's ``new Date().toISOString()``."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    ms = time.time_ns() // 1_000_000  # truncated, as toISOString and isoformat do
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
 
 @attrs.frozen
@@ -164,8 +167,9 @@ def _check_candidate(
     schema: Mapping[str, Any] | None,
 ) -> list[Problem]:
     try:
-        problems = host.validate(skill, candidate, schema)
-        problems.extend(host.check_budget(skill, candidate))
+        budget = host.budget(skill)  # asked once: validation and the size check share it
+        problems = host.validate(skill, candidate, schema, budget)
+        problems.extend(host.check_budget(skill, candidate, budget))
     except HookFailed as failed:  # a budget plugin failed: fail closed
         return [failed.problem]
     if not problems:
@@ -337,6 +341,8 @@ def _replacement(
 def _run_action(
     host: Host, record: RunRecord, action: Any, candidate: Mapping[str, Any]
 ) -> tuple[ActionResult, Any]:
+    from skillstate.records import ActionResult
+
     env_info = record.environment
     if not env_info or not isinstance(env_info.get("name"), str):
         raise PluginError(f"run '{record.id}' has no environment to execute an action in")
@@ -481,15 +487,19 @@ def _attempt(
         for key, value in extra.items():
             if value is None:
                 del meta[key]
-    new = attrs.evolve(
-        record,
+    new = type(record)(  # every field named: cheaper than attrs.evolve's introspection
+        id=record.id,
+        skill=record.skill,
         state=candidate,
         version=record.version + 1,
         step=step,
         status=status,
+        created=record.created,
         updated=stamp,
+        spec=record.spec,
         environment=environment,
         observation=observation if observation is not None else record.observation,
+        schema=record.schema,
         meta=meta,
     )
     entry = JournalEntry(

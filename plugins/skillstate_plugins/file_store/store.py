@@ -27,6 +27,7 @@ import urllib.parse
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from skillstate.plugin import (
     NO_FLOCK,
@@ -34,8 +35,6 @@ from skillstate.plugin import (
     RunExists,
     RunNotFound,
     RunRecord,
-    RunSummary,
-    Snapshot,
     Store,
     StoreError,
     StoreWarning,
@@ -75,6 +74,9 @@ from .history import JournalView
 from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
 from .recovery import rebuild, recover
 from .replay import record_delta
+
+if TYPE_CHECKING:
+    from skillstate.plugin import RunSummary, Snapshot
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
 
@@ -239,6 +241,8 @@ class FileStore(Store):
             return view.snapshots()
 
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
+        from skillstate.plugin import RunSummary  # listing records: built when listing
+
         try:
             entries = {entry.name: entry for entry in os.scandir(self.root)}
         except FileNotFoundError:
@@ -280,7 +284,7 @@ class FileStore(Store):
         check_import(record, entries)
         lines, before = [], None
         for current, entry in imported_records(record, entries):
-            snapshot = Snapshot.of(current) if snapshot_due(entry.version) else None
+            snapshot = _snapshot(current) if snapshot_due(entry.version) else None
             lines.append(encode_entry(entry, record_delta(before, current, entry), snapshot))
             before = current
         self._write_new(record, b"".join(lines))
@@ -330,7 +334,7 @@ class FileStore(Store):
                     if before.version != expected_version:
                         raise VersionConflict(run_id, expected_version, before.version)
                     size = journal.size
-                    snapshot = Snapshot.of(record) if snapshot_due(record.version) else None
+                    snapshot = _snapshot(record) if snapshot_due(record.version) else None
                     line = encode_entry(entry, record_delta(before, record, entry), snapshot)
                     if size == 0:  # a rig-state run without a journal: its state comes first
                         line = import_line(before) + line
@@ -410,3 +414,10 @@ class FileStore(Store):
                 remove(path)
             fsync_dir(self.root)
         return existed
+
+
+def _snapshot(record: RunRecord) -> Snapshot:
+    """``Snapshot.of(record)``, the snapshot records built only when one is first due."""
+    from skillstate.plugin import Snapshot
+
+    return Snapshot.of(record)
