@@ -9,6 +9,8 @@ same machine under the same load, and prints one table:
 - ``file-store`` — a durable transition against the floor (temp file + fsync + rename +
   directory fsync + journal append), journal length 10 vs 100,000, ``list()`` over
   10,000 runs (bench_file_store);
+- ``durability`` — durable transitions per second at ``full`` and ``process`` on file,
+  sqlite and — when reachable — postgresql, against the fsync floor (bench_durability);
 - ``stores`` — transition latency and throughput (1 and 4 clients on distinct runs, 4
   on one shared run, with lost updates counted) on memory, file, sqlite and — when it
   is reachable — postgresql (bench_stores);
@@ -120,6 +122,27 @@ def file_store(quick: bool) -> tuple[dict[str, Any], list[Row]]:
         ),
         (f"`list()` over {r['list_runs']:,} runs", f"{r['list_s'] * 1000:.0f} ms", "target < 1 s"),
     ]
+    return r, rows
+
+
+def durability(quick: bool) -> tuple[dict[str, Any], list[Row]]:
+    from benchmarks import bench_durability
+    from skillstate.testing.helpers import postgres_unavailable
+
+    names = ["file", "sqlite"]
+    if postgres_unavailable(bench_durability.PG_URL) is None:
+        names.append("postgresql")
+    r = bench_durability.measure(names, 80 if quick else 400)
+    rows = [("fsync floor: 400 B append + fdatasync", f"{r['floor_ms']:.3f} ms", "")]
+    for name in names:
+        for level in bench_durability.LEVELS:
+            m = r[f"{name}:{level}"]
+            note = f"{m['vs_floor']:.2f}× floor"
+            if level == "process":
+                note += f"; {r[f'{name}:speedup']:.1f}× full"
+            rows.append(
+                (f"transition, {name}, durability={level}", f"{m['commits_per_s']:,.0f}/s", note)
+            )
     return r, rows
 
 
@@ -365,6 +388,7 @@ def memory(quick: bool) -> tuple[dict[str, Any], list[Row]]:
 SECTIONS: dict[str, Section] = {
     "core": core,
     "file-store": file_store,
+    "durability": durability,
     "stores": stores,
     "rig-cli": rig_cli,
     "runtime": runtime,

@@ -37,7 +37,7 @@ CONFIG_FILE = "skillstate.toml"
 @attrs.frozen
 class ConfigKey:
     """One configuration key: its kind (``str``, ``list``, ``bool``, ``int``, ``duration``,
-    ``budget``), env var, default."""
+    ``budget``, ``durability``), env var, default."""
 
     name: str
     kind: str
@@ -55,6 +55,15 @@ KEYS: dict[str, ConfigKey] = {
             "Store URL: file:PATH (default file:.skillstate/state), memory:, sqlite:///PATH, postgresql://...",
             "SKILLSTATE_STORE",
             "file:.skillstate/state",
+        ),
+        ConfigKey(
+            "durability",
+            "durability",
+            "full: an acknowledged write survives power loss; process: it survives any process "
+            "crash, and a power loss loses at most the last second (a store URL's "
+            "?durability= wins)",
+            "SKILLSTATE_DURABILITY",
+            "full",
         ),
         ConfigKey(
             "disable_plugins",
@@ -162,6 +171,11 @@ class Config:
         return str(self.get("store"))
 
     @property
+    def durability(self) -> str:
+        """``full`` or ``process``: the level of a store whose URL names none."""
+        return str(self.get("durability"))
+
+    @property
     def disable_plugins(self) -> tuple[str, ...]:
         return tuple(self.get("disable_plugins") or ())
 
@@ -228,6 +242,8 @@ def _check(key: ConfigKey, value: Any, where: str) -> Any:
         return value
     if key.kind == "duration":
         return _duration(key, value, where)
+    if key.kind == "durability":
+        return _level(value, where)
     # budget
     if not isinstance(value, dict):
         raise ConfigError(
@@ -247,6 +263,13 @@ def _duration(key: ConfigKey, value: Any, where: str) -> str:
     except InvalidInput as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return str(value)
+
+
+def _level(value: Any, where: str) -> str:
+    """A durability level, or a usage error naming ``where`` (exit 2, nothing changes)."""
+    from skillstate.durability import check_level
+
+    return check_level(value, where, ConfigError)
 
 
 def _structure_budget(table: Mapping[str, Any], where: str) -> Budget:
@@ -286,6 +309,8 @@ def _env_value(key: ConfigKey, raw: str) -> Any:
         return int(raw.strip())
     if key.kind == "duration":
         return _duration(key, raw, where)
+    if key.kind == "durability":
+        return _level(raw, where)
     return raw
 
 
@@ -434,6 +459,8 @@ def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
         return int(raw.strip())
     if key.kind == "duration":
         return _duration(key, raw, "skillstate config set")
+    if key.kind == "durability":
+        return _level(raw, "skillstate config set")
     return raw
 
 

@@ -311,8 +311,11 @@ class Host:
                 f"no store for URL '{mask_url(url)}': scheme '{excerpt(scheme, 40)}' is not "
                 f"provided by any plugin. Available: {known} (is the plugin installed, or blocked?)"
             )
+        from skillstate.durability import using_level  # a store's level when its URL names none
+
         try:
-            store = spec.factory(url)
+            with using_level(self.config.durability):
+                store = spec.factory(url)
         except SkillstateError:
             raise
         except Exception as exc:  # a store plugin's bug, or its missing library

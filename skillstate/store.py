@@ -152,6 +152,9 @@ class Store(ABC):
     """A storage backend. Subclasses validate every run id they turn into a path or key."""
 
     url: str = ""
+    durability: str = "unstated"
+    """``full`` or ``process`` (``docs/reliability.md``), ``none`` for a store that keeps
+    nothing past its process; ``unstated`` when a store does not say."""
 
     @abstractmethod
     def get(self, run_id: str) -> RunRecord:

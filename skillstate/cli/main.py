@@ -43,6 +43,7 @@ _CORE: tuple[tuple[str, str, str], ...] = (
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
     ("skills", "skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
     ("mcp", "mcp_cmd", "the MCP server (stdio, or --http): SKILL.state for any MCP client"),
+    ("ui", "ui_cmd", "the run inspector: a local, read-only web page over the store"),
     (
         "bench",
         "bench_cmd",

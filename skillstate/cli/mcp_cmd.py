@@ -105,6 +105,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="offer the skill_manage tool (create/edit/patch/delete skills); off by default",
     )
     parser.add_argument(
+        "--ui",
+        action="store_true",
+        help="with --http: also serve the run inspector at /ui (needs the 'ui' extra)",
+    )
+    parser.add_argument(
         "--transport",
         choices=("fast", "sdk"),
         default="fast",
@@ -122,6 +127,16 @@ def run(ctx: CliContext) -> int:
     if not extra_installed():
         ctx.error(MISSING_EXTRA)
         return 2
+    if args.ui:
+        from skillstate.ui import MISSING_EXTRA as MISSING_UI
+        from skillstate.ui import extra_installed as ui_installed
+
+        if not args.http:
+            ctx.error("--ui applies to --http only")
+            return 2
+        if not ui_installed():
+            ctx.error(MISSING_UI)
+            return 3
 
     from skillstate.mcp.server import build_server
     from skillstate.runtime import Runtime
@@ -148,6 +163,7 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, token: str | None) -
     import anyio.to_thread
 
     from skillstate._version import __version__
+    from skillstate.durability import durability_of
     from skillstate.mcp.http import http_app, mask_url, run_http
 
     args = ctx.args
@@ -160,10 +176,23 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, token: str | None) -
             "server": {"name": server.name, "version": __version__},
             "version": __version__,
             "store": store_url,
+            "durability": durability_of(runtime.store),
             "active_skill_sessions": index["active_sessions"],
             "active_mcp_sessions": 0,
         }
 
+    ui = None
+    if args.ui:
+        from skillstate.ui import ui_app
+
+        ui = ui_app(
+            ctx.host,
+            ctx.store,
+            bind=args.host,
+            allowed_hosts=args.allowed_host,
+            token=token,
+            prefix="/ui",
+        )
     app = http_app(
         server,
         host=args.host,
@@ -171,14 +200,16 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, token: str | None) -
         token=token,
         max_body=args.max_body,
         health=health,
+        ui=ui,
     )
     port = args.port if args.port is not None else _port_default()
 
     def banner(bound: int) -> str:
         host = f"[{args.host}]" if ":" in args.host else args.host
+        inspector = f", inspector at http://{host}:{bound}/ui/" if args.ui else ""
         return (
             f"[skillstate] v{__version__} listening on http://{host}:{bound}/mcp "
-            f"(store {store_url}{', token required' if token else ''})"
+            f"(store {store_url}{', token required' if token else ''}){inspector}"
         )
 
     try:

@@ -1,6 +1,7 @@
 """``skillstate plugins [--json] [--hook NAME]``: every plugin, bundled or not, and its status.
 
-Essential plugins (merge, schema, budgets) are listed first with status ``essential``.
+Essential plugins (merge, schema, budgets) are listed first with status ``essential``;
+the table ends with the store's durability level and where it comes from.
 After the table, any name two plugins register (a skill, store scheme, environment or
 command) is reported on stderr, one ``skillstate: conflict: …`` line each, and the
 exit code is then 1.
@@ -76,4 +77,14 @@ def _table(ctx: CliContext) -> int:
         print(fmt.format(*row_values), file=ctx.out)
     if not table:
         print("(no plugins loaded)", file=ctx.out)
+    print(f"\n{_durability_line(ctx)}", file=ctx.out)
     return 0
+
+
+def _durability_line(ctx: CliContext) -> str:
+    """The configured store's durability level and where it comes from (store not opened)."""
+    from skillstate.durability import effective_level
+
+    config = ctx.config
+    level, source = effective_level(config.store, config.durability, config.source("durability"))
+    return f"durability: {level} (from {source}; docs/reliability.md)"

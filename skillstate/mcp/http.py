@@ -104,8 +104,10 @@ class HttpGate:
         health: Callable[[], Awaitable[dict[str, Any]]],
         token: str | None = None,
         max_body: int = DEFAULT_MAX_BODY,
+        ui: ASGIApp | None = None,
     ) -> None:
         self.app = app
+        self.ui = ui
         self.checker = TransportSecurityMiddleware(security)
         self.health = health
         self.token = token.encode("utf-8") if token else None
@@ -114,6 +116,10 @@ class HttpGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        if self.ui is not None and (path == "/ui" or path.startswith("/ui/")):
+            await self.ui(scope, receive, send)  # the inspector has its own gate
             return
         response = await self._refusal(Request(scope))
         if response is None and scope["path"] == "/health":
@@ -161,8 +167,14 @@ def http_app(
     token: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
     health: Callable[[], Awaitable[dict[str, Any]]] | None = None,
+    ui: ASGIApp | None = None,
 ) -> HttpGate:
-    """The ASGI app: ``/mcp`` (the SDK's stateless Streamable HTTP, JSON responses) and ``/health``."""
+    """The ASGI app: ``/mcp`` (the SDK's stateless Streamable HTTP, JSON responses) and ``/health``.
+
+    ``ui`` (``skillstate mcp --http --ui``): an app answering every path under ``/ui``
+    — the run inspector (:func:`skillstate.ui.ui_app` with ``prefix="/ui"``), which
+    checks Host, Origin and the token itself.
+    """
     if max_body < 1:
         raise ValueError(f"max_body must be a positive number of bytes, got {max_body}")
     security = security_settings(host, allowed_hosts)
@@ -179,7 +191,12 @@ def http_app(
         return {"status": "ok", "server": {"name": server.name, "version": server.version}}
 
     return HttpGate(
-        inner, security=security, health=health or default_health, token=token, max_body=max_body
+        inner,
+        security=security,
+        health=health or default_health,
+        token=token,
+        max_body=max_body,
+        ui=ui,
     )
 
 

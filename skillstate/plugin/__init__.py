@@ -91,7 +91,17 @@ from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.display import excerpt
-    from skillstate.durability import NO_FLOCK, flock_module, sync_file
+    from skillstate.durability import (
+        NO_FLOCK,
+        PendingSyncs,
+        check_level,
+        flock_module,
+        pending_syncs,
+        split_durability,
+        store_durability,
+        sync_directory,
+        sync_file,
+    )
     from skillstate.environment import Environment
     from skillstate.errors import (
         ConfigError,
@@ -186,6 +196,7 @@ __all__ = [
     "InvalidRunId",
     "JournalEntry",
     "Outcome",
+    "PendingSyncs",
     "PluginConflictError",
     "PluginError",
     "Problem",
@@ -206,6 +217,7 @@ __all__ = [
     "VersionNotFound",
     "check_document",
     "check_import",
+    "check_level",
     "check_run_id",
     "check_version",
     "compact",
@@ -227,11 +239,15 @@ __all__ = [
     "now_iso",
     "parse_json",
     "parse_stored",
+    "pending_syncs",
     "pretty",
     "render_block",
     "replay",
     "replay_history",
     "snapshot_due",
+    "split_durability",
+    "store_durability",
+    "sync_directory",
     "sync_file",
     "transition",
     "verify_record",
@@ -272,7 +288,20 @@ _LAZY = {
     },
     "excerpt": "skillstate.display",
     "mask_url": "skillstate.masking",
-    **{name: "skillstate.durability" for name in ("NO_FLOCK", "flock_module", "sync_file")},
+    **{
+        name: "skillstate.durability"
+        for name in (
+            "NO_FLOCK",
+            "PendingSyncs",
+            "check_level",
+            "flock_module",
+            "pending_syncs",
+            "split_durability",
+            "store_durability",
+            "sync_directory",
+            "sync_file",
+        )
+    },
     **{
         name: "skillstate.jsondoc"
         for name in (

@@ -53,6 +53,7 @@ from typing import Any
 
 import pytest
 
+from skillstate.durability import SYNC_WINDOW, observing_syncs
 from skillstate.testing.environments import EnvironmentConformance
 from skillstate.testing.filesystems import SmallFilesystem, small_filesystem
 from skillstate.testing.helpers import (
@@ -75,6 +76,7 @@ __all__ = [
     "IN_CI",
     "PLUGIN_SELECTION",
     "STORE_KINDS",
+    "SYNC_WINDOW",
     "EnvironmentConformance",
     "SmallFilesystem",
     "StoreConformance",
@@ -82,6 +84,7 @@ __all__ = [
     "file_store",
     "make_host",
     "memory_store",
+    "observing_syncs",
     "postgres_store",
     "postgres_url",
     "register_plugin",

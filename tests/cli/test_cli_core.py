@@ -34,7 +34,9 @@ def test_version_imports_no_plugin_machinery() -> None:
 def test_plugins_table_and_json() -> None:
     table = run("plugins")
     assert table.returncode == 0, table.stderr
-    lines = table.stdout.splitlines()
+    lines, footer = table.stdout.split("\n\n")  # the table, then the store's durability
+    lines = lines.splitlines()
+    assert footer.startswith("durability: full (from default")
     assert lines[0].split() == ["Name", "Distribution", "Version", "Status", "Hooks"]
     # the essentials first, then every entry point in (distribution, name) order
     names = [line.split()[0] for line in lines[2:]]

@@ -130,6 +130,7 @@ async def test_health_and_a_session_with_token(guarded: HttpServer, tmp_path: Pa
     assert health["status"] == "ok"
     assert health["version"] == health["server"]["version"]
     assert health["store"] == f"file:{tmp_path / 'store'}"
+    assert health["durability"] == "full"  # the open store's level (docs/reliability.md)
     assert health["active_skill_sessions"] == 0
 
     async with http_client(guarded.url, TOKEN) as client:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from skillstate.plugin import NO_FLOCK, StoreError, flock_module, sync_file
+from skillstate.plugin import NO_FLOCK, StoreError, flock_module, sync_directory, sync_file
 
 fcntl = flock_module()  # None where there is no flock (Windows): the store refuses to open
 
@@ -25,6 +25,7 @@ __all__ = [
     "RunFiles",
     "RunLock",
     "discard",
+    "ends_with_newline",
     "file_size",
     "fsync_dir",
     "put_in_place",
@@ -96,6 +97,22 @@ def file_size(path: str) -> int:
         raise store_error(exc, "read", path) from None
 
 
+def ends_with_newline(path: str, size: int) -> bool:
+    """Whether byte ``size - 1`` of ``path`` is a newline (``True`` for an empty file)."""
+    if size <= 0:
+        return True
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return os.pread(fd, 1, size - 1) == b"\n"
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def write_file(path: str, data: bytes, *, sync: bool = True) -> None:
     """Create or truncate ``path``, write ``data`` and ``fsync`` it; remove it on failure.
 
@@ -122,7 +139,7 @@ def fsync_dir(path: str) -> None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
         try:
-            os.fsync(fd)
+            sync_directory(fd)
         finally:
             os.close(fd)
     except OSError as exc:
@@ -261,11 +278,12 @@ class OpenJournal:
             raise store_error(exc, "repair the journal", self.path) from None
         self.size = size
 
-    def append(self, data: bytes) -> None:
+    def append(self, data: bytes, *, sync: bool = True) -> None:
         """Append ``data`` and ``fdatasync``; on failure undo the partial write and raise.
 
         ``fdatasync`` is enough for an append: it writes the data and the file's new
-        size, leaving only timestamps behind.
+        size, leaving only timestamps behind. ``sync=False`` (``durability=process``)
+        leaves the sync to whoever calls it.
         """
         if self.fd < 0:
             try:
@@ -274,7 +292,8 @@ class OpenJournal:
                 raise store_error(exc, "create the journal", self.path) from None
         try:
             _write_all(self.fd, data)
-            sync_file(self.fd)  # F_FULLFSYNC on macOS, fdatasync elsewhere
+            if sync:
+                sync_file(self.fd)  # F_FULLFSYNC on macOS, fdatasync elsewhere
         except OSError as exc:
             try:
                 self.cut(self.size)

@@ -35,7 +35,18 @@ from .replay import apply_line
 __all__ = ["recover"]
 
 
-def recover(run_id: str, files: RunFiles, root: str, read: Callable[[], RecordFile | None]) -> None:
+class JournalBehind(StoreError):
+    """The record is ahead of its journal: its last journal lines were never synced."""
+
+
+def recover(
+    run_id: str,
+    files: RunFiles,
+    root: str,
+    read: Callable[[], RecordFile | None],
+    *,
+    roll_back: bool = False,
+) -> None:
     """Bring the record of ``run_id`` level with its journal (under the run's lock).
 
     ``read`` reads the record file. A torn last line of the journal is repaired first.
@@ -45,6 +56,11 @@ def recover(run_id: str, files: RunFiles, root: str, read: Callable[[], RecordFi
     onto the record — onto nothing for a blank record or an interrupted creation — and
     the result written with every sync. A journal shorter than the record, or with a
     gap in its versions, means the files were changed outside skillstate: refused.
+
+    With ``roll_back`` (a store at ``durability=process``) a record ahead of its
+    journal is what a power loss leaves when the journal's last lines were not synced
+    yet: the record is rolled back to the journal's last version (or, if the journal
+    lost even the creation, the run is removed), with a :class:`StoreWarning`.
     """
     size = _repair_torn_line(files.journal)
     stored = read()
@@ -58,7 +74,14 @@ def recover(run_id: str, files: RunFiles, root: str, read: Callable[[], RecordFi
     else:
         current = None if stored is None else stored.record
         at = -1 if stored is None else stored.journal_size
-        rebuilt = _roll_forward(run_id, files.journal, current, at)
+        try:
+            rebuilt = _roll_forward(run_id, files.journal, current, at)
+        except JournalBehind as exc:
+            if not roll_back:
+                raise
+            _roll_back(run_id, files, size, exc)
+            fsync_dir(root)
+            return
         if rebuilt is not None:
             write_file(files.pending, encode_record(rebuilt, size))
             put_in_place(files.pending, files.record)
@@ -80,6 +103,31 @@ def recover(run_id: str, files: RunFiles, root: str, read: Callable[[], RecordFi
         else:  # a creation cut short before its journal line: it never happened
             remove(files.pending)
     fsync_dir(root)
+
+
+def _roll_back(run_id: str, files: RunFiles, size: int, behind: JournalBehind) -> None:
+    """The record rebuilt from the whole journal, or the run removed when the journal is
+    empty (its creation line was lost); a journal that cannot rebuild it is refused."""
+    rebuilt = _roll_forward(run_id, files.journal, None, -1)
+    if rebuilt is not None:
+        write_file(files.pending, encode_record(rebuilt, size))
+        put_in_place(files.pending, files.record)
+        what = f"rolled back to version {rebuilt.version}"
+    elif size:  # lines that cannot rebuild a record (rig-state's): never guess, never remove
+        raise behind
+    else:
+        remove(files.record)
+        remove(files.pending)
+        remove(files.journal)
+        what = "its creation was lost, so the run was removed"
+    warnings.warn(
+        StoreWarning(
+            f"run {run_id}: {behind}; writes not yet synced at durability=process were "
+            f"lost by a power loss or OS crash: {what}",
+            run_id,
+        ),
+        stacklevel=5,
+    )
 
 
 def rebuild(run_id: str, files: RunFiles, root: str) -> int:
@@ -161,9 +209,11 @@ def _roll_forward(run_id: str, path: str, current: RunRecord | None, at: int) ->
         delta = raw.get(DELTA_KEY)
         record = apply_line(run_id, record, entry, delta if isinstance(delta, dict) else None)
     if last < have:
-        raise StoreError(
+        raise JournalBehind(
             f"run '{run_id}': its journal ends at version {last} but its record is at "
-            f"version {have}; the store was changed outside skillstate (see 'skillstate verify')"
+            f"version {have}; the store was changed outside skillstate, or a power loss "
+            "lost writes made at durability=process ('skillstate verify --repair' rolls "
+            "the record back to its journal)"
         )
     return record
 

@@ -1,7 +1,8 @@
 """The ``file`` store: the embedded default. One pretty JSON record and one journal per run.
 
 URLs: ``file:PATH`` (relative to the current directory when opened), ``file:///abs/path``,
-or ``file:`` alone for the default ``.skillstate/state``. Per run, in the root::
+or ``file:`` alone for the default ``.skillstate/state``; the one query option is
+``?durability=full|process`` (default: the ``durability`` setting). Per run, in the root::
 
     <run-id>.json       the record (RunRecord.to_dict(), pretty, trailing newline)
     <run-id>.jsonl      the append-only journal, one compact JournalEntry per line
@@ -17,6 +18,14 @@ the record fields its entry does not imply, so whoever next opens the run after 
 crash or a power loss replays the lines the record lacks (:mod:`.recovery`). A run
 written by the original rig-state is read by :mod:`.legacy`. Full rules:
 ``docs/storage-format.md``.
+
+At ``durability=process`` nothing is synced on the commit path: the journal line is
+written (the OS holds it, so a killed process loses nothing) and handed to this
+process's :class:`~skillstate.plugin.PendingSyncs`, which ``fdatasync``s it at most a
+second later; a creation hands over its record, journal and directory. After a power
+loss the record may then be ahead of its journal, and recovery rolls it back to the
+last journal line (with a warning); at ``full`` that state means the files were
+changed outside skillstate and is refused (``skillstate verify --repair`` rolls back).
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from typing import TYPE_CHECKING
 from skillstate.plugin import (
     NO_FLOCK,
     JournalEntry,
+    PendingSyncs,
     RunExists,
     RunNotFound,
     RunRecord,
@@ -44,7 +54,10 @@ from skillstate.plugin import (
     flock_module,
     imported_records,
     is_valid_run_id,
+    pending_syncs,
     snapshot_due,
+    split_durability,
+    store_durability,
 )
 
 from .cache import OpenRuns
@@ -53,6 +66,7 @@ from .fileio import (
     RunFiles,
     RunLock,
     discard,
+    ends_with_newline,
     file_size,
     fsync_dir,
     put_in_place,
@@ -85,11 +99,24 @@ DEFAULT_ROOT = ".skillstate/state"
 
 def root_from_url(url: str) -> str:
     """The absolute root directory named by a ``file:`` URL."""
+    return parse_file_url(url)[0]
+
+
+def parse_file_url(url: str) -> tuple[str, str | None]:
+    """The absolute root directory of a ``file:`` URL and its ``?durability=`` (or ``None``)."""
     if not url.lower().startswith("file:"):
         raise StoreError(f"'{url}' is not a file store URL (file:PATH or file:///abs/path)")
-    rest = url[5:]
+    rest, question, query = url[5:].partition("?")
+    level = None
+    if question:
+        query, level = split_durability(query, f"file store URL '{url}'", StoreError)
+        if query:
+            key = query.split("=", 1)[0]
+            raise StoreError(
+                f"file store URL '{url}': unknown option '{key}' (the one option is durability)"
+            )
     if rest.startswith("//"):
-        parts = urllib.parse.urlsplit(url)
+        parts = urllib.parse.urlsplit("file:" + rest)
         if parts.netloc not in ("", "localhost"):
             raise StoreError(
                 f"file store URL '{url}' names the host '{parts.netloc}'; "
@@ -100,7 +127,7 @@ def root_from_url(url: str) -> str:
         path = rest or DEFAULT_ROOT
     if "\x00" in path:
         raise StoreError(f"file store URL {url!r} contains a NUL byte")
-    return os.path.abspath(os.path.expanduser(path))
+    return os.path.abspath(os.path.expanduser(path)), level
 
 
 class FileStore(Store):
@@ -110,11 +137,19 @@ class FileStore(Store):
         if flock_module() is None:
             raise StoreError(NO_FLOCK)
         self.url = url
-        self.root = root_from_url(url)
+        self.root, level = parse_file_url(url)
+        self.durability = store_durability(level)
+        self._syncs: PendingSyncs | None = pending_syncs() if self.durability == "process" else None
         self._open = OpenRuns()
 
     def close(self) -> None:
+        """Forget the runs this store remembers; at ``process``, sync what is pending."""
         self._open.clear()
+        if self._syncs is not None:
+            try:
+                self._syncs.flush()
+            except StoreError as exc:
+                warnings.warn(StoreWarning(str(exc)), stacklevel=2)
 
     def _files(self, run_id: str) -> RunFiles:
         base = f"{self.root}{os.sep}{check_run_id(run_id)}"
@@ -150,11 +185,30 @@ class FileStore(Store):
             return True  # no run, and nothing to finish
         if stored.record is None and stored is not BLANK and not os.path.lexists(files.journal):
             return True  # damaged, and no journal to rebuild it from: nothing recovery can do
-        return stored.journal_size == (size if size >= 0 else file_size(files.journal))
+        size = size if size >= 0 else file_size(files.journal)
+        return stored.journal_size == size
+
+    def _is_whole(self, stored: RecordFile | None, files: RunFiles) -> bool:
+        """At ``process``: whether the journal's last byte, the record says, is a newline.
+
+        After a power loss at ``process`` a journal can have its new size but not the
+        data of its last lines (NUL bytes): as long as the record says, yet not level.
+        One byte read, for a run this store does not remember. At ``full`` a journal
+        line is synced before the record is swapped in, so this cannot happen.
+        """
+        if self._syncs is None or stored is None or stored.record is None:
+            return True
+        return ends_with_newline(files.journal, stored.journal_size)
 
     def _recover(self, run_id: str, files: RunFiles) -> None:
         """Under the lock: bring the record level with its journal (see :mod:`.recovery`)."""
-        recover(run_id, files, self.root, lambda: self._read(run_id, files))
+        recover(
+            run_id,
+            files,
+            self.root,
+            lambda: self._read(run_id, files),
+            roll_back=self._syncs is not None,
+        )
 
     def _current(
         self, run_id: str, files: RunFiles, journal: OpenJournal | None = None
@@ -169,7 +223,8 @@ class FileStore(Store):
         ``journal``, and a failure is its error.
         """
         stored = self._read(run_id, files)
-        if not self._is_level(stored, files, -1 if journal is None else journal.size):
+        level = self._is_level(stored, files, -1 if journal is None else journal.size)
+        if not level or not self._is_whole(stored, files):
             if journal is not None:
                 self._recover(run_id, files)
                 journal.reopen()
@@ -290,7 +345,11 @@ class FileStore(Store):
         self._write_new(record, b"".join(lines))
 
     def _write_new(self, record: RunRecord, journal: bytes) -> None:
-        """A new run's record and journal (``RunExists`` if the id is taken), every sync."""
+        """A new run's record and journal (``RunExists`` if the id is taken), every sync
+        (at ``process``: none, the three handed to the pending syncs)."""
+        sync = self._syncs is None
+        if self._syncs is not None:
+            self._syncs.check()
         files = self._files(record.id)
         try:
             os.makedirs(self.root, exist_ok=True)
@@ -301,9 +360,9 @@ class FileStore(Store):
             if os.path.lexists(files.record):
                 raise RunExists(record.id)
             try:
-                write_file(files.pending, encode_record(record, len(journal)))
+                write_file(files.pending, encode_record(record, len(journal)), sync=sync)
                 try:  # a journal without a record is debris of a deleted run: start afresh
-                    write_file(files.journal, journal)
+                    write_file(files.journal, journal, sync=sync)
                     put_in_place(files.pending, files.record)
                 except StoreError:
                     discard(files.journal)
@@ -312,11 +371,17 @@ class FileStore(Store):
             except StoreError:
                 remove(files.lock)  # a failed creation leaves nothing (held: safe, see RunLock)
                 raise
-            fsync_dir(self.root)
+            if self._syncs is None:
+                fsync_dir(self.root)
+            else:
+                self._syncs.add(files.journal)
+                self._syncs.add(files.record)
+                self._syncs.add(self.root, directory=True)
         self._open.remember(record.id, files.journal, record, len(journal))
 
     def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
-        """Write the next record: one ``fdatasync`` (of the journal line) per commit.
+        """Write the next record: one ``fdatasync`` (of the journal line) per commit,
+        none at ``process`` (the journal handed to the pending syncs).
 
         Under the lock: the record is brought level with its journal if it is not and
         its version checked; ``.json.new`` is written (not synced); the journal line —
@@ -326,6 +391,8 @@ class FileStore(Store):
         """
         files = self._files(record.id)
         run_id = record.id
+        if self._syncs is not None:
+            self._syncs.check()  # a deferred sync that failed fails this write, unwritten
         try:
             with self._existing_run_lock(files, run_id):
                 journal = OpenJournal(files.journal)
@@ -340,8 +407,10 @@ class FileStore(Store):
                         line = import_line(before) + line
                     write_file(files.pending, encode_record(record, size + len(line)), sync=False)
                     try:
-                        journal.append(line)  # the commit point
+                        journal.append(line, sync=self._syncs is None)  # the commit point
                         put_in_place(files.pending, files.record)
+                        if self._syncs is not None:
+                            self._syncs.add(files.journal)
                     except StoreError:
                         self._undo(files, journal, size)
                         raise

@@ -50,6 +50,7 @@ class MemoryStore(Store):
 
     def __init__(self, url: str = "memory:") -> None:
         self.url = url
+        self.durability = "none"  # nothing outlives the process
         name = url.split(":", 1)[1] if ":" in url else ""
         if name:
             with _named_lock:

@@ -4,6 +4,12 @@ Runs shared by many processes and machines (psycopg 3 + a pool). URLs and their
 options: :mod:`.postgres_url`; the tables, their migrations and how a record is
 stored: :mod:`.postgres_tables`.
 
+Durability: at ``full`` a commit returns once the server has flushed its WAL (the
+server's ``synchronous_commit``, ``on`` by default). At ``process`` the store's
+connections run with ``synchronous_commit = off``: a commit returns once the server
+has it in memory; a crash of the client loses nothing, and a crash of the server or
+its machine loses at most the last ``3 × wal_writer_delay`` (600 ms by default).
+
 Writes: a commit is ONE statement — ``UPDATE … WHERE id = $id AND version =
 $expected`` feeding the journal ``INSERT`` in a CTE — so the version check, the record
 and the journal entry commit together (one round trip, fsynced by the server). Under
@@ -61,6 +67,7 @@ class PostgresStore(Store):
         self.url = url
         self.conninfo, self.options = parse_postgres_url(url)
         self.schema: str = self.options["schema"]
+        self.durability: str = self.options["durability"]
         s = f'"{self.schema}"'
         self._runs, self._journal = f"{s}.skillstate_runs", f"{s}.skillstate_journal"
         self._pool: psycopg_pool.ConnectionPool[Any] | None = None
@@ -105,6 +112,7 @@ class PostgresStore(Store):
                 max_size=self.options["pool_max"],
                 timeout=self.options["pool_timeout"],
                 kwargs={"autocommit": True},
+                configure=self._configure if self.durability == "process" else None,
                 open=False,
                 name=f"skillstate:{self.schema}",
             )
@@ -119,6 +127,11 @@ class PostgresStore(Store):
                 ) from exc
             self._pool = pool
             return pool
+
+    @staticmethod
+    def _configure(conn: psycopg.Connection[Any]) -> None:
+        """Each new connection of a store at ``durability=process``."""
+        conn.execute("SET synchronous_commit = off")
 
     def _run(
         self,

@@ -7,7 +7,9 @@ the store's own query options, removed before connecting:
   created if missing), so several stores or test runs can share one database;
 - ``pool_max=N`` (default 8) and ``pool_min=N`` (default 1) — connections per store;
 - ``pool_timeout=SECONDS`` (default 10) — how long to wait to connect or for a free
-  connection before failing with :class:`~skillstate.errors.StoreError`.
+  connection before failing with :class:`~skillstate.errors.StoreError`;
+- ``durability=full|process`` (default: the ``durability`` setting) — ``process`` sets
+  ``synchronous_commit = off`` on the store's connections.
 
 Other options (``sslmode``, ``connect_timeout``, ``application_name``…) go to libpq.
 """
@@ -18,12 +20,12 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from skillstate.plugin import StoreError, mask_url
+from skillstate.plugin import StoreError, check_level, mask_url, store_durability
 
 __all__ = ["OUR_OPTIONS", "SCHEMA_NAME", "parse_postgres_url", "redact"]
 
 SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
-OUR_OPTIONS = ("schema", "pool_min", "pool_max", "pool_timeout")
+OUR_OPTIONS = ("schema", "pool_min", "pool_max", "pool_timeout", "durability")
 
 
 def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
@@ -44,6 +46,10 @@ def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
             "(not starting with a digit), at most 63 characters"
         )
     options: dict[str, Any] = {"schema": schema}
+    level = ours.get("durability")
+    if level is not None:
+        level = check_level(level, "bad PostgreSQL URL", StoreError)
+    options["durability"] = store_durability(level)
     for key, default, kind in (
         ("pool_min", 1, int),
         ("pool_max", 8, int),

@@ -4,10 +4,16 @@ Every run in one SQLite database file (standard library only).
 
 URLs: ``sqlite:///abs/path/runs.db`` (absolute) and ``sqlite:relative/runs.db``
 (relative to the working directory). Query options: ``?timeout=SECONDS`` (how long a
-writer waits for the write lock, default 30).
+writer waits for the write lock, default 30) and ``durability=full|process`` (default:
+the ``durability`` setting).
 
-Guarantees: the database is in WAL mode with ``synchronous=FULL``, so a commit that
-returned survives a crash or power loss. Every write is one transaction opened with
+Guarantees: the database is in WAL mode. At ``durability=full`` (``synchronous=FULL``)
+a commit that returned survives a crash or power loss. At ``process``
+(``synchronous=NORMAL``) a commit is in the WAL file, held by the OS, when it returns:
+it survives a crash or ``SIGKILL`` of any process; the WAL file is handed to this
+process's :class:`~skillstate.plugin.PendingSyncs`, which ``fdatasync``s it at most a
+second later, so a power loss or OS crash loses at most the last second of commits
+(SQLite's own ``NORMAL`` syncs the WAL only at a checkpoint, which is unbounded in time). Every write is one transaction opened with
 ``BEGIN IMMEDIATE`` (the write lock is taken up front): the record update with its
 version check and the journal insert commit together or not at all, and several
 processes on one machine never lose an update. Readers never block writers. The
@@ -46,10 +52,13 @@ from skillstate.plugin import (
     compact,
     due_snapshots,
     parse_stored,
+    pending_syncs,
     snapshot_due,
+    split_durability,
+    store_durability,
 )
 
-__all__ = ["SQLiteStore", "parse_sqlite_url"]
+__all__ = ["SQLiteStore", "parse_sqlite_options", "parse_sqlite_url"]
 
 # The list index is the schema version (0 = empty database); never edit an entry.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -103,6 +112,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 
 def parse_sqlite_url(url: str) -> tuple[Path, float]:
     """The database path and lock timeout of a ``sqlite:`` URL; :class:`StoreError` if malformed."""
+    path, timeout, _ = parse_sqlite_options(url)
+    return path, timeout
+
+
+def parse_sqlite_options(url: str) -> tuple[Path, float, str | None]:
+    """The database path, lock timeout and ``?durability=`` (or ``None``) of a ``sqlite:`` URL."""
     scheme, _, rest = url.partition(":")
     if scheme.lower() != "sqlite" or not rest:
         raise StoreError(
@@ -120,9 +135,12 @@ def parse_sqlite_url(url: str) -> tuple[Path, float]:
     if rest in ("", "/") or rest.endswith("/"):
         raise StoreError(f"bad SQLite URL '{url}': it names no database file")
     timeout = 30.0
+    query, level = split_durability(query, f"bad SQLite URL '{url}'", StoreError)
     for key, values in parse_qs(query, keep_blank_values=True).items():
         if key != "timeout":
-            raise StoreError(f"bad SQLite URL '{url}': unknown option '{key}' (known: timeout)")
+            raise StoreError(
+                f"bad SQLite URL '{url}': unknown option '{key}' (known: timeout, durability)"
+            )
         try:
             timeout = float(values[-1])
         except ValueError:
@@ -131,7 +149,7 @@ def parse_sqlite_url(url: str) -> tuple[Path, float]:
             ) from None
         if not timeout >= 0:
             raise StoreError(f"bad SQLite URL '{url}': timeout must be >= 0")
-    return Path(rest), timeout
+    return Path(rest), timeout, level
 
 
 class SQLiteStore(Store):
@@ -139,7 +157,10 @@ class SQLiteStore(Store):
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.path, self.timeout = parse_sqlite_url(url)
+        self.path, self.timeout, level = parse_sqlite_options(url)
+        self.durability = store_durability(level)
+        self._wal = f"{os.path.abspath(self.path)}-wal"  # synced later, maybe from elsewhere
+        self._syncs = pending_syncs() if self.durability == "process" else None
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
@@ -160,7 +181,7 @@ class SQLiteStore(Store):
             )
             conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
             self._set_wal(conn)
-            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute(f"PRAGMA synchronous = {'NORMAL' if self._syncs else 'FULL'}")
             self._migrate(conn)
         except (sqlite3.Error, OSError) as exc:
             conn = self._read_only(exc)
@@ -246,6 +267,8 @@ class SQLiteStore(Store):
                 f"cannot write SQLite database {self.path}: it could only be opened "
                 f"read-only ({self._why_read_only}); nothing was changed"
             )
+        if self._syncs is not None:
+            self._syncs.check()  # a deferred sync that failed fails this write, unwritten
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -255,6 +278,8 @@ class SQLiteStore(Store):
         try:
             work(conn)
             self._finish(conn)
+            if self._syncs is not None:
+                self._syncs.add(self._wal)  # synced within the window (docstring)
         except BaseException as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -487,6 +512,12 @@ class SQLiteStore(Store):
         return deleted[0]
 
     def close(self) -> None:
+        """Close every connection; at ``process``, sync what is pending first."""
+        if self._syncs is not None:
+            try:
+                self._syncs.flush()
+            except StoreError as exc:
+                warnings.warn(StoreWarning(str(exc)), stacklevel=2)
         self._closed = True
         with self._lock:
             connections, self._connections = self._connections, []

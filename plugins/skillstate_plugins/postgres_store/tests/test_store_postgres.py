@@ -41,7 +41,13 @@ def test_url_options_are_taken_out_and_the_rest_goes_to_libpq() -> None:
         "postgres://u:pw@h:5433/db?schema=s1&sslmode=disable&pool_max=3&pool_timeout=2.5"
     )
     assert conninfo == "postgres://u:pw@h:5433/db?sslmode=disable&application_name=skillstate"
-    assert options == {"schema": "s1", "pool_min": 1, "pool_max": 3, "pool_timeout": 2.5}
+    assert options == {
+        "schema": "s1",
+        "durability": "full",
+        "pool_min": 1,
+        "pool_max": 3,
+        "pool_timeout": 2.5,
+    }
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,101 @@
+"""The ``postgresql:`` store's durability levels against the real server.
+
+``full`` leaves the server's ``synchronous_commit`` as it is (``on``); ``process`` sets it
+``off`` on every connection of the store. ``SIGKILL`` of a client writer loses nothing
+acknowledged at either level: the server holds each acknowledged commit. (A crash of
+the server itself at ``process`` may lose its last ``3 × wal_writer_delay``; that is
+PostgreSQL's documented promise and cannot be provoked from a test.)
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from skillstate.plugin import Change, create_run, transition
+from skillstate.testing import make_host, sample_skill, temporary_store_url
+
+from ..backend import PostgresStore
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with temporary_store_url("postgresql", ".") as store_url:
+        yield store_url
+
+
+def _setting(store: Any) -> str:
+    return str(store._run("read", lambda c: c.execute("SHOW synchronous_commit").fetchone()[0]))
+
+
+@pytest.mark.parametrize(("level", "setting"), [("full", "on"), ("process", "off")])
+def test_each_level_sets_synchronous_commit(url: str, level: str, setting: str) -> None:
+    store = PostgresStore(f"{url}&durability={level}")
+    try:
+        assert store.durability == level
+        assert _setting(store) == setting
+        assert "durability" not in store.conninfo  # ours, never sent to libpq
+    finally:
+        store.close()
+
+
+def test_the_level_comes_from_the_configuration_when_the_url_names_none(url: str) -> None:
+    host = make_host(url, durability="process")
+    try:
+        assert host.open_store().durability == "process"
+        assert _setting(host.open_store()) == "off"
+    finally:
+        host.close()
+
+
+def _increment(host: Any, store: Any, skill: Any) -> int:
+    current = store.get("k")
+    change = Change(patch={"counter": current.state["counter"] + 1})
+    outcome = transition(host, store, "k", change, skill=skill, expected_version=current.version)
+    return int(outcome.record.version)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.parametrize("level", ["full", "process"])
+def test_sigkill_of_a_client_loses_nothing_acknowledged(url: str, level: str) -> None:
+    url = f"{url}&durability={level}&pool_max=1"
+    host, skill = make_host(url), sample_skill()
+    store = host.open_store()
+    create_run(host, store, skill, "k", {"counter": 0})
+    store.close()
+    rng, acknowledged = random.Random(18), 1
+    for _ in range(6):
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child: its own connection
+            os.close(read_fd)
+            try:
+                mine = PostgresStore(url)
+                while True:
+                    os.write(write_fd, f"{_increment(host, mine, skill)}\n".encode())
+            finally:
+                os._exit(3)
+        os.close(write_fd)
+        with os.fdopen(read_fd, "rb") as pipe:
+            acks = [int(pipe.readline()) for _ in range(rng.randint(1, 4))]
+            time.sleep(rng.uniform(0, 0.003))
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            acks += [int(line) for line in pipe.read().split()]
+        acknowledged = max([acknowledged, *acks])
+        fresh = PostgresStore(url)
+        try:
+            record = fresh.get("k")
+            assert record.version >= acknowledged
+            assert record.state["counter"] == record.version - 1
+        finally:
+            fresh.close()
+    host.close()

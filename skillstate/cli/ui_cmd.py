@@ -1,0 +1,149 @@
+"""``skillstate ui``: the run inspector, a local read-only web page over the configured store.
+
+``skillstate ui [--store URL] [--host 127.0.0.1] [--port 3212]`` serves the list of runs
+and sessions, each run's state, timeline and diffs, and prints its URL. The libraries
+are the ``ui`` extra (``pip install 'skillstate[ui]'``); without them the command says
+so in one line and exits 3.
+
+Security (``docs/ui.md``): loopback by default; Host and Origin are checked; every
+request but GET and HEAD is refused (405). An optional bearer token comes from
+``--token``, ``--token-file`` or ``SKILLSTATE_UI_TOKEN``; binding to an address other
+than loopback without one is refused unless ``--allow-no-token`` says it is meant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from skillstate.cli.context import CliContext
+
+__all__ = ["configure", "run"]
+
+DEFAULT_PORT = 3212
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value < 65536:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535 (0 = any free port), got {value}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="bind address (default 127.0.0.1, loopback only)"
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"port (default {DEFAULT_PORT}; 0 = any free port)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept this Host name (and its Origins); repeatable",
+    )
+    token = parser.add_mutually_exclusive_group()
+    token.add_argument(
+        "--token",
+        default=None,
+        help="require this bearer token (or a browser cookie set by opening /?token=TOKEN once); "
+        "default $SKILLSTATE_UI_TOKEN",
+    )
+    token.add_argument(
+        "--token-file", metavar="FILE", default=None, help="read the token from FILE (first line)"
+    )
+    parser.add_argument(
+        "--allow-no-token",
+        action="store_true",
+        help="serve a non-loopback address without a token (anyone who can reach it can read every run)",
+    )
+
+
+def _token(ctx: CliContext) -> str | bool | None:
+    """The token, ``None`` for none, ``False`` after a usage error was printed."""
+    args = ctx.args
+    if args.token is not None:
+        if not args.token.strip():
+            ctx.error("--token must not be empty (omit it to serve without a token)")
+            return False
+        return str(args.token.strip())
+    if args.token_file is not None:
+        try:
+            with open(args.token_file, encoding="utf-8") as handle:
+                line = handle.readline().strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+            ctx.error(f"cannot read --token-file {os.path.basename(args.token_file)}: {reason}")
+            return False
+        if not line:
+            ctx.error("--token-file holds no token (its first line is empty)")
+            return False
+        return line
+    value = os.environ.get("SKILLSTATE_UI_TOKEN", "").strip()
+    return value or None
+
+
+def run(ctx: CliContext) -> int:
+    from skillstate.cli.exits import ERROR, USAGE
+    from skillstate.ui import MISSING_EXTRA, extra_installed
+
+    args = ctx.args
+    token = _token(ctx)
+    if token is False:
+        return USAGE
+    assert token is not True
+    if not _loopback(args.host) and token is None and not args.allow_no_token:
+        ctx.error(
+            f"refusing to serve {args.host} without a token: anyone who can reach it could read "
+            "every run. Give --token/--token-file/SKILLSTATE_UI_TOKEN, or --allow-no-token"
+        )
+        return USAGE
+    if not extra_installed():
+        ctx.error(MISSING_EXTRA)
+        return ERROR
+
+    from skillstate.masking import mask_url
+    from skillstate.ui.app import ui_app
+    from skillstate.ui.serve import bind, serve
+
+    store = ctx.store
+    store_url = mask_url(str(ctx.config.store))
+    app = ui_app(ctx.host, store, bind=args.host, allowed_hosts=args.allowed_host, token=token)
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as exc:
+        ctx.error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+        return ERROR
+
+    def ready(port: int) -> None:
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        note = " (token required: open the URL with ?token=TOKEN once)" if token else ""
+        print(f"skillstate ui: http://{shown}:{port}/ (store {store_url}){note}", flush=True)
+
+    try:
+        serve(app, sock, ready)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.stdout.flush()
+    return 0

@@ -1,0 +1,148 @@
+"""The inspector in a real browser: Debian's headless Chromium driven by Playwright.
+
+Opens the list, clicks a run and sees its timeline; runs ``skillstate patch`` in
+another process and sees the new version appear without a reload; opens a diff;
+checks that the XSS canaries planted in states, labels, observations, P and a skill
+name never run (the flag an injected script would set stays unset, no dialog opens);
+and saves screenshots (laptop and phone widths) under ``tmp/artifacts/ui/``.
+
+Needs ``/usr/bin/chromium`` (``apt-get install chromium chromium-driver``) and the
+``playwright`` package (the test extra); never ``playwright install``. Skipped with
+the reason when either is missing, failed under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from support import ROOT, run_skillstate
+from ui_support import UiServer, seed
+
+from skillstate.testing.helpers import require_service
+
+CHROMIUM = os.environ.get("SKILLSTATE_TEST_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = ROOT / "tmp" / "artifacts" / "ui"
+WAIT_MS = 20_000
+
+
+def _browser_missing() -> str | None:
+    if importlib.util.find_spec("playwright") is None:
+        return "playwright is not installed (pip install playwright; it is in the test extra)"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install -y chromium chromium-driver)"
+    return None
+
+
+@pytest.fixture
+def browser():
+    reason = _browser_missing()
+    require_service(reason is None, reason or "")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path) -> None:
+    url = f"file:{tmp_path}/state"
+    facts = seed(url)
+    rig, head = facts["rig"], facts["rig_head"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    server = UiServer(url, tmp_path)
+    dialogs: list[str] = []
+    errors: list[str] = []
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        page.goto(server.base + "/")
+        page.wait_for_selector("table.runs")
+        assert page.locator("a.run-link").count() == 3
+        # the hostile skill name is shown as text, in the table and the filter
+        assert "<script>window.__pwned = 1</script>skill" in page.inner_text("table.runs")
+        page.screenshot(path=str(ARTIFACTS / "list.png"), full_page=True)
+
+        page.click(f"a.run-link:text-is('{rig}')")
+        page.wait_for_selector("#timeline tbody tr")
+        rows = page.locator("#timeline tbody tr")
+        assert rows.count() == head
+        assert rows.first.get_attribute("data-version") == str(head)
+        # a label an agent wrote is text, not markup
+        assert '"><img src=x onerror="window.__pwned = 1">' in rows.first.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "run.png"), full_page=True)
+
+        page.evaluate("window.__sameDocument = 'yes'")  # gone if the page were reloaded
+        done = run_skillstate(
+            "--store",
+            url,
+            "patch",
+            rig,
+            "--step",
+            "written-live",
+            "--json",
+            '{"tests": {"fail": 7, "pass": 1}}',
+            cwd=tmp_path,
+        )
+        assert done.returncode == 0, done.stderr
+        new = page.locator(f'#timeline tr[data-version="{head + 1}"]')
+        new.wait_for(timeout=WAIT_MS)  # no reload: the page's script polled for it
+        assert "written-live" in new.inner_text() and "tests" in new.inner_text()
+        assert page.inner_text("#run-version") == str(head + 1)
+        assert page.evaluate("window.__sameDocument") == "yes"
+        assert page.is_visible("#stale")
+        page.screenshot(path=str(ARTIFACTS / "run-live.png"), full_page=True)
+
+        new.locator("a:text-is('diff')").click()
+        page.wait_for_selector("table.diff")
+        assert f"Version {head} → {head + 1}" in page.inner_text("h1")
+        assert "tests.fail" in page.inner_text("table.diff")
+        page.screenshot(path=str(ARTIFACTS / "diff.png"), full_page=True)
+
+        page.goto(server.base + "/runs/sess-1")
+        page.wait_for_selector("#timeline")
+        # open every <details>, so that the text inside is rendered too
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        text = page.inner_text("main")
+        assert "<script>window.__pwned = 1</script>" in text  # a state key / value, as text
+        assert "observed <script>" in text
+        page.screenshot(path=str(ARTIFACTS / "session.png"), full_page=True)
+
+        page.goto(server.base + "/runs/sess-1/diff?from=1&to=4")
+        page.wait_for_selector("table.diff")
+
+        narrow = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+        phone = narrow.new_page()
+        phone.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        phone.goto(server.base + "/")
+        phone.wait_for_selector("table.runs")
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390 + 2, f"the list scrolls sideways on a phone ({width}px)"
+        phone.screenshot(path=str(ARTIFACTS / "list-narrow.png"), full_page=True)
+        phone.goto(server.base + f"/runs/{rig}")
+        phone.wait_for_selector("#timeline")
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390 + 2, f"the run page scrolls sideways on a phone ({width}px)"
+        phone.screenshot(path=str(ARTIFACTS / "run-narrow.png"), full_page=True)
+
+        for each in (page, phone):
+            assert each.evaluate("typeof window.__pwned") == "undefined"
+        assert dialogs == []
+        assert errors == []
+        narrow.close()
+        context.close()
+    finally:
+        server.stop()
+    for name in ("list", "run", "run-live", "diff", "session", "list-narrow", "run-narrow"):
+        assert (ARTIFACTS / f"{name}.png").stat().st_size > 5000, name
