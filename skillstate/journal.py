@@ -1,6 +1,7 @@
 """Replaying a journal, and checking a record (and a store's snapshots) against its replay.
 
-:func:`replay` folds a journal into the state it ends at; :func:`replay_history`
+:func:`apply_entry` is the one replay step (base, patch, set); :func:`replay` folds a
+journal into the state it ends at with it; :func:`replay_history`
 yields the run at every version on the way (what ``Store.history`` gives), starting
 from a :class:`~skillstate.records.Snapshot` when the store keeps one.
 """
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Replay",
+    "apply_entry",
     "due_snapshots",
     "replay",
     "replay_history",
@@ -30,6 +32,21 @@ __all__ = [
 
 
 Merge = Callable[[Any, Any], Any]
+
+
+def apply_entry(state: Any, entry: JournalEntry, merge: Merge = merge_patch) -> Any:
+    """Σ after ``entry`` from Σ ``state`` before it: the one replay step every reader uses.
+
+    ``base`` (a creation's, a rewind's) restarts the state, ``patch`` is merged with
+    ``merge`` (``host.merge``: the merge plugin in use; RFC 7396 by default), then
+    ``set`` (what the pipeline stamped after the merge) is merged over it.
+    """
+    if entry.base is not None:
+        state = entry.base
+    state = merge(state, entry.patch)
+    if entry.set:
+        state = merge(state, entry.set)
+    return state
 
 
 def replay(
@@ -45,11 +62,7 @@ def replay(
     status: str | None = None
     turn: int | None = None
     for entry in entries:
-        if entry.base is not None:
-            state = entry.base
-        state = merge(state, entry.patch)
-        if entry.set:
-            state = merge(state, entry.set)
+        state = apply_entry(state, entry, merge)
         version = entry.version
         if entry.status is not None:
             status = entry.status
@@ -86,11 +99,7 @@ def replay_history(
                     f"run '{run_id}': its journal skips from version {expected - 1} to "
                     f"{entry.version} (see 'skillstate verify')"
                 )
-            if entry.base is not None:
-                state = entry.base
-            state = merge(state, entry.patch)
-            if entry.set:
-                state = merge(state, entry.set)
+            state = apply_entry(state, entry, merge)
             if entry.status is not None:
                 status = entry.status
             if entry.turn is not None:

@@ -30,6 +30,7 @@ from pydantic import Field
 
 from skillstate.errors import SkillstateError
 from skillstate.jsondoc import pretty
+from skillstate.mcp import sdk
 from skillstate.mcp.offload import shared_policy
 from skillstate.mcp.skill_tools import skill_tools
 from skillstate.mcp.tools import INSTRUCTIONS, session_tools
@@ -213,9 +214,8 @@ def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = Tru
 
 def _insert_tools(server: MCPServer[Any], tools: list[Tool]) -> None:
     """Add ``tools`` to the server's tool table, all or none (a name clash adds nothing)."""
-    manager = getattr(server, "_tool_manager", None)
-    table = getattr(manager, "_tools", None)
-    if not isinstance(table, dict):
+    table = sdk.tool_table(server)
+    if table is None:
         raise RuntimeError(
             "this version of the MCP SDK keeps its tools differently; build the server with "
             "MCPServer(..., tools=skillstate_tools(runtime)) and call add_resources/add_prompts"
@@ -267,13 +267,7 @@ def _tracing_configured() -> bool:
 
 def _drop_tracing(server: MCPServer[Any]) -> None:
     """Remove the SDK's OpenTelemetry middleware (about 0.1 ms per request of no-op spans)."""
-    try:
-        from mcp.server._otel import OpenTelemetryMiddleware
-    except ImportError:  # pragma: no cover - an SDK that moved it: keep whatever is there
-        return
-    server.middleware[:] = [
-        m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)
-    ]
+    sdk.drop_tracing(server)  # an SDK whose internals skillstate does not know: kept
 
 
 def build_server(
@@ -309,6 +303,7 @@ def build_server(
     )
     add_resources(server, runtime, offload=offload)
     add_prompts(server, runtime, offload=offload)
+    sdk.install_result_fast_path()
     if not (tracing if tracing is not None else _tracing_configured()):
         _drop_tracing(server)
     return server

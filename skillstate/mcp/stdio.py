@@ -39,9 +39,10 @@ from typing import Any, Self
 
 import anyio
 from mcp.server import MCPServer
-from mcp.server.runner import serve_loop
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
+
+from skillstate.mcp import sdk
 
 __all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "serve_stdio"]
 
@@ -197,17 +198,17 @@ async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_LineReadStream, _
 
 
 async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
-    lowlevel = getattr(server, "_lowlevel_server", None)
-    if lowlevel is None:  # pragma: no cover - an SDK that moved its internals
-        raise RuntimeError(
-            "this MCP SDK version has no MCPServer._lowlevel_server; use --transport sdk"
-        )
+    lowlevel = sdk.lowlevel_server(server)
+    driver = sdk.serve_loop()
+    if transport == "fast" and (lowlevel is None or driver is None):
+        transport = "sdk"  # an SDK whose internals skillstate does not know (sdk.py)
     if transport == "fast" and not (_is_streamable(0) and _is_streamable(1)):
         log.info("stdin/stdout are not pipes; using the SDK's stdio transport")
         transport = "sdk"
     if transport == "sdk":
         await server.run_stdio_async()
         return
+    assert lowlevel is not None and driver is not None  # "fast" only with both
     options = lowlevel.create_initialization_options()
     async with _pipe_streams(max_line) as (read_stream, write_stream):
         opening = await read_stream.opening_request()
@@ -218,7 +219,7 @@ async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
         # The handshake era, which the SDK's Server.run would pick for this opening too:
         # its loop-mode driver, without the relay task Server.run adds to peek at it.
         async with lowlevel.lifespan(lowlevel) as lifespan_state:
-            await serve_loop(
+            await driver(
                 lowlevel,
                 read_stream,
                 write_stream,

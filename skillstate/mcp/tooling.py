@@ -25,9 +25,9 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from skillstate.errors import SkillstateError
-from skillstate.jsondoc import pretty
 from skillstate.mcp.args import ArgumentError, Param, check_arguments, input_schema
 from skillstate.mcp.offload import shared_policy
+from skillstate.mcp.results import ok_result
 
 __all__ = [
     "StrictTool",
@@ -40,13 +40,6 @@ __all__ = [
 log = logging.getLogger("skillstate.mcp")
 
 Handler = Callable[[dict[str, Any]], CallToolResult]
-
-
-def ok_result(data: dict[str, Any]) -> CallToolResult:
-    """Success: pretty JSON text (2-space indent, non-ASCII kept) plus ``structuredContent``."""
-    return CallToolResult(
-        content=[TextContent(type="text", text=pretty(data))], structured_content=data
-    )
 
 
 def error_result(message: str) -> CallToolResult:
