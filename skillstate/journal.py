@@ -8,15 +8,17 @@ from a :class:`~skillstate.records.Snapshot` when the store keeps one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
-
-import attrs
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import StoreError
 from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
-from skillstate.records import HistoryItem, JournalEntry, RunRecord, Snapshot
+from skillstate.records import JournalEntry, RunRecord
+from skillstate.records.runs import Replay
+
+if TYPE_CHECKING:
+    from skillstate.records import HistoryItem, Snapshot
 
 __all__ = [
     "Replay",
@@ -27,16 +29,6 @@ __all__ = [
     "verify_record",
     "verify_snapshots",
 ]
-
-
-@attrs.frozen
-class Replay:
-    """What a journal says the run should be."""
-
-    state: Mapping[str, Any]
-    version: int
-    status: str | None
-    turn: int | None
 
 
 Merge = Callable[[Any, Any], Any]
@@ -93,6 +85,8 @@ def replay_history(
     from ``start.version`` (whose state is taken from the snapshot, not replayed).
     A gap in the versions raises :class:`~skillstate.errors.StoreError`.
     """
+    from skillstate.records import HistoryItem
+
     state: Any = {}
     status, step = "active", 0
     expected = 1
@@ -122,6 +116,8 @@ def due_snapshots(entries: Sequence[JournalEntry], merge: Merge = merge_patch) -
 
     if not any(snapshot_due(e.version) for e in entries):
         return []
+    from skillstate.records import Snapshot
+
     return [
         Snapshot(item.version, item.state, item.status, item.step)
         for item in replay_history("", entries, merge=merge)

@@ -26,10 +26,13 @@ import builtins
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import InvalidInput, InvalidRunId
-from skillstate.records import HistoryItem, JournalEntry, RunRecord, RunSummary, Snapshot
+from skillstate.records import JournalEntry, RunRecord
+
+if TYPE_CHECKING:
+    from skillstate.records import HistoryItem, RunSummary, Snapshot
 
 __all__ = [
     "RUN_ID_PATTERN",
@@ -295,6 +298,8 @@ class Store(ABC):
         if version == record.version:  # the record is the truth: no replay at all
             last = self.journal_range(run_id, after=version - 1, before=version + 1)
             if last and last[-1].version == version:
+                from skillstate.records import HistoryItem
+
                 return HistoryItem(last[-1], record.state, record.status, record.step)
         for item in self.history(run_id, after=version - 1, limit=1, merge=merge):
             return item

@@ -77,7 +77,7 @@ def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, A
     """``value`` must be a JSON object (a ``dict`` with string keys), within ``limit`` bytes.
 
     Returned as it is: the pipeline stores its own copy of whatever reaches a record or
-    the journal (``skillstate.pipeline._own``).
+    the journal (``skillstate.checks.own``).
     """
     if type(value) is not dict:
         raise SessionInputError(f"{name} must be a JSON object, got {json_kind(value)}")

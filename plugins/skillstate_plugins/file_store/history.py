@@ -18,12 +18,15 @@ See ``docs/storage-format.md``, "Snapshots".
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skillstate.plugin import JournalEntry, Snapshot, StoreError
+from skillstate.plugin import JournalEntry, StoreError
 
 from .fileio import store_error
 from .format import SNAPSHOT_KEY, parse_line
+
+if TYPE_CHECKING:
+    from skillstate.plugin import Snapshot
 
 __all__ = ["JournalView"]
 
@@ -229,6 +232,8 @@ class JournalView:
         if not isinstance(line, dict) or SNAPSHOT_KEY not in line:
             return None
         try:
+            from skillstate.plugin import Snapshot  # built on first use
+
             return Snapshot.from_dict(_version(line), line[SNAPSHOT_KEY])
         except ValueError as exc:
             raise StoreError(f"journal {self.path} has a damaged snapshot: {exc}") from None

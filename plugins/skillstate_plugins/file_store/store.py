@@ -45,8 +45,6 @@ from skillstate.plugin import (
     RunExists,
     RunNotFound,
     RunRecord,
-    RunSummary,
-    Snapshot,
     Store,
     StoreError,
     StoreWarning,
@@ -91,6 +89,8 @@ from .recovery import rebuild, recover
 from .replay import record_delta
 
 if TYPE_CHECKING:
+    from skillstate.plugin import RunSummary, Snapshot
+
     from .history import JournalView
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
@@ -301,6 +301,8 @@ class FileStore(Store):
             return view.snapshots()
 
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
+        from skillstate.plugin import RunSummary  # listing records: built when listing
+
         try:
             entries = {entry.name: entry for entry in os.scandir(self.root)}
         except FileNotFoundError:
@@ -348,7 +350,7 @@ class FileStore(Store):
         check_import(record, entries)
         lines, before = [], None
         for current, entry in imported_records(record, entries, merge):
-            snapshot = Snapshot.of(current) if snapshot_due(entry.version) else None
+            snapshot = _snapshot(current) if snapshot_due(entry.version) else None
             lines.append(encode_entry(entry, record_delta(before, current, entry), snapshot))
             before = current
         self._write_new(record, b"".join(lines))
@@ -410,7 +412,7 @@ class FileStore(Store):
                     if before.version != expected_version:
                         raise VersionConflict(run_id, expected_version, before.version)
                     size = journal.size
-                    snapshot = Snapshot.of(record) if snapshot_due(record.version) else None
+                    snapshot = _snapshot(record) if snapshot_due(record.version) else None
                     line = encode_entry(entry, record_delta(before, record, entry), snapshot)
                     if size == 0:  # a rig-state run without a journal: its state comes first
                         line = import_line(before) + line
@@ -497,3 +499,10 @@ class FileStore(Store):
                 remove(path)
             fsync_dir(self.root)
         return existed
+
+
+def _snapshot(record: RunRecord) -> Snapshot:
+    """``Snapshot.of(record)``, the snapshot records built only when one is first due."""
+    from skillstate.plugin import Snapshot
+
+    return Snapshot.of(record)
