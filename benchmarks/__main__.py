@@ -15,7 +15,8 @@ same machine under the same load, and prints one table:
   on one shared run, with lost updates counted) on memory, file, sqlite and — when it
   is reachable — postgresql (bench_stores);
 - ``rig-cli`` — ``rig-state patch`` / ``show`` per process (bench_rig_cli);
-- ``runtime`` — ``execute_step`` vs a bare transition; A.4 prompt flatness (bench_runtime);
+- ``runtime`` — ``execute_step`` vs a bare transition; A.4 prompt flatness; a 1 MB
+  turn text through ``parse_turn_response`` (bench_runtime);
 - ``skills`` — skill-store listing cost in bytes read (bench_skills);
 - ``mcp`` — ``execute_step`` over stdio through an MCP client (bench_mcp; needs its
   client script, skipped with the reason otherwise), beside the Node stand-in for the
@@ -222,6 +223,7 @@ def runtime(quick: bool) -> tuple[dict[str, Any], list[Row]]:
 
     step = bench_runtime.bench_step(60 if quick else 300)
     prompt = bench_runtime.bench_prompt(50 if quick else 200)
+    turn = bench_runtime.bench_turn_parse(1 if quick else 3)
     rows = [
         (
             "`execute_step`, file store",
@@ -233,8 +235,14 @@ def runtime(quick: bool) -> tuple[dict[str, Any], list[Row]]:
             f"{prompt['a4_ratio']:.3f}",
             f"ReAct prompt grows {prompt['react_first_chars']:,} → {prompt['react_last_chars']:,} chars; target ≤ 1.1",
         ),
+        (
+            f"`parse_turn_response`, {turn['large_bytes']:,}-byte turn (trailing-comma repair)",
+            f"{turn['large_ms']:.0f} ms",
+            f"{turn['ratio']:.1f}× the {turn['small_bytes']:,}-byte turn (linear: ≈ 8×); "
+            "target < 1 s",
+        ),
     ]
-    return {"execute_step": step, "prompt": prompt}, rows
+    return {"execute_step": step, "prompt": prompt, "turn_parse": turn}, rows
 
 
 def skills(quick: bool) -> tuple[dict[str, Any], list[Row]]:

@@ -10,7 +10,9 @@ the figures compare on a noisy machine:
   ``execute_step`` tool (no skillstate work) over the SDK's stdio transport and over
   our fast transport: the SDK's own cost per call;
 - ``skillstate-<transport>-<store>`` — ``skillstate mcp`` over stdio, on the file store
-  (durability on: the journal line `fdatasync`ed before each answer), the memory store, SQLite;
+  (durability full: the journal line `fdatasync`ed before each answer), the memory store,
+  SQLite; ``skillstate-fast-file-process`` is the file store at ``durability=process``
+  (synced in the background, at most a second behind);
 - ``warehouse`` — Store steps on the warehouse environment (file store, fast);
 - ``http`` — the steps scenario over Streamable HTTP (file store);
 - ``reference-standin`` / ``reference-standin-warehouse`` / ``reference-standin-http`` —
@@ -36,6 +38,24 @@ our server (on SDK v2) accepts, so every request then carries the per-request en
 that era requires, while the reference and its stand-in (SDK 1.30) speak only the
 handshake era — two protocols, each with its own cost on both client and server. Run
 both to tell the protocol's cost from the server's.
+
+**The real TypeScript server** (``Derzkiyboomchik/skill-state-mcp-server`` 1.0.1, built
+from its sources outside this repository; docs/benchmarks.md says how) joins the run
+with ``--peer CMD`` (or ``SKILLSTATE_BENCH_PEER``), its stdio command line, e.g.
+``--peer "node /work/scratch/tsmcp/dist/index.js --stdio"``. That adds ``ts-server``
+(steps), ``ts-server-warehouse`` and ``ts-server-http``: the last is started as
+``--peer-http CMD`` (``SKILLSTATE_BENCH_PEER_HTTP``; ``{port}`` is replaced by a free
+port), by default the stdio command without ``--stdio`` plus ``--http --port {port}``.
+
+``--rounds R`` runs every selected config once per round, R rounds one after another
+(interleaved: a load change on a shared machine hits every config alike), and reports
+per config the median and the range over the rounds; the ratio column divides each
+round's calls/s by the baseline's of the same round (``--baseline``, by default
+``ts-server`` when a peer is given, else ``reference-standin``)::
+
+    .venv/bin/python benchmarks/bench_mcp.py --mode legacy --rounds 5 --n 2000 \
+        --peer "node /work/scratch/tsmcp/dist/index.js --stdio" \
+        --only ts-server reference-standin skillstate-fast-file skillstate-fast-memory
 """
 
 from __future__ import annotations
@@ -59,6 +79,8 @@ BENCH = Path("/work/shared/tools/mcp_bench.py")
 PY = sys.executable
 SKILLSTATE = str(BIN / "skillstate")
 STANDIN = Path(__file__).resolve().parent / "reference_standin"
+PEER_ENV = "SKILLSTATE_BENCH_PEER"
+PEER_HTTP_ENV = "SKILLSTATE_BENCH_PEER_HTTP"
 
 
 def serve_trivial(transport: str) -> None:
@@ -135,6 +157,34 @@ def _free_port() -> int:
         return port
 
 
+def peer_http_command(peer: str, template: str | None) -> str:
+    """The HTTP command line of the peer: ``template``, else ``peer`` minus ``--stdio``
+    plus ``--http --port {port}``."""
+    if template:
+        return template
+    argv = [arg for arg in shlex.split(peer) if arg != "--stdio"]
+    return shlex.join([*argv, "--http", "--port"]) + " {port}"
+
+
+def peer_configs(peer: str, http_template: str | None) -> dict[str, dict[str, Any]]:
+    """The real TypeScript server's configs (steps, warehouse over stdio; steps over HTTP)."""
+    port = _free_port()
+    http = peer_http_command(peer, http_template).replace("{port}", str(port))
+    return {
+        "ts-server": {"stdio": peer},
+        "ts-server-warehouse": {"stdio": peer, "scenario": "warehouse"},
+        "ts-server-http": {"spawn": http, "url": f"http://127.0.0.1:{port}/mcp"},
+    }
+
+
+def before_configs(skillstate: str, tmp: Path) -> dict[str, dict[str, Any]]:
+    """Another install's ``skillstate mcp`` (e.g. the main branch's), file and memory store."""
+    return {
+        "before-file": {"stdio": f"{skillstate} mcp", "store": f"file:{tmp / 'before' / 'state'}"},
+        "before-memory": {"stdio": f"{skillstate} mcp", "store": "memory:"},
+    }
+
+
 def configs(tmp: Path) -> dict[str, dict[str, Any]]:
     me = str(Path(__file__).resolve())
     port = _free_port()
@@ -147,6 +197,10 @@ def configs(tmp: Path) -> dict[str, dict[str, Any]]:
             "stdio": f"{SKILLSTATE} mcp --transport {transport}",
             "store": f"file:{tmp / transport / 'state'}",
         }
+    out["skillstate-fast-file-process"] = {  # durability process: synced in the background
+        "stdio": f"{SKILLSTATE} mcp",
+        "store": f"file:{tmp / 'process' / 'state'}?durability=process",
+    }
     out["runtime-file"] = {"inprocess": f"file:{tmp / 'rt' / 'state'}"}
     out["skillstate-sdk-memory"] = {
         "stdio": f"{SKILLSTATE} mcp --transport sdk",
@@ -235,6 +289,8 @@ def run_one(name: str, cfg: dict[str, Any], args: argparse.Namespace, tmp: Path)
     cmd += ["--cwd", str(tmp)]
     if "store" in cfg:
         cmd += ["--server-env", f"SKILLSTATE_STORE={cfg['store']}"]
+        for extra in getattr(args, "server_env", None) or ():
+            cmd += ["--server-env", extra]
     print(f"# {name}: {shlex.join(cmd)}", file=sys.stderr, flush=True)
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0 or not out_json.exists():
@@ -245,13 +301,63 @@ def run_one(name: str, cfg: dict[str, Any], args: argparse.Namespace, tmp: Path)
     return medians
 
 
+def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median of each figure over the rounds, the per-round figures, and their ranges."""
+    import statistics
+
+    good = [r for r in runs if "error" not in r]
+    if not good:
+        return runs[0] if runs else {"error": "not run"}
+    out: dict[str, Any] = {}
+    for key in good[0]:
+        values = [r[key] for r in good if isinstance(r.get(key), (int, float))]
+        if values:
+            out[key] = statistics.median(values)
+            out[f"{key}_range"] = [min(values), max(values)]
+    out["rounds"] = good
+    if len(good) < len(runs):
+        out["failed_rounds"] = len(runs) - len(good)
+    return out
+
+
+def _ratios(
+    rounds: list[dict[str, dict[str, Any]]], name: str, baseline: str, key: str
+) -> list[float]:
+    out = []
+    for one in rounds:
+        mine, base = one.get(name, {}), one.get(baseline, {})
+        if "error" in mine or "error" in base or not base.get(key) or key not in mine:
+            continue
+        out.append(mine[key] / base[key])
+    return out
+
+
+def _baseline_for(name: str, baseline: str, names: list[str]) -> str:
+    """The baseline for ``name``: the same scenario and transport (``-http``,
+    ``-warehouse``) of the baseline when it was measured, else the baseline itself."""
+    for kind in ("http", "warehouse"):
+        if name == kind or name.endswith(f"-{kind}"):
+            candidate = f"{baseline}-{kind}"
+            if candidate in names:
+                return candidate
+    return baseline
+
+
 def main(argv: list[str] | None = None) -> int:
+    import statistics
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve-trivial", choices=("sdk", "fast"), help=argparse.SUPPRESS)
     parser.add_argument("--bench", type=Path, default=BENCH)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--warehouse-n", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="interleaved rounds: every selected config once per round (median and range)",
+    )
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument(
         "--mode",
@@ -261,30 +367,107 @@ def main(argv: list[str] | None = None) -> int:
         "initialize handshake, which is all the reference speaks — or legacy, the "
         "handshake for every server, so that both sides speak the same protocol",
     )
+    parser.add_argument(
+        "--peer",
+        default=os.environ.get(PEER_ENV) or None,
+        help=f"stdio command line of the real TypeScript server (default ${PEER_ENV})",
+    )
+    parser.add_argument(
+        "--peer-http",
+        default=os.environ.get(PEER_HTTP_ENV) or None,
+        help="its Streamable HTTP command line, {port} replaced by a free port "
+        f"(default ${PEER_HTTP_ENV}, else the --peer command with --http --port {{port}})",
+    )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="the config the ratio column divides by (default ts-server with --peer, "
+        "else reference-standin)",
+    )
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="extra environment for every skillstate server (e.g. a store option)",
+    )
+    parser.add_argument(
+        "--before",
+        default=None,
+        metavar="SKILLSTATE",
+        help="another install's skillstate executable (e.g. the main branch's venv): adds "
+        "before-file and before-memory, measured in the same rounds",
+    )
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)
     if args.serve_trivial:
         serve_trivial(args.serve_trivial)
         return 0
-    results: dict[str, Any] = {}
+    baseline = args.baseline or ("ts-server" if args.peer else "reference-standin")
+    rounds: list[dict[str, dict[str, Any]]] = []
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmpdir:
-        tmp = Path(tmpdir)
-        os.makedirs(tmp / "sdk", exist_ok=True)
-        for name, cfg in configs(tmp).items():
-            if args.only and name not in args.only:
-                continue
-            results[name] = run_one(name, cfg, args, tmp)
+        selected: list[str] = []
+        for round_no in range(args.rounds):
+            tmp = Path(tmpdir) / f"round-{round_no}"  # a fresh store per round
+            os.makedirs(tmp / "sdk", exist_ok=True)
+            table = configs(tmp)
+            if args.peer:
+                table.update(peer_configs(args.peer, args.peer_http))
+            if args.before:
+                table.update(before_configs(args.before, tmp))
+            if not selected:
+                selected = [name for name in table if not args.only or name in args.only]
+                for unknown in sorted(set(args.only or ()) - set(table)):
+                    print(
+                        f"# {unknown}: no such config (ts-server* need --peer, before-* --before)",
+                        file=sys.stderr,
+                    )
+            one: dict[str, dict[str, Any]] = {}
+            for name in selected:
+                if args.rounds > 1:
+                    print(f"# round {round_no + 1}/{args.rounds}", file=sys.stderr, end=" ")
+                one[name] = run_one(name, table[name], args, tmp)
+            rounds.append(one)
+    results: dict[str, Any] = {name: _summary([r[name] for r in rounds]) for name in selected}
+    for name, med in results.items():
+        base = _baseline_for(name, baseline, selected)
+        if name == base:
+            continue
+        ratios = _ratios(rounds, name, base, "calls_per_s")
+        if ratios:
+            med["ratio_vs_baseline"] = statistics.median(ratios)
+            med["ratio_vs_baseline_range"] = [min(ratios), max(ratios)]
+            med["baseline"] = base
+        cpu = _ratios(rounds, name, base, "server_cpu_us_per_call")
+        if cpu:
+            med["cpu_ratio_vs_baseline"] = statistics.median(cpu)
+        rss = _ratios(rounds, name, base, "server_sum_vmhwm_kb")
+        if rss:
+            med["rss_ratio_vs_baseline"] = statistics.median(rss)
     width = max([24, *map(len, results)])
-    header = f"{'config':<{width}} {'calls/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU µs':>10} {'RSS MiB':>8}"
+    header = (
+        f"{'config':<{width}} {'calls/s':>8} {'range':>11} {'× baseline':>16} {'p50 ms':>7} "
+        f"{'p99 ms':>7} {'srv CPU µs':>10} {'RSS MiB':>8}"
+    )
+    print(
+        f"# {args.rounds} interleaved round(s), n={args.n}, client mode {args.mode}, "
+        f"baseline {baseline} (its -http/-warehouse row for those)"
+    )
     print(header)
     for name, med in results.items():
         if "error" in med:
             print(f"{name:<{width}} {med['error']}")
             continue
-        rss = med.get("server_sum_vmhwm_kb") or 0
+        rss_kb = med.get("server_sum_vmhwm_kb") or 0
+        low, high = med.get("calls_per_s_range", [med["calls_per_s"]] * 2)
+        ratio = ""
+        if "ratio_vs_baseline" in med:
+            r_low, r_high = med["ratio_vs_baseline_range"]
+            ratio = f"{med['ratio_vs_baseline']:.2f} ({r_low:.2f}–{r_high:.2f})"
         print(
-            f"{name:<{width}} {med['calls_per_s']:>8.1f} {med['median_ms']:>7.2f} {med['p99_ms']:>7.2f} "
-            f"{med['server_cpu_us_per_call']:>10.0f} {rss / 1024:>8.1f}"
+            f"{name:<{width}} {med['calls_per_s']:>8.1f} {f'{low:.0f}–{high:.0f}':>11} "
+            f"{ratio:>16} {med['median_ms']:>7.2f} {med['p99_ms']:>7.2f} "
+            f"{med['server_cpu_us_per_call']:>10.0f} {rss_kb / 1024:>8.1f}"
         )
     if args.json_out:
         args.json_out.write_text(json.dumps(results, indent=2))

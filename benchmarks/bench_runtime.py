@@ -6,7 +6,11 @@ Run: ``.venv/bin/python -m benchmarks.bench_runtime [--steps 300] [--json out.js
   (:func:`skillstate.transition` on the same store, same skill, same state size,
   same patch), measured interleaved in one run (target: median ratio ≤ 1.3×);
 - the A.4 prompt over a 200-step scripted session with a bounded Σ (target:
-  largest / smallest ≤ 1.1), with the A.1 ReAct prompt of the same turns for scale.
+  largest / smallest ≤ 1.1), with the A.1 ReAct prompt of the same turns for scale;
+- ``parse_turn_response`` on a turn text of about 128 KB and 1 MB whose block needs the
+  trailing-comma repair (the worst case of the repair pass): the 1 MB time and the
+  1 MB / 128 KB ratio (linear: about 8; the quadratic parser before issue 16 took 18 s
+  for 1 MB).
 """
 
 from __future__ import annotations
@@ -107,12 +111,47 @@ def bench_prompt(steps: int = 200) -> dict[str, Any]:
     }
 
 
+def _turn_text(items: int) -> str:
+    body = ",".join(f'[{i},"v{i}",]' for i in range(items))
+    return (
+        "Reasoning that is thrown away.\n```json\n"
+        f'{{"state_patch": {{"xs": [{body}]}}, "action": "go",}}\n```\n'
+    )
+
+
+def bench_turn_parse(repeats: int = 3) -> dict[str, Any]:
+    """The best of ``repeats`` parses of a ~128 KB and a ~1 MB turn text (trailing commas)."""
+    from skillstate.runtime.turns import parse_turn_response
+
+    texts = {"small": _turn_text(7_100), "large": _turn_text(57_000)}
+    best: dict[str, float] = {}
+    for name, text in texts.items():
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            parsed = parse_turn_response(text)
+            times.append(time.perf_counter() - start)
+        assert parsed.action == "go"
+        best[name] = min(times)
+    return {
+        "small_bytes": len(texts["small"].encode()),
+        "large_bytes": len(texts["large"].encode()),
+        "small_ms": round(best["small"] * 1000, 2),
+        "large_ms": round(best["large"] * 1000, 2),
+        "ratio": round(best["large"] / best["small"], 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    results = {"execute_step": bench_step(args.steps), "prompt": bench_prompt()}
+    results = {
+        "execute_step": bench_step(args.steps),
+        "prompt": bench_prompt(),
+        "turn_parse": bench_turn_parse(),
+    }
     print(json.dumps(results, indent=2))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

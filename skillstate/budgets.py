@@ -41,6 +41,36 @@ def document_size(state: Any, units: str = "unicode") -> int:
     return _text_size(compact(state), units)
 
 
+_LAST: list[dict[str, tuple[Any, str]]] = [{}]
+"""The items of the last document measured: key → (value, its ``"key":value`` text)."""
+
+
+def _document_text(state: Any) -> str:
+    """``compact(state)``, re-encoding only the top-level values that changed.
+
+    A JSON object's compact text is ``{`` + its ``"key":value`` items joined by ``,`` +
+    ``}``, so an item whose value *is* (the same object as) the value under that key in
+    the last document measured keeps that document's text: states are never changed in
+    place (:mod:`skillstate.merge` shares what a patch leaves untouched), and a patch of
+    one key encodes that key rather than the whole state.
+    """
+    if type(state) is not dict:
+        return compact(state)
+    last = _LAST[0]
+    items: dict[str, tuple[Any, str]] = {}
+    pieces = []
+    for key, value in state.items():
+        hit = last.get(key)
+        if hit is not None and hit[0] is value:
+            piece = hit[1]
+        else:
+            piece = compact({key: value})[1:-1]
+        items[key] = (value, piece)
+        pieces.append(piece)
+    _LAST[0] = items
+    return "{" + ",".join(pieces) + "}"
+
+
 def check_budget(
     state: Mapping[str, Any],
     budget: Budget = DEFAULT_BUDGET,
@@ -53,7 +83,7 @@ def check_budget(
     ``units`` is the skill's :attr:`~skillstate.records.SkillDefinition.text_units`.
     """
     problems: list[Problem] = []
-    text = compact(state)
+    text = _document_text(state)
     if (per_value or "\\u0000" in text) and _breaks_a_limit(state, budget, per_value, units):
         _walk_values(state, "", budget, per_value, problems, source, units)
     size = _text_size(text, units)

@@ -24,21 +24,18 @@ Durability levels (``docs/reliability.md`` states each promise exactly):
 A store learns its level from its URL's ``?durability=`` or, failing that, from
 :func:`configured_level` (the ``durability`` configuration key, ``SKILLSTATE_DURABILITY``),
 both checked by :func:`check_level`. A store that writes without a sync at ``process``
-hands the files it wrote to :class:`PendingSyncs` (one per process,
-:func:`pending_syncs`), which syncs them at most :data:`SYNC_WINDOW` later from a
-daemon thread, at once when a writer finds it late, and at :meth:`PendingSyncs.flush`
-(a store's ``close``, the interpreter's exit). :data:`sync_observer` lets a test record
+hands the files it wrote to :class:`~skillstate.group_sync.PendingSyncs` (one per
+process, :func:`~skillstate.group_sync.pending_syncs`), which syncs them at most :data:`SYNC_WINDOW` later from a
+daemon thread, at once when a writer finds it late, and at ``PendingSyncs.flush``
+(a store's ``close``, the interpreter's exit; :mod:`skillstate.group_sync`). :data:`sync_observer` lets a test record
 every sync, to simulate a power loss that keeps only what was synced.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from types import ModuleType
@@ -49,14 +46,12 @@ __all__ = [
     "LEVELS",
     "NO_FLOCK",
     "SYNC_WINDOW",
-    "PendingSyncs",
     "check_level",
     "configured_level",
     "durability_of",
     "effective_level",
     "flock_module",
     "observing_syncs",
-    "pending_syncs",
     "split_durability",
     "store_durability",
     "sync_directory",
@@ -223,183 +218,3 @@ def durability_of(store: object) -> str:
 def store_durability(level: str | None) -> str:
     """A store's effective level: its URL's ``level`` when given, else :func:`configured_level`."""
     return level if level is not None else configured_level()
-
-
-class PendingSyncs:
-    """Files and directories written without a sync, synced within ``window`` seconds.
-
-    :meth:`add` names a path written at ``process`` durability (a directory when its
-    entries changed). A daemon thread syncs everything pending ``delay`` seconds after
-    the oldest unsynced write (half the window by default, so a slow sync still fits),
-    and :meth:`add` itself syncs when it finds a write older than the window still
-    unsynced (the thread is late: a stalled disk), so no acknowledged write waits
-    longer than about ``window`` plus one sync. Each process syncs what it wrote: an
-    ``fsync`` flushes a whole file, whoever wrote it. A sync that fails is raised by
-    the next :meth:`check` or :meth:`flush` (a write then fails rather than being
-    acknowledged on a disk that lost data). ``thread=False`` (tests) leaves the
-    timing to :meth:`run_due`, with the ``clock`` given.
-    """
-
-    def __init__(
-        self,
-        window: float = SYNC_WINDOW,
-        *,
-        delay: float | None = None,
-        thread: bool = True,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.window = window
-        self.delay = window / 2 if delay is None else delay
-        self.clock = clock
-        self._threaded = thread
-        self._reset()
-
-    def _reset(self) -> None:
-        self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
-        self._syncing = threading.Lock()  # one flush at a time
-        self._pending: dict[str, bool] = {}  # path -> is a directory
-        self._oldest: float | None = None  # when the oldest pending write was added
-        self._inflight: float | None = None  # the same, for the batch being synced
-        self._error: str | None = None
-        self._thread: threading.Thread | None = None
-        self.syncs = 0  # flushes that synced something (benchmarks, tests)
-
-    def check(self) -> None:
-        """Raise the failure of a deferred sync, once: a store calls it before writing."""
-        if self._error is not None:
-            with self._lock:
-                self._raise_left_over()
-
-    def add(self, path: str, directory: bool = False) -> None:
-        """Remember ``path`` as written but not synced (never raises: see :meth:`check`)."""
-        now = self.clock()
-        with self._lock:
-            if self._oldest is None:
-                self._oldest = now
-                self._wake.notify()
-            self._pending[path] = directory or self._pending.get(path, False)
-            if self._threaded and self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="skillstate-sync", daemon=True
-                )
-                self._thread.start()
-            late = min(t for t in (self._oldest, self._inflight) if t is not None)
-        if now - late >= self.window:
-            self._flush()  # the thread is late: sync before acknowledging
-
-    def pending(self) -> dict[str, bool]:
-        """What is waiting for a sync (a copy)."""
-        with self._lock:
-            return dict(self._pending)
-
-    def settled(self) -> bool:
-        """Whether nothing is pending and no sync is running (tests, benchmarks)."""
-        with self._lock:
-            return not self._pending and self._inflight is None and self._oldest is None
-
-    def run_due(self, now: float | None = None) -> bool:
-        """Sync if the oldest pending write is ``delay`` old at ``now``; whether it did."""
-        now = self.clock() if now is None else now
-        with self._lock:
-            due = self._oldest is not None and now - self._oldest >= self.delay
-        if due:
-            self._flush()  # a failure waits in _error for the next writer
-        return due
-
-    def flush(self) -> None:
-        """Sync everything pending now; raises :class:`~skillstate.errors.StoreError` on failure."""
-        self._flush()
-        with self._lock:
-            self._raise_left_over()
-
-    def _flush(self) -> None:
-        with self._syncing:
-            with self._lock:
-                batch, self._pending = self._pending, {}
-                self._inflight, self._oldest = self._oldest, None
-            try:
-                failed = [f"{path}: {reason}" for path, reason in self._sync(batch)]
-            finally:
-                with self._lock:
-                    self._inflight = None
-            if batch:
-                self.syncs += 1
-            if failed:
-                with self._lock:
-                    self._error = f"a deferred sync failed ({'; '.join(failed)})"
-
-    def _raise_left_over(self) -> None:  # under self._lock
-        if self._error is not None:
-            message, self._error = self._error, None
-            from skillstate.errors import StoreError
-
-            raise StoreError(message)
-
-    @staticmethod
-    def _sync(batch: dict[str, bool]) -> Iterator[tuple[str, str]]:
-        """Sync files first, then directories (a new file's name after its data)."""
-        # Windows' fsync (_commit) needs a handle open for writing; POSIX does not.
-        mode = os.O_RDWR if os.name == "nt" else os.O_RDONLY
-        for path, directory in sorted(batch.items(), key=lambda item: item[1]):
-            flags = mode | getattr(os, "O_CLOEXEC", 0)
-            if directory:
-                flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-            try:
-                fd = os.open(path, flags)
-            except FileNotFoundError:
-                continue  # removed since: nothing of it left to make durable
-            except OSError as exc:
-                yield path, exc.strerror or str(exc)
-                continue
-            try:
-                sync_directory(fd) if directory else sync_file(fd)
-            except OSError as exc:
-                yield path, exc.strerror or str(exc)
-            finally:
-                os.close(fd)
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while self._oldest is None:
-                    self._wake.wait()
-                wait = self._oldest + self.delay - self.clock()
-            if wait > 0:
-                time.sleep(wait)
-            try:
-                self.run_due()
-            except Exception as exc:
-                with self._lock:
-                    self._error = f"the sync thread failed ({type(exc).__name__}: {exc})"
-
-
-_pending_syncs: PendingSyncs | None = None
-_pending_lock = threading.Lock()
-
-
-def pending_syncs() -> PendingSyncs:
-    """This process's :class:`PendingSyncs` (created on first use, flushed at exit)."""
-    global _pending_syncs
-    if _pending_syncs is None:
-        with _pending_lock:
-            if _pending_syncs is None:
-                _pending_syncs = PendingSyncs()
-                atexit.register(_flush_at_exit)
-    return _pending_syncs
-
-
-def _flush_at_exit() -> None:
-    if _pending_syncs is not None:
-        with contextlib.suppress(Exception):
-            _pending_syncs.flush()
-
-
-def _after_fork() -> None:
-    """A forked child starts with nothing pending (its parent syncs its own writes)."""
-    if _pending_syncs is not None:
-        _pending_syncs._reset()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork)

@@ -25,11 +25,14 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import InvalidInput
-from skillstate.jsondoc import compact
+from skillstate.jsondoc import compact, json_kind
 from skillstate.records import JournalEntry, RunRecord
+
+if TYPE_CHECKING:
+    from skillstate.journal import Merge
 
 __all__ = [
     "FORMAT",
@@ -79,7 +82,9 @@ def dump_export(record: RunRecord, entries: Sequence[JournalEntry], now: str) ->
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def read_export(text: str, name: str, merge: Any = None) -> tuple[RunRecord, list[JournalEntry]]:
+def read_export(
+    text: str, name: str, merge: Merge | None = None
+) -> tuple[RunRecord, list[JournalEntry]]:
     """The run in an export's ``text`` (``name`` is for messages), checked in full.
 
     Raises :class:`ExportError` with one line naming what is wrong: not JSON (cut
@@ -111,15 +116,93 @@ def read_export(text: str, name: str, merge: Any = None) -> tuple[RunRecord, lis
         raise ExportError(
             f"{name} does not match its sha256: it was changed (or damaged) after it was exported"
         )
+    problem = _type_problem(run, journal)
+    if problem is not None:
+        raise ExportError(f"{name} is damaged: {problem}")
     try:
         record = RunRecord.from_dict(run)
         entries = [JournalEntry.from_dict(entry) for entry in journal]
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError) as exc:  # pragma: no cover - the types were checked
         raise ExportError(f"{name} is damaged: {exc}") from None
     problems = verify_record(record, entries, merge) if merge else verify_record(record, entries)
     if problems:
         raise ExportError(f"{name} does not replay to its record: {'; '.join(problems)}")
     return record, entries
+
+
+_OBJECT, _TEXT, _COUNT = "an object", "a string", "a whole number"
+_RUN_FIELDS: dict[str, tuple[str, bool]] = {  # field -> (kind, may be null)
+    "id": (_TEXT, False),
+    "skill": (_TEXT, False),
+    "version": (_COUNT, False),
+    "step": (_COUNT, False),
+    "status": (_TEXT, False),
+    "created": (_TEXT, False),
+    "updated": (_TEXT, False),
+    "state": (_OBJECT, False),
+    "spec": (_TEXT, True),
+    "environment": (_OBJECT, True),
+    "observation": (_TEXT, True),
+    "schema": (_OBJECT, True),
+    "meta": (_OBJECT, False),
+}
+_ENTRY_FIELDS: dict[str, tuple[str, bool]] = {
+    "ts": (_TEXT, False),
+    "step": (_TEXT, False),
+    "patch": (_OBJECT, False),
+    "version": (_COUNT, False),
+    "base": (_OBJECT, True),
+    "set": (_OBJECT, True),
+    "action": ("", True),  # any JSON value: an action is the environment's to read
+    "observation_sha256": (_TEXT, True),
+    "status": (_TEXT, True),
+    "turn": (_COUNT, True),
+    "origin": (_OBJECT, True),
+}
+_REQUIRED_ENTRY = ("ts", "step", "patch", "version")
+
+
+def _kind_ok(value: Any, kind: str) -> bool:
+    if kind == _OBJECT:
+        return isinstance(value, dict)
+    if kind == _TEXT:
+        return isinstance(value, str)
+    if kind == _COUNT:
+        return type(value) is int and value >= 0
+    return True
+
+
+def _fields_problem(
+    value: Any, fields: dict[str, tuple[str, bool]], required: Sequence[str], where: str
+) -> str | None:
+    if not isinstance(value, dict):
+        return f"{where} must be an object"
+    for key in value:
+        if key not in fields:
+            return f"{where} has an unknown field {compact(key)}"
+    for key in required:
+        if key not in value:
+            return f"{where} lacks the field {compact(key)}"
+    for key, (kind, nullable) in fields.items():
+        if key in value and not ((nullable and value[key] is None) or _kind_ok(value[key], kind)):
+            wanted = f"{kind} or null" if nullable else kind
+            return f"{where}.{key} must be {wanted}, got {json_kind(value[key])}"
+    return None
+
+
+def _type_problem(run: Any, journal: list[Any]) -> str | None:
+    """The first field of the export whose type is wrong (named by its path), or ``None``.
+
+    Every field of the run and of each journal entry is checked, so nothing reaches a
+    store (or a replay) that is not what ``skillstate export`` writes."""
+    problem = _fields_problem(run, _RUN_FIELDS, tuple(_RUN_FIELDS), "run")
+    if problem is not None:
+        return problem
+    for index, entry in enumerate(journal):
+        problem = _fields_problem(entry, _ENTRY_FIELDS, _REQUIRED_ENTRY, f"journal[{index}]")
+        if problem is not None:
+            return problem
+    return None
 
 
 def renamed(

@@ -23,7 +23,8 @@ from skillstate.records import HistoryItem, RunRecord, SkillDefinition
 
 if TYPE_CHECKING:
     from skillstate.host import Host
-    from skillstate.pipeline import Outcome
+    from skillstate.journal import Merge
+    from skillstate.pipeline import Change, Outcome
     from skillstate.store import Store
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "describe_change",
     "fork_run",
     "log_rows",
+    "rewind_change",
     "rewind_run",
     "rollback_kind",
     "run_skill",
@@ -43,7 +45,7 @@ MAX_ATTEMPTS = 50
 def run_skill(host: Host, record: RunRecord) -> SkillDefinition:
     """The skill a run's writes are checked against (a session naming none: its own)."""
     if record.meta.get("adhoc_skill"):
-        from skillstate.runtime.sessions import ADHOC_SKILL
+        from skillstate.runtime.base import ADHOC_SKILL
 
         return ADHOC_SKILL
     return host.skill(record.skill)
@@ -92,7 +94,7 @@ def log_rows(
     *,
     since: int | None = None,
     limit: int | None = None,
-    merge: Any = None,
+    merge: Merge | None = None,
 ) -> list[dict[str, Any]]:
     """One row per version: after ``since`` (first ``limit`` of them), else the last ``limit``.
 
@@ -205,22 +207,45 @@ def fork_run(
     return outcome
 
 
+def rewind_change(
+    store: Store,
+    record: RunRecord,
+    to: int,
+    *,
+    force: bool = False,
+    merge: Merge | None = None,
+    label: str = "rewind",
+    status: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Change:
+    """The write that rewinds ``record`` to version ``to``: its state replaced by Σ_``to``
+    (replayed with ``merge``, the host's), ``origin = {"op": "rewind", "version": to}``.
+
+    Raises :class:`VersionNotFound` for a version the run lacks.
+    """
+    from skillstate.pipeline import Change
+
+    item = store.state_at(record.id, to, merge=merge)
+    return Change(
+        state=item.state,
+        label=label,
+        force=force,
+        status=status,
+        meta=meta,
+        origin={"op": "rewind", "version": to},
+    )
+
+
 def rewind_run(host: Host, store: Store, run_id: str, to: int, *, force: bool = False) -> Outcome:
     """Append a version of ``run_id`` whose state is Σ_``to`` (checked like any write).
 
     Raises :class:`VersionNotFound` for a version the run lacks.
     """
-    from skillstate.pipeline import Change, transition
+    from skillstate.pipeline import transition
 
     for _ in range(MAX_ATTEMPTS):
         record = store.get(run_id)
-        item = store.state_at(run_id, to, merge=host.merge)
-        change = Change(
-            state=item.state,
-            label="rewind",
-            force=force,
-            origin={"op": "rewind", "version": to},
-        )
+        change = rewind_change(store, record, to, force=force, merge=host.merge)
         try:
             return transition(
                 host,

@@ -43,12 +43,13 @@ and a summary of the results to stderr.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillstate.markers import hookspec
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from skillstate.bench.spec import BenchmarkSpec
     from skillstate.records import (
         Budget,

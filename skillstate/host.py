@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from skillstate.budgets import check_budget
@@ -38,8 +37,6 @@ from skillstate.masking import mask_secrets, mask_url, url_secrets
 from skillstate.records import (
     DEFAULT_BUDGET,
     Budget,
-    DoctorFinding,
-    EnvironmentSpec,
     JournalEntry,
     Problem,
     RunRecord,
@@ -49,8 +46,10 @@ from skillstate.records import (
 from skillstate.store import Store
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from skillstate.bench.spec import BenchmarkSpec
-    from skillstate.records import CommandSpec
+    from skillstate.records import CommandSpec, DoctorFinding, EnvironmentSpec
 
 __all__ = ["CORE", "HookFailed", "Host", "ObserverWarning", "PluginWarning", "Registry"]
 
@@ -243,6 +242,8 @@ class Host:
     @property
     def environments(self) -> Registry[EnvironmentSpec]:
         if self._environments is None:
+            from skillstate.records import EnvironmentSpec
+
             self._environments = self._build(
                 "environment", "skillstate_register_environments", lambda e: e.name, EnvironmentSpec
             )
@@ -352,9 +353,14 @@ class Host:
         skill: SkillDefinition,
         state: Mapping[str, Any],
         schema: Mapping[str, Any] | None = None,
+        budget: Budget | None = None,
     ) -> list[Problem]:
-        """Shape problems from every validator; a failing one adds a problem naming it."""
-        budget = self.budget(skill)
+        """Shape problems from every validator; a failing one adds a problem naming it.
+
+        ``budget`` is the skill's effective budget when the caller has it already
+        (:meth:`budget`; the pipeline asks once per transition).
+        """
+        budget = self.budget(skill) if budget is None else budget
         results = self.pm.hook.skillstate_validate(
             skill=skill, state=state, schema=schema, budget=budget
         )
@@ -374,10 +380,15 @@ class Host:
             self._budgets[skill.name] = budget
         return budget
 
-    def check_budget(self, skill: SkillDefinition, state: Mapping[str, Any]) -> list[Problem]:
+    def check_budget(
+        self, skill: SkillDefinition, state: Mapping[str, Any], budget: Budget | None = None
+    ) -> list[Problem]:
         """Document size and NUL always; per-value limits when the skill has no field schema."""
         return check_budget(
-            state, self.budget(skill), per_value=skill.fields is None, units=skill.text_units
+            state,
+            self.budget(skill) if budget is None else budget,
+            per_value=skill.fields is None,
+            units=skill.text_units,
         )
 
     def guards(
@@ -399,6 +410,8 @@ class Host:
 
     def doctor(self, root: Path, store: Store | None) -> list[DoctorFinding]:
         """Every plugin's findings; a failing check becomes an ``error`` finding naming it."""
+        from skillstate.records import DoctorFinding
+
         findings: list[DoctorFinding] = []
         for result in self.pm.hook.skillstate_doctor(root=root, store=store):
             if isinstance(result, HookFailure):

@@ -31,8 +31,6 @@ import functools
 from collections.abc import Callable, Generator
 from typing import Any
 
-import attrs
-
 from skillstate.errors import PluginConflictError
 
 __all__ = ["CURRENT_PLUGIN", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
@@ -64,11 +62,22 @@ class HookFailure:
         return f"HookFailure(plugin={self.plugin!r}, hook={self.hook!r}, reason={self.reason!r})"
 
 
-def _each(kind: str) -> Callable[[Any], str | None]:
-    def check(result: Any) -> str | None:
+def _record_class(kind: str) -> type:
+    """The record class named ``kind`` (imported on first use: records are built lazily)."""
+    cls = _RECORDS.get(kind)
+    if cls is None:
         from skillstate import records
 
-        cls = getattr(records, kind)
+        cls = _RECORDS[kind] = getattr(records, kind)
+    return cls
+
+
+_RECORDS: dict[str, type] = {}
+
+
+def _each(kind: str) -> Callable[[Any], str | None]:
+    def check(result: Any) -> str | None:
+        cls = _RECORDS.get(kind) or _record_class(kind)
         for item in result:
             if not isinstance(item, cls):
                 return (
@@ -86,15 +95,12 @@ def _one(kind: str, *, optional: bool = True) -> Callable[[Any], str | None]:
         if kind == "dict":
             ok = isinstance(result, dict)
         else:
-            from skillstate import records
-
-            ok = isinstance(result, getattr(records, kind))
+            ok = isinstance(result, _RECORDS.get(kind) or _record_class(kind))
         return None if ok else f"returned a {type(result).__name__}, expected a {kind} or None"
 
     return check
 
 
-@attrs.frozen
 class HookPolicy:
     """How one hook's implementations are guarded.
 
@@ -102,11 +108,28 @@ class HookPolicy:
     (so a generator's exception is caught there); ``check`` — ``None`` when a result is
     acceptable, else why not; ``firstresult`` — a failure replaces the hook's single
     result instead of joining a list (for wrappers).
+
+    A plain slotted class, not an attrs record: the five policies are built at every
+    start-up, and attrs compiles a class's methods when it is created.
     """
 
-    iterable: bool = False
-    check: Callable[[Any], str | None] | None = None
-    firstresult: bool = False
+    __slots__ = ("check", "firstresult", "iterable")
+
+    def __init__(
+        self,
+        iterable: bool = False,
+        check: Callable[[Any], str | None] | None = None,
+        firstresult: bool = False,
+    ) -> None:
+        self.iterable = iterable
+        self.check = check
+        self.firstresult = firstresult
+
+    def __repr__(self) -> str:
+        return (
+            f"HookPolicy(iterable={self.iterable!r}, check={self.check!r}, "
+            f"firstresult={self.firstresult!r})"
+        )
 
 
 POLICIES: dict[str, HookPolicy] = {

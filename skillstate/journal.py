@@ -1,24 +1,28 @@
 """Replaying a journal, and checking a record (and a store's snapshots) against its replay.
 
-:func:`replay` folds a journal into the state it ends at; :func:`replay_history`
+:func:`apply_entry` is the one replay step (base, patch, set); :func:`replay` folds a
+journal into the state it ends at with it; :func:`replay_history`
 yields the run at every version on the way (what ``Store.history`` gives), starting
 from a :class:`~skillstate.records.Snapshot` when the store keeps one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
-
-import attrs
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import StoreError
 from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
-from skillstate.records import HistoryItem, JournalEntry, RunRecord, Snapshot
+from skillstate.records import JournalEntry, RunRecord
+from skillstate.records.runs import Replay
+
+if TYPE_CHECKING:
+    from skillstate.records import HistoryItem, Snapshot
 
 __all__ = [
     "Replay",
+    "apply_entry",
     "due_snapshots",
     "replay",
     "replay_history",
@@ -27,17 +31,22 @@ __all__ = [
 ]
 
 
-@attrs.frozen
-class Replay:
-    """What a journal says the run should be."""
-
-    state: Mapping[str, Any]
-    version: int
-    status: str | None
-    turn: int | None
-
-
 Merge = Callable[[Any, Any], Any]
+
+
+def apply_entry(state: Any, entry: JournalEntry, merge: Merge = merge_patch) -> Any:
+    """Σ after ``entry`` from Σ ``state`` before it: the one replay step every reader uses.
+
+    ``base`` (a creation's, a rewind's) restarts the state, ``patch`` is merged with
+    ``merge`` (``host.merge``: the merge plugin in use; RFC 7396 by default), then
+    ``set`` (what the pipeline stamped after the merge) is merged over it.
+    """
+    if entry.base is not None:
+        state = entry.base
+    state = merge(state, entry.patch)
+    if entry.set:
+        state = merge(state, entry.set)
+    return state
 
 
 def replay(
@@ -53,11 +62,7 @@ def replay(
     status: str | None = None
     turn: int | None = None
     for entry in entries:
-        if entry.base is not None:
-            state = entry.base
-        state = merge(state, entry.patch)
-        if entry.set:
-            state = merge(state, entry.set)
+        state = apply_entry(state, entry, merge)
         version = entry.version
         if entry.status is not None:
             status = entry.status
@@ -80,6 +85,8 @@ def replay_history(
     from ``start.version`` (whose state is taken from the snapshot, not replayed).
     A gap in the versions raises :class:`~skillstate.errors.StoreError`.
     """
+    from skillstate.records import HistoryItem
+
     state: Any = {}
     status, step = "active", 0
     expected = 1
@@ -92,11 +99,7 @@ def replay_history(
                     f"run '{run_id}': its journal skips from version {expected - 1} to "
                     f"{entry.version} (see 'skillstate verify')"
                 )
-            if entry.base is not None:
-                state = entry.base
-            state = merge(state, entry.patch)
-            if entry.set:
-                state = merge(state, entry.set)
+            state = apply_entry(state, entry, merge)
             if entry.status is not None:
                 status = entry.status
             if entry.turn is not None:
@@ -113,6 +116,8 @@ def due_snapshots(entries: Sequence[JournalEntry], merge: Merge = merge_patch) -
 
     if not any(snapshot_due(e.version) for e in entries):
         return []
+    from skillstate.records import Snapshot
+
     return [
         Snapshot(item.version, item.state, item.status, item.step)
         for item in replay_history("", entries, merge=merge)

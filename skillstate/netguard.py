@@ -115,8 +115,12 @@ def bind(host: str, port: int) -> socket.socket:
     # proto IPPROTO_TCP (not 0): asyncio sets TCP_NODELAY only on sockets that say they
     # are TCP; without it Nagle + delayed ACK add ~40 ms to every response.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
     sock.set_inheritable(True)
     return sock

@@ -67,27 +67,68 @@ def check_fields(
     ``units`` says how string lengths count (:attr:`SkillDefinition.text_units`).
     """
     problems: list[Problem] = []
-    _compiled(fields, budget, source, units)(state, "", problems)
+    _compiled(fields, budget, source, units).check(state, problems)
     return problems
 
 
 Walker = Callable[[Mapping[str, Any], str, list[Problem]], None]
 Checker = Callable[[Any, str, str, list[Problem]], None]
 
-_CACHE: dict[tuple[int, Budget, str, str], tuple[Mapping[str, FieldSpec], Walker]] = {}
+_MISSING = object()
 
 
-def _compiled(fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str) -> Walker:
+class _Compiled:
+    """The walker of one field schema, and the last state it found nothing wrong with.
+
+    A top-level value that *is* (the same object as) the value under the same key of
+    that clean state is not walked again: a check depends on the value alone, and
+    states are never changed in place (:mod:`skillstate.merge` shares the sub-trees a
+    patch leaves untouched), so it would find nothing again. A patch of one key thus
+    re-checks that key, not the whole document; the problems found, and their order,
+    are those of a full walk.
+    """
+
+    __slots__ = ("checkers", "clean", "walk")
+
+    def __init__(self, walk: Walker, checkers: Mapping[str, Checker]) -> None:
+        self.walk = walk
+        self.checkers = checkers
+        self.clean: Mapping[str, Any] | None = None
+
+    def check(self, state: Mapping[str, Any], out: list[Problem]) -> None:
+        before = len(out)
+        clean = self.clean
+        if clean is None or type(state) is not dict:
+            self.walk(state, "", out)
+        else:
+            checkers = self.checkers
+            for key, value in state.items():
+                check = checkers.get(key)
+                if check is None:
+                    self.walk({key: value}, "", out)  # an unknown key: the walker's message
+                elif clean.get(key, _MISSING) is not value:
+                    check(value, "", key, out)
+        if len(out) == before and type(state) is dict:
+            self.clean = state
+
+
+_CACHE: dict[tuple[int, Budget, str, str], tuple[Mapping[str, FieldSpec], _Compiled]] = {}
+
+
+def _compiled(
+    fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str
+) -> _Compiled:
     """The walker for ``fields``, built once: checks are closures, paths built only on failure."""
     key = (id(fields), budget, source, units)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is fields:
         return hit[1]
-    walker = _object_walker(fields, budget, source, units)
+    checkers: dict[str, Checker] = {}
+    compiled = _Compiled(_object_walker(fields, budget, source, units, checkers), checkers)
     if len(_CACHE) > 512:
         _CACHE.clear()
-    _CACHE[key] = (fields, walker)
-    return walker
+    _CACHE[key] = (fields, compiled)
+    return compiled
 
 
 def _join(prefix: str, key: str) -> str:
@@ -95,9 +136,14 @@ def _join(prefix: str, key: str) -> str:
 
 
 def _object_walker(
-    fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str
+    fields: Mapping[str, FieldSpec],
+    budget: Budget,
+    source: str,
+    units: str,
+    checkers: dict[str, Checker] | None = None,
 ) -> Walker:
-    checkers = {name: _checker(spec, budget, source, units) for name, spec in fields.items()}
+    checkers = {} if checkers is None else checkers
+    checkers.update({name: _checker(spec, budget, source, units) for name, spec in fields.items()})
     known = ", ".join(sorted(fields))
 
     def walk(obj: Mapping[str, Any], prefix: str, out: list[Problem]) -> None:

@@ -26,10 +26,13 @@ import builtins
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import InvalidInput, InvalidRunId
-from skillstate.records import HistoryItem, JournalEntry, RunRecord, RunSummary, Snapshot
+from skillstate.records import JournalEntry, RunRecord
+
+if TYPE_CHECKING:
+    from skillstate.records import HistoryItem, RunSummary, Snapshot
 
 __all__ = [
     "RUN_ID_PATTERN",
@@ -56,9 +59,9 @@ def snapshot_due(version: int) -> bool:
 
 def check_version(value: Any, what: str = "version") -> int:
     """``value`` if it is a whole number ≥ 0, else :class:`InvalidInput` naming ``what``."""
-    if type(value) is not int or value < 0:
-        raise InvalidInput(f"{what} must be a whole number >= 0, got {value!r}")
-    return value
+    from skillstate.numbers import whole_number
+
+    return whole_number(value, what)
 
 
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
@@ -85,28 +88,43 @@ def is_valid_run_id(run_id: Any) -> bool:
     )
 
 
+RUN_ID_RULE = "alphanumeric with . _ -, under 80 chars"
+"""What a valid run id is, in words (rig-state's message, kept for parity)."""
+
+
+def run_id_problem(run_id: Any) -> str | None:
+    """The one line refusing an invalid run id (shown shortened), or ``None`` if it is valid."""
+    if is_valid_run_id(run_id):
+        return None
+    from skillstate.display import excerpt
+
+    shown = excerpt(run_id if isinstance(run_id, str) else repr(run_id))
+    return f"run id '{shown}' must be {RUN_ID_RULE}"
+
+
 def check_run_id(run_id: Any) -> str:
     """Return ``run_id`` if it is safe to use in a path or a query, else raise :class:`InvalidRunId`."""
-    if not is_valid_run_id(run_id):
-        from skillstate.display import excerpt
-
-        shown = excerpt(run_id if isinstance(run_id, str) else repr(run_id))
-        raise InvalidRunId(f"run id '{shown}' must be alphanumeric with . _ -, under 80 chars")
+    problem = run_id_problem(run_id)
+    if problem is not None:
+        raise InvalidRunId(problem)
     return str(run_id)
 
 
 def imported_records(
-    record: RunRecord, entries: Sequence[JournalEntry]
+    record: RunRecord,
+    entries: Sequence[JournalEntry],
+    merge: Callable[[Any, Any], Any] | None = None,
 ) -> Iterator[tuple[RunRecord, JournalEntry]]:
     """Each entry of an imported journal with the record after it, creation first.
 
-    The last is ``record`` itself; each earlier one is ``record`` with the replayed
-    (RFC 7396) state, version, status, step and time of that entry (its other fields
+    The last is ``record`` itself; each earlier one is ``record`` with the state
+    replayed with ``merge`` (``host.merge``; RFC 7396 when ``None``), version, status, step and time of that entry (its other fields
     are ``record``'s). What :meth:`Store.import_run` writes, one entry at a time.
     """
     import attrs
 
-    from skillstate.journal import replay
+    from skillstate.journal import apply_entry
+    from skillstate.merge import merge_patch
 
     state: Any = {}
     status, step = "active", 0
@@ -114,8 +132,7 @@ def imported_records(
         if index == len(entries) - 1:
             yield record, entry
             return
-        base = entry.base if entry.base is not None else state
-        state = replay([attrs.evolve(entry, base=base)]).state
+        state = apply_entry(state, entry, merge or merge_patch)
         status = entry.status if entry.status is not None else status
         step = entry.turn if entry.turn is not None else step
         current = attrs.evolve(
@@ -241,8 +258,9 @@ class Store(ABC):
         if before is not None:
             high = min(high, check_version(before, "before") - 1)
         if limit is not None:
-            if type(limit) is not int or limit < 1:
-                raise InvalidInput(f"limit must be a whole number >= 1, got {limit!r}")
+            from skillstate.numbers import whole_number
+
+            whole_number(limit, "limit", least=1)
             high = min(high, low + limit - 1)
         if low > high:
             return iter(())
@@ -280,6 +298,8 @@ class Store(ABC):
         if version == record.version:  # the record is the truth: no replay at all
             last = self.journal_range(run_id, after=version - 1, before=version + 1)
             if last and last[-1].version == version:
+                from skillstate.records import HistoryItem
+
                 return HistoryItem(last[-1], record.state, record.status, record.step)
         for item in self.history(run_id, after=version - 1, limit=1, merge=merge):
             return item
@@ -308,8 +328,17 @@ class Store(ABC):
         scheme = self.url.split(":", 1)[0] or type(self).__name__
         raise StoreError(f"the {scheme}: store cannot rebuild a run's record from its journal")
 
-    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    def import_run(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        *,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
         """Store a run copied from elsewhere: ``record`` with its whole journal ``entries``.
+
+        ``merge`` (``host.merge``, RFC 7396 when ``None``) replays the journal for the
+        intermediate records and the snapshots, as the pipeline merged when it wrote them.
 
         Raises :class:`~skillstate.errors.RunExists` if the id is taken and
         :class:`~skillstate.errors.InvalidInput` if the journal is not versions
@@ -326,7 +355,7 @@ class Store(ABC):
             raise RunExists(record.id)
         created = False
         try:
-            for current, entry in imported_records(record, entries):
+            for current, entry in imported_records(record, entries, merge):
                 if entry.version == 1:
                     self.create(current, entry)
                     created = True

@@ -159,3 +159,77 @@ def tree_hash(root: Path) -> str:
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+# --- raw JSON-RPC lines for the MCP server (tests/mcp/test_fuzz_mcp.py) ---------------
+
+MCP_METHODS = st.one_of(
+    st.sampled_from(
+        [
+            "tools/call",
+            "tools/list",
+            "prompts/get",
+            "prompts/list",
+            "resources/read",
+            "resources/list",
+            "resources/templates/list",
+            "ping",
+            "initialize",
+            "logging/setLevel",
+        ]
+    ),
+    hostile_text,
+)
+"""What a request asks for: the server's methods, and anything else."""
+
+MCP_NAMES = st.one_of(
+    st.sampled_from(
+        [
+            "get_session",
+            "list_sessions",
+            "initialize_skill",
+            "execute_step",
+            "inject_observation",
+            "parse_turn_response",
+            "session_history",
+            "fork_session",
+            "close_session",
+            "skill_state_turn",
+            "skill_state_paper_turn",
+        ]
+    ),
+    hostile_text,
+)
+
+MCP_PARAMS = st.one_of(
+    st.fixed_dictionaries(
+        {"name": MCP_NAMES},
+        optional={
+            "arguments": st.one_of(
+                st.dictionaries(
+                    st.one_of(
+                        st.sampled_from(["session_id", "response_text", "state_update", "action"]),
+                        hostile_text,
+                    ),
+                    st.one_of(st.just("s1"), hostile_values, hostile_documents),
+                    max_size=5,
+                ),
+                hostile_values,
+            ),
+            "uri": st.one_of(st.just("skill-state://s1"), hostile_text),
+        },
+    ),
+    hostile_values,
+    st.lists(hostile_values, max_size=3),
+)
+"""A request's ``params``: mostly well-shaped, some arrays, strings, surrogates, deep values."""
+
+HOSTILE_IDS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(min_value=2**63, max_value=2**80),
+    hostile_text,
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+"""Ids a request should not have: null, booleans, floats, huge integers, odd strings, objects."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextvars
 import sys
 from functools import cached_property
@@ -11,6 +10,8 @@ from typing import TYPE_CHECKING, TextIO
 from skillstate.masking import mask_secrets, url_secrets
 
 if TYPE_CHECKING:
+    import argparse
+
     from skillstate.config import Config
     from skillstate.host import Host
     from skillstate.store import Store

@@ -3,7 +3,8 @@
 The file (format ``skillstate-run``, version 1; :mod:`skillstate.exports`) is what
 ``skillstate import`` reads back, on this machine or another, into any store. With
 ``-o`` it is written to a temporary file beside FILE and renamed into place, so FILE
-is never left half-written; without, it goes to stdout.
+is never left half-written, and nothing is left behind when it cannot be written (a
+directory, an unwritable place: one line, exit 2 or 3); without, it goes to stdout.
 """
 
 from __future__ import annotations
@@ -47,13 +48,24 @@ def run(ctx: CliContext) -> int:
     if target is None or target == "-":
         ctx.out.write(text)
         return OK
+    if os.path.isdir(target):
+        ctx.error(f"cannot write {target}: it is a directory (give a file name); nothing written")
+        return USAGE
     directory = os.path.dirname(os.path.abspath(target))
+    tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=".skillstate-export-", dir=directory)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, target)
+        tmp = None
     except OSError as exc:
-        ctx.error(f"cannot write {target}: {exc.strerror or exc}")
+        ctx.error(f"cannot write {target}: {exc.strerror or exc}; nothing written")
         return ERROR
+    finally:
+        if tmp is not None:  # never leave the temporary file behind
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
     return OK

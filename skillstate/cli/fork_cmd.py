@@ -28,7 +28,7 @@ def run(ctx: CliContext) -> int:
     from skillstate.cli.runs import OK, REJECTED, USAGE, open_run, print_run, reasons, version_arg
     from skillstate.errors import RunExists, VersionNotFound
     from skillstate.runtime.payloads import is_session
-    from skillstate.store import is_valid_run_id
+    from skillstate.store import run_id_problem
 
     a = ctx.args
     at = version_arg(ctx, a.at, "--at")
@@ -37,8 +37,9 @@ def run(ctx: CliContext) -> int:
     record = open_run(ctx, a.run_id)
     if record is None:
         return USAGE
-    if not is_valid_run_id(a.new_id):
-        ctx.error(f"run id '{a.new_id}' must be alphanumeric with . _ -, under 80 chars")
+    problem = run_id_problem(a.new_id)
+    if problem is not None:
+        ctx.error(problem)
         return USAGE
     try:
         if is_session(record):

@@ -33,12 +33,13 @@ def run(ctx: CliContext) -> int:
     from skillstate.errors import RunExists
     from skillstate.exports import ExportError, read_export, renamed
     from skillstate.journal import verify_record
-    from skillstate.store import is_valid_run_id
+    from skillstate.store import is_valid_run_id, run_id_problem
 
     a = ctx.args
     name = "standard input" if a.file == "-" else a.file
-    if a.new_id is not None and not is_valid_run_id(a.new_id):
-        ctx.error(f"run id '{a.new_id}' must be alphanumeric with . _ -, under 80 chars")
+    problem = None if a.new_id is None else run_id_problem(a.new_id)
+    if problem is not None:
+        ctx.error(problem)
         return USAGE
     try:
         if a.file == "-":
@@ -66,7 +67,7 @@ def run(ctx: CliContext) -> int:
         ctx.error(f"{name} holds a run with an invalid id; nothing written")
         return BAD_FILE
     try:
-        ctx.store.import_run(record, entries)
+        ctx.store.import_run(record, entries, merge=ctx.host.merge)
     except RunExists:
         ctx.error(f"run '{record.id}' already exists — import it with --as NEW_ID; nothing written")
         return USAGE

@@ -91,7 +91,15 @@ def _parser() -> argparse.ArgumentParser:
 
     from skillstate._version import __version__
 
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        """argparse's parser, its help formatter given the width ``shutil`` would find:
+        argparse imports :mod:`shutil` (and with it bz2, lzma and zlib) to ask, on every
+        ``add_argument``; the sub-command parsers are of this class too."""
+
+        def _get_formatter(self) -> argparse.HelpFormatter:
+            return self.formatter_class(prog=self.prog, width=_help_width())  # type: ignore[call-arg]
+
+    parser = Parser(
         prog="skillstate",
         description="Durable, typed, patch-only working state for long-running agents.",
         allow_abbrev=False,  # --sto is not --store: the command word must be found exactly
@@ -107,6 +115,23 @@ def _parser() -> argparse.ArgumentParser:
         help="do not load this plugin (entry-point or distribution name); repeatable",
     )
     return parser
+
+
+def _help_width() -> int:
+    """``shutil.get_terminal_size().columns - 2``, argparse's help width, without shutil."""
+    import os
+    import sys
+
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns if columns > 0 else 80) - 2
 
 
 def _command_index(argv: Sequence[str]) -> int | None:

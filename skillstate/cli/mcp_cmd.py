@@ -3,19 +3,40 @@
 The store is the configured one (``--store``, ``SKILLSTATE_STORE``, the config file).
 Only this command imports the MCP SDK, and only when it runs. The SDK and the web
 libraries are the ``mcp`` extra (``pip install 'skillstate[mcp]'``); without them the
-command says so in one line and exits 2.
+command says so in one line and exits 3 (an optional extra is missing: ``exits.ERROR``).
+
+The HTTP options (address, port, token) are resolved by one function,
+:func:`http_settings`, for every command that serves HTTP.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from skillstate.cli.exits import ERROR, USAGE
+from skillstate.errors import SkillstateError
 
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext
 
-__all__ = ["configure", "run"]
+__all__ = [
+    "TOKEN_ENV",
+    "HttpSettings",
+    "HttpUsageError",
+    "add_http_options",
+    "configure",
+    "http_settings",
+    "is_loopback",
+    "run",
+]
+
+TOKEN_ENV = "SKILLSTATE_MCP_TOKEN"
 
 DEFAULT_PORT = 3211
 EXTRA_MODULES = ("mcp", "mcp_types", "anyio", "starlette", "pydantic", "uvicorn")
@@ -39,8 +60,8 @@ def extra_installed() -> bool:
 DEFAULT_MAX_BODY = 1024 * 1024
 
 
-def _port_default() -> int:
-    text = os.environ.get("SKILL_STATE_PORT", "")
+def _port_default(environ: Mapping[str, str] = os.environ) -> int:
+    text = environ.get("SKILL_STATE_PORT", "")
     return int(text) if text.isdigit() and 0 < int(text) < 65536 else DEFAULT_PORT
 
 
@@ -66,10 +87,112 @@ def _port(text: str) -> int:
     return value
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--http", action="store_true", help="serve Streamable HTTP at /mcp instead of stdio"
+class HttpUsageError(SkillstateError):
+    """The HTTP options are wrong (an empty token, no token on a public address)."""
+
+    kind = "usage"
+
+
+@attrs.frozen
+class HttpSettings:
+    """What an HTTP server listens on and whom it lets in (:func:`http_settings`)."""
+
+    host: str
+    port: int
+    token: str | None
+    allowed_hosts: tuple[str, ...] = ()
+    max_body: int = DEFAULT_MAX_BODY
+    max_connections: int = 64
+    header_timeout: float = 10.0
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost`` (reachable from this machine only)."""
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _read_token_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(64 * 1024 + 1)
+    except OSError as exc:
+        raise HttpUsageError(
+            f"--token-file {path}: cannot read it ({exc.strerror or type(exc).__name__})"
+        ) from None
+    except UnicodeDecodeError:
+        raise HttpUsageError(f"--token-file {path}: the token is not UTF-8 text") from None
+    if len(text) > 64 * 1024:
+        raise HttpUsageError(f"--token-file {path}: over 64 KiB; a token is one line")
+    token = text.strip()
+    if not token:
+        raise HttpUsageError(f"--token-file {path} is empty; write the token into it")
+    return token
+
+
+def http_settings(
+    args: argparse.Namespace, environ: Mapping[str, str] = os.environ
+) -> HttpSettings:
+    """The host, port and token for an HTTP server, from the options of :func:`add_http_options`.
+
+    The token comes from ``--token``, else ``--token-file``, else ``$SKILLSTATE_MCP_TOKEN``
+    (an empty variable counts as unset). Raises :class:`HttpUsageError` for ``--token ""``
+    (what ``--token "$TOKEN"`` becomes when the variable is unset: it must not turn
+    authentication off), for both ``--token`` and ``--token-file``, and for a
+    non-loopback ``--host`` without a token unless ``--allow-no-token`` is given.
+    """
+    token: str | None
+    if args.token is not None and args.token_file is not None:
+        raise HttpUsageError("give --token or --token-file, not both")
+    if args.token is not None:
+        if not args.token.strip():
+            raise HttpUsageError(
+                '--token is empty (is the variable in --token "$TOKEN" unset?); give a '
+                f"token, or use --token-file FILE or ${TOKEN_ENV}"
+            )
+        token = args.token
+    elif args.token_file is not None:
+        token = _read_token_file(args.token_file)
+    else:
+        token = environ.get(TOKEN_ENV, "").strip() or None
+    if token is not None and token != token.strip():
+        raise HttpUsageError("the token starts or ends with whitespace, which a client cannot send")
+    if token is None and not is_loopback(args.host) and not args.allow_no_token:
+        raise HttpUsageError(
+            f"refusing to serve on {args.host} without a token: anyone who can reach it could "
+            f"read and change every session; set ${TOKEN_ENV} or --token-file FILE, or pass "
+            "--allow-no-token to serve it open"
+        )
+    port = args.port if args.port is not None else _port_default(environ)
+    return HttpSettings(
+        host=args.host,
+        port=port,
+        token=token,
+        allowed_hosts=tuple(args.allowed_host),
+        max_body=args.max_body,
+        max_connections=args.max_connections,
+        header_timeout=args.header_timeout,
     )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 < seconds <= 3600, got {text}")
+    return value
+
+
+def add_http_options(parser: argparse.ArgumentParser) -> None:
+    """``--host --port --allowed-host --token --token-file --allow-no-token --max-body
+    --max-connections``: the options :func:`http_settings` reads."""
     parser.add_argument(
         "--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1, loopback only)"
     )
@@ -89,8 +212,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--token",
         default=None,
-        help="require 'Authorization: Bearer TOKEN' on every HTTP request "
-        "(default $SKILLSTATE_MCP_TOKEN)",
+        help="require 'Authorization: Bearer TOKEN' on every HTTP request; prefer "
+        f"${TOKEN_ENV} or --token-file, since any user can read a command line (ps)",
+    )
+    parser.add_argument(
+        "--token-file",
+        default=None,
+        metavar="FILE",
+        help="read the bearer token from FILE (its first line, whitespace stripped)",
+    )
+    parser.add_argument(
+        "--allow-no-token",
+        action="store_true",
+        help="serve a non-loopback --host without a token (refused otherwise)",
     )
     parser.add_argument(
         "--max-body",
@@ -99,6 +233,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help=f"largest HTTP request body (default {DEFAULT_MAX_BODY})",
     )
+    parser.add_argument(
+        "--max-connections",
+        type=_positive,
+        default=64,
+        metavar="N",
+        help="most HTTP connections open at once; more get 503 (default 64)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="drop a connection whose request headers are not complete in time (default 10)",
+    )
+
+
+_HTTP_ONLY = ("token", "token_file", "allowed_host", "port", "allow_no_token")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--http", action="store_true", help="serve Streamable HTTP at /mcp instead of stdio"
+    )
+    add_http_options(parser)
     parser.add_argument(
         "--allow-skill-writes",
         action="store_true",
@@ -120,36 +278,48 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(ctx: CliContext) -> int:
     args = ctx.args
-    token = args.token if args.token is not None else os.environ.get("SKILLSTATE_MCP_TOKEN") or None
-    if not args.http and (args.token is not None or args.allowed_host or args.port is not None):
-        ctx.error("--token, --allowed-host and --port apply to --http only")
-        return 2
+    settings: HttpSettings | None = None
+    if not args.http:
+        if any(getattr(args, name) not in (None, [], False) for name in _HTTP_ONLY):
+            ctx.error(
+                "--token, --token-file, --allow-no-token, --allowed-host and --port apply "
+                "to --http only"
+            )
+            return USAGE
+    else:
+        try:
+            settings = http_settings(args)
+        except HttpUsageError as exc:
+            ctx.error(str(exc))
+            return USAGE
     if not extra_installed():
         ctx.error(MISSING_EXTRA)
-        return 2
+        return ERROR
     if args.ui:
         from skillstate.ui import MISSING_EXTRA as MISSING_UI
         from skillstate.ui import extra_installed as ui_installed
 
         if not args.http:
             ctx.error("--ui applies to --http only")
-            return 2
+            return USAGE
         if not ui_installed():
             ctx.error(MISSING_UI)
-            return 3
+            return ERROR
 
+    from skillstate.mcp import scrub
     from skillstate.mcp.server import build_server
     from skillstate.runtime import Runtime
     from skillstate.skills import SkillStore
 
     runtime = Runtime(host=ctx.host)
     skills = SkillStore.from_config(ctx.config)
+    scrub.configure(str(ctx.config.store), [root for _, root in skills.roots])
     server = build_server(
         runtime, skills=skills, allow_skill_writes=args.allow_skill_writes, offload=args.http
     )
     try:
-        if args.http:
-            _serve_http(ctx, runtime, server, token)
+        if settings is not None:
+            _serve_http(ctx, runtime, server, settings)
         else:
             from skillstate.mcp.stdio import serve_stdio
 
@@ -159,18 +329,22 @@ def run(ctx: CliContext) -> int:
     return 0
 
 
-def _serve_http(ctx: CliContext, runtime: Any, server: Any, token: str | None) -> None:
+def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettings) -> None:
+    import anyio
     import anyio.to_thread
 
     from skillstate._version import __version__
     from skillstate.durability import durability_of
-    from skillstate.mcp.http import http_app, mask_url, run_http
+    from skillstate.masking import mask_url
+    from skillstate.mcp.http import ServerLimits, http_app, run_http
 
-    args = ctx.args
     store_url = mask_url(str(ctx.config.store))
+    health_threads = anyio.CapacityLimiter(2)  # a stuck store never takes the tool calls' threads
 
     async def health() -> dict[str, Any]:
-        index = await anyio.to_thread.run_sync(runtime.list_sessions)
+        index = await anyio.to_thread.run_sync(
+            runtime.list_sessions, limiter=health_threads, abandon_on_cancel=True
+        )
         return {
             "status": "ok",
             "server": {"name": server.name, "version": __version__},
@@ -182,37 +356,44 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, token: str | None) -
         }
 
     ui = None
-    if args.ui:
+    if ctx.args.ui:
         from skillstate.ui import ui_app
 
         ui = ui_app(
             ctx.host,
             ctx.store,
-            bind=args.host,
-            allowed_hosts=args.allowed_host,
-            token=token,
+            bind=settings.host,
+            allowed_hosts=list(settings.allowed_hosts),
+            token=settings.token,
             prefix="/ui",
         )
     app = http_app(
         server,
-        host=args.host,
-        allowed_hosts=args.allowed_host,
-        token=token,
-        max_body=args.max_body,
+        host=settings.host,
+        allowed_hosts=settings.allowed_hosts,
+        token=settings.token,
+        max_body=settings.max_body,
         health=health,
         ui=ui,
     )
-    port = args.port if args.port is not None else _port_default()
 
     def banner(bound: int) -> str:
-        host = f"[{args.host}]" if ":" in args.host else args.host
-        inspector = f", inspector at http://{host}:{bound}/ui/" if args.ui else ""
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        inspector = f", inspector at http://{host}:{bound}/ui/" if ctx.args.ui else ""
         return (
             f"[skillstate] v{__version__} listening on http://{host}:{bound}/mcp "
-            f"(store {store_url}{', token required' if token else ''}){inspector}"
+            f"(store {store_url}{', token required' if settings.token else ''}){inspector}"
         )
 
     try:
-        run_http(app, args.host, port, banner)
+        run_http(
+            app,
+            settings.host,
+            settings.port,
+            banner,
+            ServerLimits(
+                max_connections=settings.max_connections, header_timeout=settings.header_timeout
+            ),
+        )
     except KeyboardInterrupt:
         pass

@@ -53,7 +53,7 @@ def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool, merge: Any) 
     if dry_run:
         return "copied", f"would copy ({size})"
     try:
-        target.import_run(record, entries)
+        target.import_run(record, entries, merge=merge)
     except RunExists:
         return "differs", f"run '{run_id}' appeared in the target meanwhile; not overwritten"
     except SkillstateError as exc:

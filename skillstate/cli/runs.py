@@ -113,7 +113,7 @@ def _valid_id(ctx: RunContext, run_id: str) -> bool:
 
     if is_valid_run_id(run_id):
         return True
-    ctx.error(f"run id '{excerpt(run_id)}' is not a valid id")
+    ctx.error(f"run id '{excerpt(run_id)}' is not a valid id")  # rig-state's, for parity
     return False
 
 
@@ -165,13 +165,14 @@ def do_init(
     """Create a run: ``{runId, skill, phase, createdAt, updatedAt} ⊕ seed``, checked like a patch."""
     from skillstate.errors import InvalidInput, RunExists
     from skillstate.pipeline import create_run
-    from skillstate.store import is_valid_run_id
+    from skillstate.store import run_id_problem
 
     skill = _skill(ctx, skill_name, allowed)
     if skill is None:
         return USAGE
-    if not is_valid_run_id(run_id):
-        ctx.error(f"run id '{excerpt(run_id)}' must be alphanumeric with . _ -, under 80 chars")
+    problem = run_id_problem(run_id)
+    if problem is not None:
+        ctx.error(problem)
         return USAGE
     store = ctx.store
     if store.exists(run_id):
@@ -266,14 +267,23 @@ def number_arg(
 ) -> int | bool | None:
     """The whole number ``>= least`` a flag gives (``None`` when not given), or ``False``
     after an error line naming the flag (and ``what`` the number is)."""
+    from skillstate.errors import InvalidInput
+    from skillstate.numbers import whole_number
+
     if text is None:
         return None
-    if not text.isascii() or not text.isdigit() or int(text) < least:
-        ctx.error(
-            f"{flag} must be {what}a whole number >= {least}{_WHAT.get(what, '')}, got {text!r}"
+    number = int(text) if text.isascii() and text.isdigit() else None
+    try:
+        return whole_number(
+            text if number is None or number < least else number,
+            flag,
+            least=least,
+            kind=what,
+            hint=_WHAT.get(what, ""),
         )
+    except InvalidInput as exc:
+        ctx.error(str(exc))
         return False
-    return int(text)
 
 
 _WHAT = {"a version: ": " (1 is the creation)"}

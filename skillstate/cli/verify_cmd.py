@@ -20,9 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillstate.cli.context import CliContext
+
+if TYPE_CHECKING:
+    from skillstate.journal import Merge
+    from skillstate.store import Store
 
 __all__ = ["check_run", "configure", "run"]
 
@@ -45,7 +49,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def check_run(
-    store: Any, run_id: str, attempts: int = 3, merge: Any = None
+    store: Store, run_id: str, attempts: int = 3, merge: Merge | None = None
 ) -> tuple[str, list[str]]:
     """``(status, problems)`` of run ``run_id``: ``ok``, ``differs`` or ``unreadable``.
 

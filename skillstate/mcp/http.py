@@ -9,7 +9,22 @@ Every request passes the gate, in this order:
 2. **Bearer token** (when configured): ``Authorization: Bearer <token>`` on every
    request, ``/health`` included (401 otherwise, compared in constant time).
 3. **Body size**: a declared ``Content-Length`` over the limit gets 413 with a JSON
-   error naming the limit; the SDK enforces the same limit on streamed bodies.
+   error naming the limit; a streamed body over it gets the same. A body that takes
+   longer than ``body_timeout`` (30 s) to arrive gets 408.
+4. **JSON-RPC framing**: a ``POST /mcp`` body the SDK cannot take (not UTF-8, a lone
+   surrogate escape, ``params`` that is an array, a batch, not JSON) gets 400 with the
+   JSON-RPC error(s) it is owed, carrying the request's id (:mod:`skillstate.mcp.framing`);
+   a batch gets an array of them.
+
+``GET /mcp`` (the server-initiated event stream) answers 405: the server is stateless,
+so there is nothing it could push, and an event stream held open would be held
+forever. ``/health`` answers 200 with the server and store status, or 503 with JSON
+when the store fails or does not answer within ``health_timeout`` (5 s).
+
+The server (:func:`run_http`) bounds connections: at most ``max_connections`` open at
+once (more get 503), a request's headers must arrive within ``header_timeout`` (10 s,
+so a slow-trickling or silent client is dropped), and an idle keep-alive connection is
+closed after 5 s.
 
 The Host, Origin and token checks are :mod:`skillstate.netguard`'s, shared with the
 run inspector's gate (:mod:`skillstate.ui.gate`, mounted at ``/ui`` with ``--ui``).
@@ -22,19 +37,27 @@ skill sessions through a shared store (file on one machine, SQLite, PostgreSQL).
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
+import socket
 import sys
-import urllib.parse
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import anyio
+import attrs
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import jsonrpc_message_adapter
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from skillstate.errors import SkillstateError
+from skillstate.masking import mask_url
+from skillstate.mcp.framing import INVALID_REQUEST, error_message, reject
+from skillstate.mcp.scrub import scrub
 from skillstate.netguard import (
     LOOPBACK,
     allowed_names,
@@ -46,8 +69,11 @@ from skillstate.netguard import (
 
 __all__ = [
     "DEFAULT_MAX_BODY",
+    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_PORT",
     "HttpGate",
+    "PortInUse",
+    "ServerLimits",
     "http_app",
     "mask_url",
     "run_http",
@@ -58,6 +84,11 @@ log = logging.getLogger("skillstate.mcp")
 
 DEFAULT_PORT = 3211
 DEFAULT_MAX_BODY = 1024 * 1024
+DEFAULT_MAX_CONNECTIONS = 64
+
+
+class PortInUse(SkillstateError):
+    """The HTTP address is taken (another server listens there)."""
 
 
 def _bracket(name: str) -> str:
@@ -81,18 +112,6 @@ def security_settings(host: str, allowed_hosts: Sequence[str] = ()) -> Transport
     )
 
 
-def mask_url(url: str) -> str:
-    """A store URL fit for display: any password replaced by ``***``."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return url.split(":", 1)[0] + ":…"
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
-
-
 def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
     return Response(
         json.dumps(body, separators=(",", ":"), ensure_ascii=False),
@@ -103,7 +122,7 @@ def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = No
 
 
 class HttpGate:
-    """The ASGI gate in front of the SDK app: Host/Origin, token, body size, ``/health``."""
+    """The ASGI gate in front of the SDK app: Host/Origin, token, body, framing, ``/health``."""
 
     def __init__(
         self,
@@ -114,6 +133,8 @@ class HttpGate:
         allowed_hosts: Sequence[str] = (),
         token: str | None = None,
         max_body: int = DEFAULT_MAX_BODY,
+        body_timeout: float = 30.0,
+        health_timeout: float = 5.0,
         ui: ASGIApp | None = None,
     ) -> None:
         self.app = app
@@ -122,6 +143,8 @@ class HttpGate:
         self.health = health
         self.token = token.encode("utf-8") if token else None
         self.max_body = max_body
+        self.body_timeout = body_timeout
+        self.health_timeout = health_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -133,11 +156,66 @@ class HttpGate:
             return
         response = await self._refusal(Request(scope))
         if response is None and scope["path"] == "/health":
-            response = _json(200, await self.health())
+            response = await self._health()
+        if response is None and scope["path"] == "/mcp":
+            if scope["method"] == "GET":
+                response = _json(
+                    405,
+                    {
+                        "error": "this server is stateless: there is no event stream to open; "
+                        "POST requests to /mcp"
+                    },
+                    {"Allow": "POST, DELETE"},
+                )
+            elif scope["method"] == "POST":
+                body, response = await self._body(receive)
+                if response is None:
+                    assert body is not None
+                    response = _framing_refusal(body)
+                    receive = _replay(body, receive)
         if response is not None:
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+    async def _health(self) -> Response:
+        try:
+            with anyio.fail_after(self.health_timeout):
+                return _json(200, await self.health())
+        except TimeoutError:
+            why = f"the store did not answer within {self.health_timeout:g} s"
+        except SkillstateError as exc:
+            why = scrub(str(exc))
+        except OSError as exc:
+            why = scrub(f"the store failed: {exc.strerror or type(exc).__name__}")
+        except Exception as exc:  # the health check must answer whatever the store does
+            log.warning("the health check failed: %s", type(exc).__name__)
+            why = f"the store failed ({type(exc).__name__})"
+        return _json(503, {"status": "unavailable", "error": why})
+
+    async def _body(self, receive: Receive) -> tuple[bytes | None, Response | None]:
+        """The whole request body (bounded in size and time), or the refusal."""
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            with anyio.fail_after(self.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return None, Response(status_code=400)
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_body:
+                        return None, _too_large(size, self.max_body, "at least ")
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        return b"".join(chunks), None
+        except TimeoutError:
+            return None, _json(
+                408,
+                {"error": f"the request body did not arrive within {self.body_timeout:g} s"},
+                {"Connection": "close"},
+            )
 
     async def _refusal(self, request: Request) -> Response | None:
         if not host_allowed(request.headers.get("host"), self.names):
@@ -152,18 +230,53 @@ class HttpGate:
             )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body:
-            return _json(
-                413,
-                {
-                    "error": f"request body is {int(declared)} bytes, over the {self.max_body}-byte "
-                    "limit (skillstate mcp --max-body)"
-                },
-            )
+            return _too_large(int(declared), self.max_body)
         return None
 
     def _authorized(self, request: Request) -> bool:
         assert self.token is not None
         return bearer_matches(request.headers.get("authorization"), self.token)
+
+
+def _too_large(size: int, limit: int, prefix: str = "") -> Response:
+    return _json(
+        413,
+        {
+            "error": f"request body is {prefix}{size} bytes, over the {limit}-byte "
+            "limit (skillstate mcp --max-body)"
+        },
+    )
+
+
+def _framing_refusal(body: bytes) -> Response | None:
+    """400 with the JSON-RPC errors owed for ``body``, when the SDK could not take it."""
+    try:
+        jsonrpc_message_adapter.validate_json(body, by_name=False)
+        return None
+    except Exception:  # answered here, with the request's id
+        pass
+    replies = reject(body)
+    if not replies:
+        replies = [error_message(None, INVALID_REQUEST, "invalid notification or response")]
+    is_batch = body.lstrip()[:1] == b"["
+    payload = json.dumps(
+        replies if is_batch else replies[0], separators=(",", ":"), ensure_ascii=True
+    )
+    return Response(payload, status_code=400, media_type="application/json")
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands ``body`` on once, then waits on the real one (disconnects)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 def http_app(
@@ -174,6 +287,8 @@ def http_app(
     token: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
     health: Callable[[], Awaitable[dict[str, Any]]] | None = None,
+    health_timeout: float = 5.0,
+    body_timeout: float = 30.0,
     ui: ASGIApp | None = None,
 ) -> HttpGate:
     """The ASGI app: ``/mcp`` (the SDK's stateless Streamable HTTP, JSON responses) and ``/health``.
@@ -204,15 +319,102 @@ def http_app(
         allowed_hosts=allowed_hosts,
         token=token,
         max_body=max_body,
+        health_timeout=health_timeout,
+        body_timeout=body_timeout,
         ui=ui,
     )
 
 
-async def _run(app: ASGIApp, host: str, port: int, banner: Callable[[int], str]) -> None:
+@attrs.frozen
+class ServerLimits:
+    """How the HTTP server bounds connections (see the module docs)."""
+
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    header_timeout: float = 10.0
+    keep_alive: float = 5.0
+    max_header_bytes: int = 64 * 1024
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        return bind(host, port)
+    except OSError as exc:
+        shown = f"[{host}]" if ":" in host else host
+        if exc.errno == errno.EADDRINUSE:
+            raise PortInUse(
+                f"cannot listen on {shown}:{port}: the address is already in use "
+                "(another server is there; choose another --port, or 0 for any free port)"
+            ) from None
+        raise PortInUse(
+            f"cannot listen on {shown}:{port}: {exc.strerror or type(exc).__name__}"
+        ) from None
+
+
+def _protocol(header_timeout: float) -> type:
+    """uvicorn's h11 protocol with a deadline for each request's headers.
+
+    uvicorn times out only idle keep-alive connections; a client that connects and
+    sends nothing, or trickles its headers a byte at a time, would hold its
+    connection for ever. Here the headers of every request must be complete
+    ``header_timeout`` seconds after its first byte (or after the connection opened).
+    """
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11Protocol(H11Protocol):
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self._arm()  # still reading a request's headers
+            else:
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._disarm()  # between requests, uvicorn's keep-alive timeout applies
+
+        def _arm(self) -> None:
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(header_timeout, self._expired)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _expired(self) -> None:
+            self._header_timer = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+    return BoundedH11Protocol
+
+
+async def _run(
+    app: ASGIApp, sock: socket.socket, banner: Callable[[int], str], limits: ServerLimits
+) -> None:
     import uvicorn
 
-    sock = bind(host, port)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        access_log=False,
+        http=_protocol(limits.header_timeout),
+        limit_concurrency=limits.max_connections,
+        timeout_keep_alive=max(1, round(limits.keep_alive)),
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
@@ -222,6 +424,16 @@ async def _run(app: ASGIApp, host: str, port: int, banner: Callable[[int], str])
     await task
 
 
-def run_http(app: ASGIApp, host: str, port: int, banner: Callable[[int], str]) -> None:
-    """Serve ``app`` with uvicorn on ``host:port`` (0 = a free port); ``banner(port)`` goes to stderr."""
-    asyncio.run(_run(app, host, port, banner))
+def run_http(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    banner: Callable[[int], str],
+    limits: ServerLimits | None = None,
+) -> None:
+    """Serve ``app`` with uvicorn on ``host:port`` (0 = a free port); ``banner(port)`` goes to stderr.
+
+    Raises :class:`PortInUse` (one line, no traceback) when the address cannot be bound.
+    """
+    sock = _bind(host, port)
+    asyncio.run(_run(app, sock, banner, limits or ServerLimits()))

@@ -1,5 +1,13 @@
-"""Where an HTTP server runs a tool call: on the event loop while calls are quick, on a
-worker thread once they are slow.
+"""Where an HTTP server runs a tool call: on a worker thread, always (:class:`ThreadPolicy`).
+
+The server's event loop must never wait on a store: a call that blocks on another
+process's ``flock`` (the file store's commit lock), a slow disk or a remote database,
+or a CPU-heavy call (a megabyte turn text), held up every other request, ``/health``
+included, while it ran inline (issue 16). So :func:`shared_policy` sends every call to
+a worker thread (``anyio.to_thread``), whatever recent calls took.
+
+:class:`OffloadPolicy`, the adaptive policy the server used before, is kept for
+programs that choose it knowingly (a single-client server on a local disk):
 
 A worker thread keeps the event loop serving other requests while a call waits on a
 slow store (a remote PostgreSQL, a network file system). But every call sent to one
@@ -30,7 +38,7 @@ from typing import TypeVar
 
 import anyio.to_thread
 
-__all__ = ["OffloadPolicy", "shared_policy"]
+__all__ = ["OffloadPolicy", "ThreadPolicy", "shared_policy"]
 
 T = TypeVar("T")
 
@@ -89,9 +97,17 @@ class OffloadPolicy:
         return self._timed(fn)
 
 
-_SHARED = OffloadPolicy()
+class ThreadPolicy:
+    """Every call on a worker thread: the event loop never waits on the store."""
+
+    async def run(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on a worker thread (anyio's default limiter) and return its result."""
+        return await anyio.to_thread.run_sync(fn)
 
 
-def shared_policy() -> OffloadPolicy:
-    """The process's policy: how long calls take is a matter of its store and disk."""
+_SHARED = ThreadPolicy()
+
+
+def shared_policy() -> ThreadPolicy:
+    """The process's policy for offloaded calls: a worker thread each."""
     return _SHARED

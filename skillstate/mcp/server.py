@@ -20,17 +20,22 @@ See ``docs/mcp.md``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.tools import Tool
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from pydantic import Field
 
+from skillstate.display import excerpt
 from skillstate.errors import SkillstateError
 from skillstate.jsondoc import pretty
+from skillstate.mcp import sdk
 from skillstate.mcp.offload import shared_policy
+from skillstate.mcp.scrub import scrub
 from skillstate.mcp.skill_tools import skill_tools
 from skillstate.mcp.tools import INSTRUCTIONS, session_tools
 
@@ -91,9 +96,9 @@ def _resource_call(fn: Callable[[], str]) -> str:
     try:
         return fn()
     except (SessionNotFound, InvalidSessionId) as exc:
-        raise ResourceNotFoundError(str(exc)) from None
+        raise ResourceNotFoundError(scrub(str(exc))) from None
     except SkillstateError as exc:
-        raise ResourceError(str(exc)) from None
+        raise ResourceError(scrub(str(exc))) from None
 
 
 def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = True) -> None:
@@ -163,15 +168,85 @@ def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = T
         return await _call(offload, lambda: _resource_call(read))
 
 
+_PROMPT_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "skill_state_turn": (("session_id",), ()),
+    "skill_state_paper_turn": (("session_id",), ("compact",)),
+}
+"""Each prompt's (required, optional) arguments."""
+
+
 def _prompt_call(fn: Callable[[], str]) -> str:
     try:
         return fn()
     except SkillstateError as exc:
-        raise ValueError(str(exc)) from None
+        raise MCPError(INVALID_PARAMS, scrub(str(exc))) from None
+
+
+def _check_prompt(name: str, arguments: dict[str, Any] | None, known: Sequence[str]) -> None:
+    """Refuse, as JSON-RPC -32602 with a clear message, what the SDK answers as code 0."""
+    if name not in _PROMPT_ARGS:
+        if name in known:
+            return  # a prompt of the host application: the SDK's own handling
+        raise MCPError(
+            INVALID_PARAMS,
+            f"unknown prompt {excerpt(name, 80)!r}; the prompts are: {', '.join(known)}",
+        )
+    required, optional = _PROMPT_ARGS[name]
+    given = arguments or {}
+    missing = [arg for arg in required if arg not in given]
+    if missing:
+        raise MCPError(
+            INVALID_PARAMS, f"prompt {name} needs the argument {', '.join(missing)} (a string)"
+        )
+    unknown = [key for key in given if key not in required and key not in optional]
+    if unknown:
+        accepted = ", ".join((*required, *optional))
+        raise MCPError(
+            INVALID_PARAMS,
+            f"prompt {name} has no argument {excerpt(unknown[0], 80)!r} (it takes: {accepted})",
+        )
+
+
+def _guard_prompts(server: MCPServer[Any]) -> None:
+    """Wrap the server's ``get_prompt`` so that bad prompt requests are -32602, never code 0.
+
+    The SDK answers a missing argument, an unknown prompt or a failed render as a plain
+    exception (JSON-RPC code 0, a traceback in the log); the checks here answer them
+    with ``INVALID_PARAMS`` and a message naming what was wrong.
+    """
+    original = server.get_prompt
+
+    async def get_prompt(
+        name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        known = [prompt.name for prompt in await server.list_prompts()]
+        _check_prompt(name, arguments, known)
+        try:
+            return await original(name, arguments, context)
+        except MCPError:
+            raise
+        except Exception as exc:
+            cause: BaseException | None = exc
+            while cause is not None:
+                if isinstance(cause, MCPError):
+                    raise cause from None
+                cause = cause.__cause__
+            if name not in _PROMPT_ARGS:
+                raise
+            raise MCPError(
+                INVALID_PARAMS, f"prompt {name} failed: {excerpt(scrub(str(exc)))}"
+            ) from None
+
+    server.get_prompt = get_prompt  # type: ignore[method-assign]
 
 
 def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = True) -> None:
-    """``skill_state_turn`` (tool-calling agents) and ``skill_state_paper_turn`` (the A.4 format)."""
+    """``skill_state_turn`` (tool-calling agents) and ``skill_state_paper_turn`` (the A.4 format).
+
+    A bad prompt request (a missing or unknown argument, an unknown session) is answered
+    as JSON-RPC ``-32602`` with a message naming what was wrong.
+    """
+    _guard_prompts(server)
 
     @server.prompt(
         name="skill_state_turn",
@@ -213,9 +288,8 @@ def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = Tru
 
 def _insert_tools(server: MCPServer[Any], tools: list[Tool]) -> None:
     """Add ``tools`` to the server's tool table, all or none (a name clash adds nothing)."""
-    manager = getattr(server, "_tool_manager", None)
-    table = getattr(manager, "_tools", None)
-    if not isinstance(table, dict):
+    table = sdk.tool_table(server)
+    if table is None:
         raise RuntimeError(
             "this version of the MCP SDK keeps its tools differently; build the server with "
             "MCPServer(..., tools=skillstate_tools(runtime)) and call add_resources/add_prompts"
@@ -267,13 +341,7 @@ def _tracing_configured() -> bool:
 
 def _drop_tracing(server: MCPServer[Any]) -> None:
     """Remove the SDK's OpenTelemetry middleware (about 0.1 ms per request of no-op spans)."""
-    try:
-        from mcp.server._otel import OpenTelemetryMiddleware
-    except ImportError:  # pragma: no cover - an SDK that moved it: keep whatever is there
-        return
-    server.middleware[:] = [
-        m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)
-    ]
+    sdk.drop_tracing(server)  # an SDK whose internals skillstate does not know: kept
 
 
 def build_server(
@@ -309,6 +377,7 @@ def build_server(
     )
     add_resources(server, runtime, offload=offload)
     add_prompts(server, runtime, offload=offload)
+    sdk.install_result_fast_path()
     if not (tracing if tracing is not None else _tracing_configured()):
         _drop_tracing(server)
     return server

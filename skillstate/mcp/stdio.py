@@ -33,15 +33,17 @@ import logging
 import os
 import stat
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any, Self
 
 import anyio
 from mcp.server import MCPServer
-from mcp.server.runner import serve_loop
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
+
+from skillstate.mcp import sdk
+from skillstate.mcp.framing import encode, reject
 
 __all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "serve_stdio"]
 
@@ -76,8 +78,11 @@ class _LineReadStream(_Closable):
     Blank lines are skipped; a line longer than the reader's limit is dropped (logged).
     """
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, answer: Callable[[bytes], Awaitable[None]]
+    ) -> None:
         self._reader = reader
+        self._answer = answer
         self._ahead: deque[SessionMessage | Exception] = deque()
 
     async def opening_request(self) -> JSONRPCRequest | None:
@@ -100,32 +105,42 @@ class _LineReadStream(_Closable):
         return await self._read()
 
     async def _read(self) -> SessionMessage | Exception:
-        line = await self._line()
-        try:
-            return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
-        except Exception as exc:  # the SDK's transport hands parse errors on, too
-            return exc
+        while True:
+            line = await self._line()
+            try:
+                return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
+            except Exception:  # the SDK would drop it: answer it here
+                await self._answer(line)
 
     async def _line(self) -> bytes:
         while True:
             try:
-                line = await self._reader.readline()
-            except ValueError:  # longer than the reader's limit
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:  # end of input
+                line = exc.partial
+                if not line:
+                    raise anyio.EndOfStream from None
+            except asyncio.LimitOverrunError as exc:  # longer than the reader's limit
                 log.warning("dropped an input line longer than the stdio line limit")
-                await self._skip_rest()
+                await self._skip_rest(exc.consumed)
                 continue
-            if not line:
-                raise anyio.EndOfStream
             if line.strip():
                 return line
 
-    async def _skip_rest(self) -> None:
+    async def _skip_rest(self, consumed: int) -> None:
+        """Discard the over-long line, up to and including its newline, and no further.
+
+        (``StreamReader.readline`` cannot be used here: after its limit error it has
+        either consumed the newline or not, and the caller cannot tell which, so the
+        line after a long one could be swallowed with it.)
+        """
         while True:
+            await self._reader.readexactly(consumed)
             try:
                 await self._reader.readuntil(b"\n")
                 return
             except asyncio.LimitOverrunError as exc:
-                await self._reader.readexactly(exc.consumed)
+                consumed = exc.consumed
             except asyncio.IncompleteReadError:
                 return
 
@@ -157,6 +172,13 @@ class _LineWriteStream(_Closable):
         self._writer.write(text.encode("utf-8") + b"\n")
         await self._writer.drain()
 
+    async def answer(self, line: bytes) -> None:
+        """Write the JSON-RPC errors owed for ``line``, which the SDK cannot parse."""
+        replies = reject(line)
+        if replies and not self._closed:
+            self._writer.write(b"".join(encode(reply) + b"\n" for reply in replies))
+            await self._writer.drain()
+
 
 def _is_streamable(fd: int) -> bool:
     mode = os.fstat(fd).st_mode
@@ -183,8 +205,8 @@ async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_LineReadStream, _
         write_transport, protocol = await loop.connect_write_pipe(
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
         )
-        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        yield _LineReadStream(reader), _LineWriteStream(writer)
+        writer = _LineWriteStream(asyncio.StreamWriter(write_transport, protocol, None, loop))
+        yield _LineReadStream(reader, writer.answer), writer
     finally:
         for transport in (read_transport, write_transport):
             if transport is not None:
@@ -196,18 +218,97 @@ async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_LineReadStream, _
         os.close(saved_out)
 
 
+class _GuardedOut:
+    """The SDK transport's stdout: its writes, and the answers to refused lines, in turn."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._lock = anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        async with self._lock:
+            await self._file.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        async with self._lock:
+            await self._file.flush()
+
+    async def answer(self, line: bytes) -> None:
+        replies = reject(line)
+        if replies:
+            async with self._lock:
+                await self._file.write(b"".join(encode(reply) + b"\n" for reply in replies))
+                await self._file.flush()
+
+
+class _GuardedIn:
+    """The SDK transport's stdin: the lines it can parse; the others are answered here."""
+
+    def __init__(self, file: Any, out: _GuardedOut) -> None:
+        self._file = file
+        self._out = out
+
+    def __aiter__(self) -> _GuardedIn:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            line: bytes = await self._file.readline()
+            if not line:
+                raise StopAsyncIteration
+            if not line.strip():
+                continue
+            try:
+                jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except Exception:  # the SDK would drop it: answer it here
+                await self._out.answer(line)
+                continue
+            return line.decode("utf-8")
+
+
+@asynccontextmanager
+async def _sdk_streams() -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's ``stdio_server`` (its reader and writer tasks) over guarded duplicates of fd 0/1."""
+    from mcp.server.stdio import stdio_server
+
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    try:
+        with os.fdopen(wire_in, "rb") as raw_in, os.fdopen(wire_out, "wb") as raw_out:
+            out = _GuardedOut(anyio.wrap_file(raw_out))
+            guarded_in: Any = _GuardedIn(anyio.wrap_file(raw_in), out)
+            guarded_out: Any = out
+            async with stdio_server(stdin=guarded_in, stdout=guarded_out) as streams:
+                yield streams
+    finally:
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        os.close(saved_in)
+        os.close(saved_out)
+
+
 async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
-    lowlevel = getattr(server, "_lowlevel_server", None)
-    if lowlevel is None:  # pragma: no cover - an SDK that moved its internals
-        raise RuntimeError(
-            "this MCP SDK version has no MCPServer._lowlevel_server; use --transport sdk"
-        )
+    lowlevel = sdk.lowlevel_server(server)
+    driver = sdk.serve_loop()
+    if transport == "fast" and (lowlevel is None or driver is None):
+        transport = "sdk"  # an SDK whose internals skillstate does not know (sdk.py)
     if transport == "fast" and not (_is_streamable(0) and _is_streamable(1)):
         log.info("stdin/stdout are not pipes; using the SDK's stdio transport")
         transport = "sdk"
     if transport == "sdk":
-        await server.run_stdio_async()
+        if lowlevel is None:
+            # An SDK whose internals skillstate does not know: its own public stdio path,
+            # without the framing guard (lines it drops go unanswered there).
+            await server.run_stdio_async()
+            return
+        async with _sdk_streams() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
         return
+    assert lowlevel is not None and driver is not None  # "fast" only with both
     options = lowlevel.create_initialization_options()
     async with _pipe_streams(max_line) as (read_stream, write_stream):
         opening = await read_stream.opening_request()
@@ -218,7 +319,7 @@ async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
         # The handshake era, which the SDK's Server.run would pick for this opening too:
         # its loop-mode driver, without the relay task Server.run adds to peek at it.
         async with lowlevel.lifespan(lowlevel) as lifespan_state:
-            await serve_loop(
+            await driver(
                 lowlevel,
                 read_stream,
                 write_stream,

@@ -25,9 +25,10 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from skillstate.errors import SkillstateError
-from skillstate.jsondoc import pretty
 from skillstate.mcp.args import ArgumentError, Param, check_arguments, input_schema
 from skillstate.mcp.offload import shared_policy
+from skillstate.mcp.results import ok_result
+from skillstate.mcp.scrub import scrub
 
 __all__ = [
     "StrictTool",
@@ -42,16 +43,10 @@ log = logging.getLogger("skillstate.mcp")
 Handler = Callable[[dict[str, Any]], CallToolResult]
 
 
-def ok_result(data: dict[str, Any]) -> CallToolResult:
-    """Success: pretty JSON text (2-space indent, non-ASCII kept) plus ``structuredContent``."""
-    return CallToolResult(
-        content=[TextContent(type="text", text=pretty(data))], structured_content=data
-    )
-
-
 def error_result(message: str) -> CallToolResult:
-    """A tool error the model can read: ``isError`` with the message as text."""
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    """A tool error the model can read: ``isError`` with the message as text (scrubbed of
+    server paths and store credentials, bounded: :func:`skillstate.mcp.scrub.scrub`)."""
+    return CallToolResult(content=[TextContent(type="text", text=scrub(message))], is_error=True)
 
 
 def run_guarded(tool: str, call: Callable[[], CallToolResult]) -> CallToolResult:

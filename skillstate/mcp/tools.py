@@ -3,7 +3,8 @@
 ``initialize_skill``, ``execute_step``, ``inject_observation``, ``parse_turn_response``
 and ``close_session`` keep the reference's tool names, argument names, required flags,
 defaults and payload keys (plus our optional ``expected_step``); ``get_session``,
-``list_sessions``, ``session_history`` (read-only) and ``fork_session`` are ours.
+``list_sessions``, ``session_history`` (read-only), ``fork_session`` and
+``rewind_session`` are ours.
 Each tool calls :class:`skillstate.runtime.Runtime`; its typed errors become ``isError``
 results carrying the runtime's message.
 """
@@ -41,6 +42,7 @@ SESSION_TOOL_NAMES = (
     "list_sessions",
     "session_history",
     "fork_session",
+    "rewind_session",
 )
 
 _SESSION_ID = Param(
@@ -165,6 +167,11 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             runtime.fork_session(a["session_id"], a["new_session_id"], at_step=a.get("at_step"))
         )
 
+    def rewind_session(a: dict[str, Any]) -> Any:
+        return ok_result(
+            runtime.rewind_session(a["session_id"], a["to_step"], force=a.get("force", False))
+        )
+
     def list_sessions(a: dict[str, Any]) -> Any:
         return ok_result(runtime.list_sessions(include_closed=a.get("include_closed", False)))
 
@@ -280,7 +287,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             parse_turn_response,
             read_only=True,
             idempotent=True,
-            offload=False,
+            offload=offload,
         ),
         make_tool(
             "close_session",
@@ -370,6 +377,28 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
                 ),
             ],
             fork_session,
+            offload=offload,
+        ),
+        make_tool(
+            "rewind_session",
+            "Rewind a SKILL.state session",
+            "Set Σ back to what it was at a past step, as a new version: the history is kept, "
+            "the step count does not go back, the session's rules apply (a state they refuse "
+            "is not written), and the environment is not rewound (fork_session rebuilds it). "
+            "A completed or closed session, or one in a terminal phase, needs force.",
+            [
+                _SESSION_ID,
+                Param("to_step", "integer", "The step whose Σ the session goes back to."),
+                Param(
+                    "force",
+                    "boolean",
+                    "Reopen a completed or closed session / leave a terminal phase (default "
+                    "false).",
+                    required=False,
+                ),
+            ],
+            rewind_session,
+            destructive=True,
             offload=offload,
         ),
     ]

@@ -93,10 +93,8 @@ if TYPE_CHECKING:
     from skillstate.display import excerpt
     from skillstate.durability import (
         NO_FLOCK,
-        PendingSyncs,
         check_level,
         flock_module,
-        pending_syncs,
         split_durability,
         store_durability,
         sync_directory,
@@ -119,6 +117,7 @@ if TYPE_CHECKING:
         VersionConflict,
         VersionNotFound,
     )
+    from skillstate.group_sync import PendingSyncs, pending_syncs
     from skillstate.host import Host
     from skillstate.journal import (
         due_snapshots,
@@ -287,15 +286,14 @@ _LAZY = {
         )
     },
     "excerpt": "skillstate.display",
+    **{name: "skillstate.group_sync" for name in ("PendingSyncs", "pending_syncs")},
     "mask_url": "skillstate.masking",
     **{
         name: "skillstate.durability"
         for name in (
             "NO_FLOCK",
-            "PendingSyncs",
             "check_level",
             "flock_module",
-            "pending_syncs",
             "split_durability",
             "store_durability",
             "sync_directory",

@@ -1,7 +1,8 @@
 """The SKILL.state session runtime: durable (P, Σ, O) sessions, turn parsing and prompts.
 
 - :class:`Runtime` (``skillstate.runtime.sessions``) — initialize_skill, execute_step,
-  inject_observation, close_session, get_session, list_sessions;
+  inject_observation, close_session, get_session, list_sessions, session_history,
+  fork_session, rewind_session;
 - :func:`parse_turn_response` (``skillstate.runtime.turns``) — an A.4 model response
   into reasoning, state patch and action, with categorised errors;
 - ``skillstate.runtime.prompts`` — the A.4 prompt, the tool-calling prompt and the

@@ -66,18 +66,18 @@ def _check_json(value: Any, name: str) -> None:
         raise SessionInputError(first.message if not first.path else f"{name}: {first.message}")
 
 
-def check_step(value: Any, name: str) -> int:
-    """A step, version or count argument: a whole number >= 0 (not a boolean)."""
-    if type(value) is not int or value < 0:
-        raise SessionInputError(f"{name} must be a whole number >= 0, got {value!r}"[:200])
-    return value
+def check_step(value: Any, name: str, least: int = 0) -> int:
+    """A step, version or count argument: a whole number >= ``least`` (not a boolean)."""
+    from skillstate.numbers import whole_number
+
+    return whole_number(value, name, least=least, error=SessionInputError)
 
 
 def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, Any]:
     """``value`` must be a JSON object (a ``dict`` with string keys), within ``limit`` bytes.
 
     Returned as it is: the pipeline stores its own copy of whatever reaches a record or
-    the journal (``skillstate.pipeline._own``).
+    the journal (``skillstate.checks.own``).
     """
     if type(value) is not dict:
         raise SessionInputError(f"{name} must be a JSON object, got {json_kind(value)}")

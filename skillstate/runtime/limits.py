@@ -1,70 +1,102 @@
 """Session limits for a shared server: the active-session count and idle sessions.
 
-Both read the store's listing (status and last write time of every run) and then
-the records of the active runs that are sessions; :class:`~skillstate.runtime.Runtime`
-closes idle sessions (``session_idle_ttl``) and refuses a new session beyond
-``max_active_sessions`` when a session is created or forked, and sweeps idle ones
-when sessions are listed — lazily, as the reference server does.
+:class:`SessionIndex` answers both from the store's listing (one ``Store.list``: each
+run's status, version and last write time) and remembers which runs are sessions, so
+a record is read only for a run it has not seen at that version: the cost of a check
+does not grow with the number of sessions' records, only with the listing.
+:class:`~skillstate.runtime.Runtime` closes idle sessions (``session_idle_ttl``) and
+then refuses a new session beyond ``max_active_sessions`` when a session is created or
+forked, and sweeps idle ones when sessions are listed — lazily, as the reference
+server does. Two processes creating sessions at once both count after creating: one
+that finds more than the cap removes its own new session and is refused, so the cap
+holds even under a race (both may be refused; a retry then succeeds).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from skillstate.errors import RunNotFound, VersionConflict
+from skillstate.errors import RunNotFound, SkillstateError, VersionConflict
 from skillstate.host import Host
 from skillstate.pipeline import Change
-from skillstate.records import RunRecord, SkillDefinition
+from skillstate.records import RunRecord, RunSummary, SkillDefinition
 from skillstate.retention import parse_timestamp
 from skillstate.runtime import payloads as pl
 from skillstate.store import Store
 
-__all__ = ["active_sessions", "expire_idle", "idle_sessions"]
+__all__ = ["SessionIndex", "expire_idle"]
 
 log = logging.getLogger("skillstate.runtime")
 
 
-def _active(store: Store) -> Iterator[RunRecord]:
-    for summary in store.list():
-        if summary.status != "active":
-            continue
-        try:
-            record = store.get(summary.id)
-        except RunNotFound:
-            continue
-        if pl.is_session(record) and record.status == "active":
-            yield record
+class SessionIndex:
+    """Which runs of a store are active sessions, from its listing (records read once)."""
 
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._seen: dict[str, tuple[int, bool]] = {}  # run id -> (version, is a session)
 
-def active_sessions(store: Store) -> int:
-    """How many sessions in ``store`` are active."""
-    return sum(1 for _ in _active(store))
+    def active(self) -> list[RunSummary]:
+        """The summaries of the active sessions, by id."""
+        found = []
+        listed = set()
+        for summary in self.store.list():
+            listed.add(summary.id)
+            if summary.status != "active":
+                continue
+            known = self._seen.get(summary.id)
+            if known is None or known[0] != summary.version:
+                try:
+                    record = self.store.get(summary.id)
+                except RunNotFound:
+                    continue
+                known = (summary.version, pl.is_session(record))
+                self._seen[summary.id] = known
+            if known[1]:
+                found.append(summary)
+        for run_id in self._seen.keys() - listed:
+            self._seen.pop(run_id, None)  # another thread may have dropped it
+        return found
 
+    def count(self) -> int:
+        """How many sessions are active."""
+        return len(self.active())
 
-def idle_sessions(store: Store, ttl: float, now: datetime | None = None) -> list[RunRecord]:
-    """The active sessions last written more than ``ttl`` seconds ago (none for ``ttl <= 0``)."""
-    if ttl <= 0:
-        return []
-    cutoff = (now or datetime.now(UTC)) - timedelta(seconds=ttl)
-    found = []
-    for record in _active(store):
-        updated = parse_timestamp(record.updated)
-        if updated is not None and updated < cutoff:
-            found.append(record)
-    return found
+    def idle(self, ttl: float, now: datetime | None = None) -> list[RunSummary]:
+        """The active sessions last written more than ``ttl`` seconds ago (none for ``ttl <= 0``)."""
+        if ttl <= 0:
+            return []
+        cutoff = (now or datetime.now(UTC)) - timedelta(seconds=ttl)
+        out = []
+        for summary in self.active():
+            updated = parse_timestamp(summary.updated)
+            if updated is not None and updated < cutoff:
+                out.append(summary)
+        return out
 
 
 def expire_idle(
-    host: Host, store: Store, ttl: float, skill_of: Callable[[RunRecord], SkillDefinition]
+    host: Host,
+    index: SessionIndex,
+    ttl: float,
+    skill_of: Callable[[RunRecord], SkillDefinition],
+    fallback: SkillDefinition,
 ) -> list[str]:
     """Close every session idle for ``ttl`` seconds (``expire_session``, ``meta.closed_reason``
-    ``idle``); the ids closed. One written meanwhile loses the compare-and-swap and stays."""
+    ``idle``); the ids closed. One written meanwhile loses the compare-and-swap and stays.
+
+    A session whose skill is no longer registered is closed with ``fallback`` (closing
+    keeps the state as it is, so no rule of the skill is at stake); a session that still
+    cannot be closed is logged and skipped, never stopping the sweep of the others.
+    """
+    from skillstate.errors import SkillNotFound
     from skillstate.runtime.steps import commit_change
 
+    store = index.store
     closed = []
-    for record in idle_sessions(store, ttl):
+    for summary in index.idle(ttl):
         change = Change(
             keep_state=True,
             label="expire_session",
@@ -72,10 +104,29 @@ def expire_idle(
             meta={"closed_reason": "idle"},
         )
         try:
-            outcome = commit_change(host, store, record, skill_of(record), change)
+            record = store.get(summary.id)
+            if record.version != summary.version or record.status != "active":
+                continue  # written meanwhile: not idle any more
+            try:
+                skill = skill_of(record)
+            except SkillNotFound:
+                skill = fallback
+            outcome = commit_change(host, store, record, skill, change)
         except (VersionConflict, RunNotFound):
             continue  # written or removed meanwhile: not idle any more
+        except SkillstateError as exc:
+            log.warning(
+                "session %s could not be closed after %.0f s idle: %s", summary.id, ttl, exc
+            )
+            continue
         if outcome.accepted:
-            closed.append(record.id)
-            log.debug("session %s closed after %.0f s idle", record.id, ttl)
+            closed.append(summary.id)
+            log.debug("session %s closed after %.0f s idle", summary.id, ttl)
+        else:
+            log.warning(
+                "session %s could not be closed after %.0f s idle: %s",
+                summary.id,
+                ttl,
+                pl.reasons(outcome.problems),
+            )
     return closed

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillstate.jsondoc import compact
 from skillstate.records import Problem, RunRecord
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import SessionInputError
 from skillstate.store import Store
+
+if TYPE_CHECKING:
+    from skillstate.journal import Merge
 
 __all__ = [
     "MARKER",
@@ -48,13 +51,14 @@ def check_expected_step(value: Any) -> int | None:
     """``value`` if it is a step (a whole number >= 0) or ``None``; else :class:`SessionInputError`."""
     if value is None:
         return None
-    if type(value) is not int or value < 0:
-        shown = compact(value) if not isinstance(value, str) else repr(value)
-        raise SessionInputError(
-            f"expected_step must be a whole number >= 0 (the step get_session reports as "
-            f"stepCount), got {shown[:80]}"
-        )
-    return value
+    from skillstate.numbers import whole_number
+
+    return whole_number(
+        value,
+        "expected_step",
+        error=SessionInputError,
+        hint=" (the step get_session reports as stepCount)",
+    )
 
 
 def request_digest(tool: str, **request: Any) -> str:
@@ -117,7 +121,9 @@ def problems_of(found: Mapping[str, Any]) -> tuple[Problem, ...]:
     return tuple(out)
 
 
-def _as_left(store: Store, record: RunRecord, found: Mapping[str, Any], merge: Any) -> RunRecord:
+def _as_left(
+    store: Store, record: RunRecord, found: Mapping[str, Any], merge: Merge | None
+) -> RunRecord:
     """The session as the marked call left it (Σ at the marked version)."""
     import attrs
 
@@ -135,7 +141,7 @@ def _as_left(store: Store, record: RunRecord, found: Mapping[str, Any], merge: A
 
 
 def step_answer(
-    store: Store, record: RunRecord, found: Mapping[str, Any], merge: Any = None
+    store: Store, record: RunRecord, found: Mapping[str, Any], merge: Merge | None = None
 ) -> dict[str, Any]:
     """The recorded answer of the ``execute_step`` that left ``found``, ``meta.replayed`` set."""
     payload = pl.step_payload(
@@ -151,7 +157,7 @@ def step_answer(
 
 
 def inject_answer(
-    store: Store, record: RunRecord, found: Mapping[str, Any], merge: Any = None
+    store: Store, record: RunRecord, found: Mapping[str, Any], merge: Merge | None = None
 ) -> dict[str, Any]:
     """The recorded answer of the ``inject_observation`` that left ``found``."""
     payload = pl.inject_payload(_as_left(store, record, found, merge))

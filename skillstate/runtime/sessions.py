@@ -24,64 +24,42 @@ checked, then dropped: it is never stored, logged, journaled or returned.
 
 History and retries: ``get_session(at_step=k)`` reads the session as it was,
 ``session_history`` pages through its versions, ``fork_session`` starts a new session
-from a past step (:mod:`skillstate.runtime.timeline`); ``expected_step`` makes
+from a past step, ``rewind_session`` sets Σ back to a past step's as a new version
+(:mod:`skillstate.runtime.travel`, :mod:`skillstate.runtime.timeline`); ``expected_step`` makes
 ``execute_step`` and ``inject_observation`` safe to retry (:mod:`skillstate.runtime.retries`).
 Limits for a shared server: at most ``max_active_sessions`` active sessions, and
-sessions idle for ``session_idle_ttl`` are closed (checked when a session is created
-or forked and when sessions are listed).
+sessions idle for ``session_idle_ttl`` are closed (swept when a session is created or
+forked, before the cap is checked, and when sessions are listed;
+:mod:`skillstate.runtime.creating`, :mod:`skillstate.runtime.limits`).
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
-from skillstate.errors import PluginError, RunExists, RunNotFound, SkillstateError, VersionConflict
-from skillstate.host import Host
-from skillstate.jsondoc import check_document
-from skillstate.pipeline import Change, create_run
-from skillstate.records import RunRecord, SkillDefinition
+from skillstate.pipeline import Change
+from skillstate.records import RunRecord
 from skillstate.runtime import inputs, retries
 from skillstate.runtime import payloads as pl
+from skillstate.runtime.base import ADHOC_SKILL
 from skillstate.runtime.errors import (
-    SessionBusy,
     SessionCorrupt,
-    SessionExists,
     SessionInputError,
-    SessionLimitReached,
     SessionNotActive,
-    SessionNotFound,
     StaleStep,
     StateRejected,
 )
-from skillstate.runtime.inputs import SessionLimits
 from skillstate.runtime.steps import Call, commit_change, raise_if_inactive, run_step
-from skillstate.store import Store
-
-if TYPE_CHECKING:
-    from skillstate.skills import SkillStore
+from skillstate.runtime.travel import TravelCalls
 
 __all__ = ["ADHOC_SKILL", "Runtime"]
 
 log = logging.getLogger("skillstate.runtime")
 
-ADHOC_SKILL = SkillDefinition(
-    name="skill-state",
-    description="a SKILL.state session that names no registered skill (its own JSON Schema only)",
-)
-"""The skill of a session that names none: no fields, no JSON Schema of its own.
 
-Such a session's record has ``skill == "skill-state"`` and ``meta["adhoc_skill"]``
-true; the runtime passes this definition to the pipeline explicitly, so a plugin
-registering a skill of the same name never changes how these sessions validate.
-"""
-
-MAX_ATTEMPTS = 200
-
-
-class Runtime:
+class Runtime(TravelCalls):
     """Durable SKILL.state sessions in a store (``store``: a URL; ``None`` → configured default).
 
     ``host`` — a :class:`~skillstate.host.Host` to use (default: one built from the
@@ -89,33 +67,11 @@ class Runtime:
     call); ``limits`` — :class:`SessionLimits` on spec, observation, action sizes;
     ``max_active_sessions`` (0: no cap) and ``session_idle_ttl`` (seconds, 0: never)
     default to the configuration's keys of those names (256 and 24 hours).
+
+    The calls are grouped by concern: creating and listing sessions and their limits
+    (:mod:`skillstate.runtime.creating`), a session's past (:mod:`skillstate.runtime.travel`),
+    and here the steps, observations, closing and prompts.
     """
-
-    def __init__(
-        self,
-        store: str | None = None,
-        *,
-        host: Host | None = None,
-        limits: SessionLimits | None = None,
-        max_active_sessions: int | None = None,
-        session_idle_ttl: float | None = None,
-    ) -> None:
-        self._owns_host = host is None
-        self.host = host if host is not None else Host.from_config()
-        self.limits = limits if limits is not None else SessionLimits()
-        self.store: Store = self.host.open_store(store)
-        config = self.host.config
-        self.max_active_sessions = (
-            config.max_active_sessions if max_active_sessions is None else max_active_sessions
-        )
-        self.session_idle_ttl = (
-            config.session_idle_ttl if session_idle_ttl is None else session_idle_ttl
-        )
-
-    def close(self) -> None:
-        """Release the store (only when this runtime built its own host)."""
-        if self._owns_host:
-            self.host.close()
 
     def __enter__(self) -> Runtime:
         return self
@@ -123,274 +79,7 @@ class Runtime:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- reading ------------------------------------------------------------------
-    def _load(self, session_id: str) -> RunRecord:
-        try:
-            record = self.store.get(session_id)
-        except RunNotFound:
-            raise SessionNotFound(session_id) from None
-        if not pl.is_session(record):
-            raise SessionNotFound(session_id)
-        spec_hash = record.meta.get("spec_sha256")
-        if record.spec is None or spec_hash != pl.spec_digest(record.spec):
-            raise SessionCorrupt(
-                f'session "{session_id}": the stored skill specification P no longer matches '
-                "its hash; the store was changed outside skillstate (P is immutable)"
-            )
-        return record
-
-    def _active(self, session_id: str, what: str) -> RunRecord:
-        record = self._load(session_id)
-        if record.status != "active":
-            raise SessionNotActive(session_id, record.status, what)
-        return record
-
-    def _skill(self, record: RunRecord) -> SkillDefinition:
-        if record.meta.get("adhoc_skill"):
-            return ADHOC_SKILL
-        return self.host.skill(record.skill)
-
-    def get_session(self, session_id: str, at_step: int | None = None) -> dict[str, Any]:
-        """The inspector view of one session (any status): P, Σ and metadata.
-
-        ``at_step`` gives the session as it was at that step (its last version then);
-        see :func:`skillstate.runtime.timeline.session_at`.
-        """
-        record = self._load(inputs.check_session_id(session_id))
-        if at_step is None:
-            return pl.session_payload(record)
-        from skillstate.runtime.timeline import session_at
-
-        step = inputs.check_step(at_step, "at_step")
-        return session_at(self.store, record, step)
-
-    def session_history(
-        self, session_id: str, after: int | None = None, limit: int | None = None
-    ) -> dict[str, Any]:
-        """One page of the session's history (a row per version after ``after``, at most
-        ``limit``, default 50, at most 500): keys changed, action, observation digest,
-        rollbacks, never any reasoning. ``next_after`` pages on."""
-        from skillstate.runtime.timeline import history_payload
-
-        record = self._load(inputs.check_session_id(session_id))
-        after = None if after is None else inputs.check_step(after, "after")
-        limit = None if limit is None else inputs.check_step(limit, "limit")
-        return history_payload(self.store, record, after, limit, self.host.merge)
-
-    def fork_session(
-        self, session_id: str, new_session_id: str, at_step: int | None = None
-    ) -> dict[str, Any]:
-        """A new session ``new_session_id`` from ``session_id`` as it was at ``at_step``
-        (default: now): its P, Σ, environment and step; the original is untouched."""
-        session_id = inputs.check_session_id(session_id)
-        new_session_id = inputs.check_session_id(new_session_id)
-        record = self._load(session_id)
-        version = record.version
-        if at_step is not None:
-            from skillstate.runtime.timeline import step_versions
-
-            version = step_versions(self.store, record, inputs.check_step(at_step, "at_step"))[1]
-        outcome = self.fork_version(session_id, new_session_id, version)
-        if not outcome.accepted or outcome.record is None:
-            raise StateRejected(
-                f"the fork was rejected (nothing written): {pl.reasons(outcome.problems)}",
-                outcome.problems,
-            )
-        payload = pl.init_payload(outcome.record)
-        payload["forked_from"] = {"session_id": session_id, "version": version}
-        return payload
-
-    def fork_version(self, session_id: str, new_session_id: str, version: int | None) -> Any:
-        """The fork of session ``session_id`` at ``version`` (default: now), an
-        :class:`~skillstate.pipeline.Outcome` (see :func:`skillstate.runtime.timeline.fork_at`)."""
-        from skillstate.runtime.timeline import fork_at
-
-        record = self._load(session_id)
-        new_session_id = inputs.check_session_id(new_session_id)
-        if version is not None:
-            self.store.state_at(session_id, version)  # VersionNotFound before anything else
-        if self.store.exists(new_session_id):
-            raise SessionExists(new_session_id, self._status_of(new_session_id))
-        self._make_room()
-        try:
-            return fork_at(self.host, self.store, record, new_session_id, version)
-        except RunExists:
-            raise SessionExists(new_session_id, self._status_of(new_session_id)) from None
-
-    # -- limits ---------------------------------------------------------------------
-    def expire_idle_sessions(self) -> list[str]:
-        """Close every active session not written for ``session_idle_ttl``; their ids.
-
-        A session written meanwhile is left alone (the close is a compare-and-swap).
-        """
-        from skillstate.runtime.limits import expire_idle
-
-        return expire_idle(self.host, self.store, self.session_idle_ttl, self._skill)
-
-    def _make_room(self) -> None:
-        """Close idle sessions, then refuse a new one beyond ``max_active_sessions``."""
-        from skillstate.runtime.limits import active_sessions
-
-        if self.session_idle_ttl > 0:
-            self.expire_idle_sessions()
-        if self.max_active_sessions > 0:
-            if active_sessions(self.store) >= self.max_active_sessions:
-                raise SessionLimitReached(self.max_active_sessions)
-
-    def list_sessions(self, include_closed: bool = False) -> dict[str, Any]:
-        """The session index (``active_sessions``, ``sessions``), sorted by id; closed ones on request."""
-        if self.session_idle_ttl > 0:
-            self.expire_idle_sessions()
-        found: list[RunRecord] = []
-        for summary in self.store.list():
-            if summary.status == "closed" and not include_closed:
-                continue
-            try:
-                record = self.store.get(summary.id)
-            except RunNotFound:  # deleted meanwhile
-                continue
-            if pl.is_session(record) and (include_closed or record.status != "closed"):
-                found.append(record)
-        return pl.index_payload(found)
-
     # -- writing ------------------------------------------------------------------
-    def _retry(
-        self, session_id: str, attempt: Callable[[], dict[str, Any] | None]
-    ) -> dict[str, Any]:
-        """Run ``attempt`` until it is not beaten by a concurrent writer (it returns ``None`` then)."""
-        for n in range(1, MAX_ATTEMPTS + 1):
-            try:
-                result = attempt()
-            except VersionConflict:
-                result = None
-            if result is not None:
-                return result
-            time.sleep(min(0.0005 * n, 0.02))
-        raise SessionBusy(session_id, MAX_ATTEMPTS)
-
-    def initialize_skill(
-        self,
-        session_id: str,
-        skill_specification: str | dict[str, Any],
-        initial_state: dict[str, Any] | None = None,
-        state_schema: dict[str, Any] | None = None,
-        environment: str | None = None,
-        skill: str | None = None,
-        environment_options: dict[str, Any] | None = None,
-        *,
-        provenance: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """Create a session: store P (immutable), Σ_0 = initial_state, a fresh environment.
-
-        ``environment`` defaults to :meth:`Host.default_environment` (the configured
-        ``default_environment``, else the one a plugin offers as default: the bundled
-        ``mock``, the reference server's default).
-
-        ``provenance`` (optional) is kept as ``meta["skill_store"]``: where P came from
-        (see :meth:`initialize_from_skill_store`).
-        """
-        session_id = inputs.check_session_id(session_id)
-        _, spec_text, spec_format = inputs.check_spec(skill_specification, self.limits)
-        seed = {} if initial_state is None else inputs.check_object(initial_state, "initial_state")
-        schema = inputs.check_schema(state_schema, self.limits)
-        options = inputs.check_options(environment_options, self.limits)
-        if environment is None:
-            environment = self.host.default_environment()
-        if not isinstance(environment, str) or not environment:
-            raise SessionInputError(
-                f"environment must be the name of a registered environment "
-                f"({', '.join(self.host.environments.names()) or 'none'}), got {environment!r}"
-            )
-        env_spec = self.host.environment(environment)
-        run_skill = ADHOC_SKILL if skill is None else self.host.skill(skill)
-        env = _build_env(env_spec.name, lambda: env_spec.factory(options, None))
-        snapshot = env.snapshot()
-        if check_document(snapshot, "snapshot"):
-            raise PluginError(f"environment '{environment}' returned a snapshot that is not JSON")
-        observation = env.initial_observation() or pl.boot_observation(session_id)
-        meta = {
-            "kind": pl.SESSION_KIND,
-            "adhoc_skill": skill is None,
-            "spec_format": spec_format,
-            "spec_sha256": pl.spec_digest(spec_text),
-        }
-        if provenance is not None:
-            meta["skill_store"] = dict(provenance)
-        if self.store.exists(session_id):
-            raise SessionExists(session_id, self._status_of(session_id))
-        self._make_room()
-        try:
-            outcome = create_run(
-                self.host,
-                self.store,
-                run_skill,
-                session_id,
-                None if skill is None else seed,
-                start=seed if skill is None else None,  # kept as given, nulls included
-                spec=spec_text,
-                environment={"name": env_spec.name, "options": options, "state": snapshot},
-                observation=observation,
-                schema=schema,
-                meta=meta,
-                label="initialize_skill",
-            )
-        except RunExists:
-            raise SessionExists(session_id, self._status_of(session_id)) from None
-        if not outcome.accepted or outcome.record is None:
-            problems = outcome.problems
-            schema_only = schema is not None and all(
-                p.code in ("schema", "unknown-key") for p in problems
-            )
-            prefix = (
-                "Initial state violates state_schema" if schema_only else "Initial state rejected"
-            )
-            raise StateRejected(f"{prefix}: {pl.reasons(problems)}", problems)
-        log.debug("session %s initialized (environment %s)", session_id, env_spec.name)
-        return pl.init_payload(outcome.record)
-
-    def initialize_from_skill_store(
-        self,
-        session_id: str,
-        name: str,
-        initial_state: dict[str, Any] | None = None,
-        state_schema: dict[str, Any] | None = None,
-        environment: str | None = None,
-        skill: str | None = None,
-        environment_options: dict[str, Any] | None = None,
-        *,
-        skill_store: SkillStore | None = None,
-    ) -> dict[str, Any]:
-        """Create a session whose P is the body of the stored skill ``name``, frozen now.
-
-        ``skill`` defaults to the skill's ``skillstate-skill`` frontmatter key,
-        ``environment`` to ``skillstate-environment`` (else the default environment).
-        The session's
-        ``meta["skill_store"]`` records the skill's name, the sha256 of its SKILL.md,
-        its source and path. ``skill_store`` defaults to the configured one.
-        """
-        from skillstate.skills import SkillError, SkillStore, session_spec
-
-        store = skill_store if skill_store is not None else SkillStore.from_config(self.host.config)
-        spec = session_spec(name, store)
-        if isinstance(spec, SkillError):
-            raise SessionInputError(spec.message)
-        return self.initialize_skill(
-            session_id,
-            spec.body,
-            initial_state,
-            state_schema,
-            environment or spec.environment or None,
-            skill if skill is not None else spec.skill_definition,
-            environment_options,
-            provenance=spec.meta()["skill_store"],
-        )
-
-    def _status_of(self, session_id: str) -> str:
-        try:
-            return self.store.get(session_id).status
-        except RunNotFound:
-            return "active"
-
     def execute_step(
         self,
         session_id: str,
@@ -563,14 +252,3 @@ class Runtime:
             record.status,
             record.observation,
         )
-
-
-def _build_env(name: str, make: Callable[[], Any]) -> Any:
-    try:
-        return make()
-    except SkillstateError:
-        raise
-    except Exception as exc:
-        raise PluginError(
-            f"environment '{name}' could not be created: {type(exc).__name__}: {exc}"
-        ) from None

@@ -29,6 +29,7 @@ from skillstate.runtime.errors import SessionInputError, StepNotFound
 
 if TYPE_CHECKING:
     from skillstate.host import Host
+    from skillstate.journal import Merge
     from skillstate.pipeline import Outcome
     from skillstate.store import Store
 
@@ -46,17 +47,19 @@ HISTORY_LIMIT = 50
 MAX_HISTORY_LIMIT = 500
 
 
-def _step_of(store: Store, run_id: str, version: int) -> int:
-    return store.state_at(run_id, version).step
+def _step_of(store: Store, run_id: str, version: int, merge: Merge | None) -> int:
+    return store.state_at(run_id, version, merge=merge).step
 
 
-def step_versions(store: Store, record: RunRecord, step: int) -> tuple[int, int]:
+def step_versions(
+    store: Store, record: RunRecord, step: int, merge: Merge | None = None
+) -> tuple[int, int]:
     """The first and the last version at which the session was at ``step``.
 
     Raises :class:`StepNotFound` for a step it never was at (past its current step,
     or before the step a fork started at).
     """
-    first_step = _step_of(store, record.id, 1)
+    first_step = _step_of(store, record.id, 1, merge)
     if not first_step <= step <= record.step:
         raise StepNotFound(record.id, step, record.step, first_step)
 
@@ -64,7 +67,7 @@ def step_versions(store: Store, record: RunRecord, step: int) -> tuple[int, int]
         low, high = 1, record.version
         while low < high:
             middle = (low + high + 1) // 2
-            if _step_of(store, record.id, middle) <= wanted:
+            if _step_of(store, record.id, middle, merge) <= wanted:
                 low = middle
             else:
                 high = middle - 1
@@ -75,7 +78,9 @@ def step_versions(store: Store, record: RunRecord, step: int) -> tuple[int, int]
     return first, last
 
 
-def session_at(store: Store, record: RunRecord, step: int) -> dict[str, Any]:
+def session_at(
+    store: Store, record: RunRecord, step: int, merge: Merge | None = None
+) -> dict[str, Any]:
     """The inspector view of the session as it was at ``step`` (``get_session`` ``at_step``).
 
     ``execution_state``, ``stepCount``, ``status``, ``version``, ``updatedAt`` and
@@ -83,9 +88,9 @@ def session_at(store: Store, record: RunRecord, step: int) -> dict[str, Any]:
     ``environmentState`` are given only for the current step (the journal keeps
     observations as digests), ``lastObservationSha256`` always.
     """
-    first, last = step_versions(store, record, step)
-    item = store.state_at(record.id, last)
-    made = store.state_at(record.id, first).entry
+    first, last = step_versions(store, record, step, merge)
+    item = store.state_at(record.id, last, merge=merge)
+    made = store.state_at(record.id, first, merge=merge).entry
     past = item.record_of(record)
     if last != record.version:
         meta = dict(record.meta)
@@ -103,7 +108,11 @@ def session_at(store: Store, record: RunRecord, step: int) -> dict[str, Any]:
 
 
 def history_payload(
-    store: Store, record: RunRecord, after: int | None, limit: int | None, merge: Any = None
+    store: Store,
+    record: RunRecord,
+    after: int | None,
+    limit: int | None,
+    merge: Merge | None = None,
 ) -> dict[str, Any]:
     """One page of a session's history: a row per version after ``after``, oldest first.
 
@@ -180,7 +189,7 @@ def environment_at(
         env = spec.factory(options, None)
         observation = env.initial_observation() or None
     latest = None
-    for item in store.history(record.id, before=version + 1):
+    for item in store.history(record.id, before=version + 1, merge=host.merge):
         entry = item.entry
         if entry.observation_sha256 is not None:
             latest = entry.observation_sha256
@@ -212,7 +221,7 @@ def fork_at(
     from skillstate.runtime.retries import MARKER
 
     version = record.version if version is None else version
-    item = store.state_at(record.id, version)  # VersionNotFound before any other work
+    item = store.state_at(record.id, version, merge=host.merge)  # VersionNotFound first
     environment, observation = environment_at(host, store, record, version)
     meta = dict(record.meta)
     meta.pop(MARKER, None)

@@ -26,6 +26,7 @@ from typing import Any
 
 import attrs
 
+from skillstate.display import excerpt
 from skillstate.jsondoc import check_document, json_kind
 from skillstate.runtime.errors import SessionInputError
 
@@ -131,34 +132,41 @@ def _refuse(name: str) -> Any:
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_refuse)
 
 
+_STRING_OR_TRAILING_COMMA = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)'  # a string (or one left open to the end), skipped
+    r"|,(?=[ \t\r\n]*[}\]])"  # a comma before } or ] (whitespace between): removed
+)
+
+
 def _strip_trailing_commas(body: str) -> tuple[str, list[int]]:
-    """Remove commas that are followed (after whitespace) by ``}`` or ``]``, outside strings."""
-    out: list[str] = []
+    """Remove commas that are followed (after whitespace) by ``}`` or ``]``, outside strings.
+
+    One regular-expression pass: each string is skipped whole, each comma looks ahead
+    over the whitespace that follows it only (which ends at the next non-blank
+    character), so the work is linear in ``len(body)``.
+    """
+    pieces: list[str] = []
     removed: list[int] = []
-    in_string = escaped = False
-    for index, char in enumerate(body):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == ",":
-            rest = body[index + 1 :].lstrip(" \t\r\n")
-            if rest[:1] in ("}", "]"):
-                removed.append(index)
-                continue
-        out.append(char)
-    return "".join(out), removed
+    kept = 0
+    for match in _STRING_OR_TRAILING_COMMA.finditer(body):
+        if match.group()[0] == ",":
+            index = match.start()
+            pieces.append(body[kept:index])
+            removed.append(index)
+            kept = index + 1
+    if not removed:
+        return body, removed
+    pieces.append(body[kept:])
+    return "".join(pieces), removed
 
 
 def _original_offset(offset: int, removed: list[int]) -> int:
+    """Where ``offset`` of the repaired body was in the original (``removed`` is sorted)."""
     for position in removed:
         if position <= offset:
             offset += 1
+        else:
+            break
     return offset
 
 
@@ -238,11 +246,11 @@ def parse_turn_response(text: str) -> ParsedTurn:
         if missing:
             parts.append("missing " + ", ".join(f'"{k}"' for k in missing))
         if extra:
-            parts.append("unexpected " + ", ".join(f'"{k}"' for k in extra))
+            parts.append(excerpt("unexpected " + ", ".join(f'"{k}"' for k in extra)))
         raise TurnParseError(
             "wrong_key_set",
             f'the JSON block must have exactly the two keys "state_patch" and "action"; '
-            f"got {json.dumps(list(value), ensure_ascii=False)} ({'; '.join(parts)})",
+            f"got {excerpt(json.dumps(list(value), ensure_ascii=False))} ({'; '.join(parts)})",
             text,
             at(extra[0] if extra else None, value=False),
             done,

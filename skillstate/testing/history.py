@@ -53,6 +53,52 @@ class HistoryConformance(StoreSuite):
         assert list(store.history("hist-1", after=7)) == []
         assert list(store.history("hist-1", after=2, before=3)) == []
 
+    def test_every_window_is_the_slice_of_the_full_history(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        """Each ``after``/``before``/``limit`` window is exactly the matching slice of the
+        replay of the journal, oldest first: entry, state, status and step of each item
+        (an override that is off by one, out of order, or ignores a bound fails here)."""
+        from skillstate.journal import replay_history
+
+        self._versions(host, store, skill, "win-1", 6)
+        full = list(replay_history("win-1", store.journal("win-1")))
+        assert [i.version for i in full] == [1, 2, 3, 4, 5, 6]
+        assert list(store.history("win-1")) == full
+        for after in (None, 0, 1, 2, 3, 5, 6, 7):
+            for before in (None, 0, 1, 2, 4, 6, 7, 9):
+                for limit in (None, 1, 2, 3, 10):
+                    want = [
+                        item
+                        for item in full
+                        if (after is None or item.version > after)
+                        and (before is None or item.version < before)
+                    ][:limit]
+                    got = list(store.history("win-1", after=after, before=before, limit=limit))
+                    assert got == want, (after, before, limit, [i.version for i in got])
+        for item in full:
+            assert store.state_at("win-1", item.version) == item, item.version
+
+    def test_history_and_state_at_replay_with_the_merge_they_are_given(
+        self, host: Any, store: Any, skill: Any
+    ) -> None:
+        """``merge`` (``host.merge``: a merge plugin) is the one replay uses, for every
+        version before the current one (whose state is the record's)."""
+        from skillstate.journal import replay_history
+        from skillstate.merge import merge_patch
+
+        def tagged(state: Any, patch: Any) -> Any:
+            return {**merge_patch(state, patch), "merged_by": "tagged"}
+
+        self._versions(host, store, skill, "merge-1", 5)
+        want = list(replay_history("merge-1", store.journal("merge-1"), merge=tagged))
+        assert all(item.state["merged_by"] == "tagged" for item in want)
+        assert list(store.history("merge-1", merge=tagged)) == want
+        assert list(store.history("merge-1", after=1, limit=2, merge=tagged)) == want[1:3]
+        for item in want[:-1]:
+            assert store.state_at("merge-1", item.version, merge=tagged) == item
+        assert "merged_by" not in store.state_at("merge-1", 5, merge=tagged).state
+
     def test_history_refuses_bad_bounds_and_unknown_runs(self, store: Any) -> None:
         from skillstate.errors import InvalidInput, InvalidRunId, RunNotFound
 
@@ -111,8 +157,10 @@ class HistoryConformance(StoreSuite):
         full = list(replay_history("snap-1", store.journal("snap-1")))
         assert list(store.history("snap-1")) == full
         assert [i.version for i in store.history("snap-1", after=8, limit=2)] == [9, 10]
-        for version in (3, 4, 5, 8, 9, 11):
-            assert store.state_at("snap-1", version) == full[version - 1]
+        for version in range(1, 12):
+            assert store.state_at("snap-1", version) == full[version - 1], version
+        for after in range(0, 12):  # pages starting on, before and after each snapshot
+            assert list(store.history("snap-1", after=after, limit=3)) == full[after : after + 3]
         record = store.get("snap-1")
         assert verify_record(record, store.journal("snap-1"), snapshots=kept) == []
         # an imported copy keeps (or computes) its snapshots too

@@ -15,8 +15,9 @@ import pytest
 
 import skillstate.durability as durability
 from skillstate.config import load_config
-from skillstate.durability import PendingSyncs, check_level, configured_level, using_level
+from skillstate.durability import check_level, configured_level, using_level
 from skillstate.errors import ConfigError, StoreError
+from skillstate.group_sync import PendingSyncs
 from skillstate.testing import make_host, run_command
 
 
@@ -190,7 +191,8 @@ root = sys.argv[1]
 def seen(fd, directory):
     sys.stderr.write("synced " + os.readlink(f"/proc/self/fd/{fd}") + "\\n")
 import skillstate.durability as durability
-syncs = durability.pending_syncs()
+import skillstate.group_sync as group_sync
+syncs = group_sync.pending_syncs()
 syncs.window = syncs.delay = 600.0  # the thread will not sync before the exit does
 observing = observing_syncs(seen)
 observing.__enter__()  # still observing while the interpreter exits
@@ -214,3 +216,39 @@ def test_what_is_pending_is_synced_when_the_interpreter_exits(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     after = done.stderr.split("acknowledged\n", 1)[1]  # no close(): the exit flushes
     assert f"synced {root / 'r.jsonl'}" in after and f"synced {root}\n" in after
+
+
+EXIT_FAILING_SCRIPT = """
+import sys
+from skillstate.testing import make_host, observing_syncs, sample_skill
+from skillstate.plugin import Change, create_run, transition
+import skillstate.durability as durability
+import skillstate.group_sync as group_sync
+syncs = group_sync.pending_syncs()
+syncs.window = syncs.delay = 600.0  # only the exit syncs
+def failing(fd, directory):
+    raise OSError(5, "Input/output error")
+host = make_host(f"file:{sys.argv[1]}?durability=process")
+store = host.open_store()
+create_run(host, store, sample_skill(), "r", {"counter": 0})
+transition(host, store, "r", Change(patch={"counter": 1}), skill=sample_skill())
+sys.stderr.write("acknowledged\\n")
+observing = observing_syncs(failing)
+observing.__enter__()  # every sync from here on fails: the exit's too
+"""
+
+
+def test_a_sync_that_fails_at_the_interpreter_exit_is_reported(tmp_path: Path) -> None:
+    """A command has no next write to fail: the exit's failed sync must still be said."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_FAILING_SCRIPT, str(tmp_path / "state")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    after = done.stderr.split("acknowledged\n", 1)[1]
+    assert "a deferred sync failed" in after and "Input/output error" in after, done.stderr
+    assert "Traceback" not in done.stderr

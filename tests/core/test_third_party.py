@@ -113,7 +113,7 @@ def test_the_base_install_does_not_pull_the_mcp_sdk(plugin_env: Path, tmp_path: 
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
-    assert (out.returncode, out.stdout) == (2, "")
+    assert (out.returncode, out.stdout) == (3, "")  # exits.ERROR: an optional extra is missing
     assert out.stderr == (
         "skillstate: the MCP server needs the 'mcp' extra, which is not installed: "
         "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)\n"

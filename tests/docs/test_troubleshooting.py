@@ -178,3 +178,24 @@ def test_the_disk_full_and_damaged_run_messages_are_the_real_ones(small_fs: Any)
     full = _skillstate(small_fs.path, "--store", url, "patch", "t1", "--json", '{"nextAction":"x"}')
     assert full.returncode == 3
     assert f"`{full.stderr.strip().replace(agent, '/srv/agent')}`" in page
+
+
+def test_the_mcp_server_messages_are_the_real_ones(tmp_path: Path) -> None:
+    """The MCP rows: a missing extra (3), the token footguns (2), a busy port (3)."""
+    import socket
+
+    page = _page()
+    missing = _hidden(tmp_path, ("mcp", "starlette"), "mcp")
+    assert missing.returncode == 3
+    assert f"`{missing.stderr.strip()}`" in page
+    empty = _skillstate(tmp_path, "mcp", "--http", "--token", "")
+    assert empty.returncode == 2 and f"`{empty.stderr.strip()}`" in page
+    public = _skillstate(tmp_path, "mcp", "--http", "--host", "0.0.0.0")
+    assert public.returncode == 2 and f"`{public.stderr.strip()}`" in page
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = _skillstate(tmp_path, "mcp", "--http", "--port", str(port))
+    assert busy.returncode == 3
+    assert f"`{busy.stderr.strip().replace(f':{port}:', ':3211:')}`" in page

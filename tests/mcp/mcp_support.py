@@ -52,6 +52,7 @@ async def stdio_client_for(
     transport: str = "fast",
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
+    mode: str = "auto",
 ) -> AsyncIterator[Client]:
     """A connected ``Client`` over a fresh ``skillstate mcp`` stdio subprocess."""
     params = StdioServerParameters(
@@ -61,7 +62,9 @@ async def stdio_client_for(
         cwd=str(cwd),
     )
     with open(cwd / f"server-stderr-{transport}.log", "a") as errlog:
-        client = Client(stdio_client(params, errlog=errlog), read_timeout_seconds=TIMEOUT)
+        client = Client(
+            stdio_client(params, errlog=errlog), mode=mode, read_timeout_seconds=TIMEOUT
+        )
         async with client as connected:
             yield connected
 
@@ -121,12 +124,14 @@ def start_http(
 
 
 @asynccontextmanager
-async def http_client(url: str, token: str | None = None) -> AsyncIterator[Client]:
+async def http_client(
+    url: str, token: str | None = None, mode: str = "auto"
+) -> AsyncIterator[Client]:
     """A connected ``Client`` over Streamable HTTP (with a bearer token when given)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http:
         transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, read_timeout_seconds=TIMEOUT) as connected:
+        async with Client(transport, mode=mode, read_timeout_seconds=TIMEOUT) as connected:
             yield connected
 
 

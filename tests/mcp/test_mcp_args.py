@@ -105,7 +105,7 @@ def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Any) -
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
-    assert (done.returncode, done.stdout) == (2, "")
+    assert (done.returncode, done.stdout) == (3, "")  # exits.ERROR: an optional extra is missing
     assert done.stderr == (
         "skillstate: the MCP server needs the 'mcp' extra, which is not installed: "
         "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)\n"

@@ -112,3 +112,43 @@ async def test_the_session_cap(connect: Any) -> None:
             "initialize_skill", {"session_id": "b", "skill_specification": "x"}
         )
         assert over.is_error and "Session limit reached (1 active sessions)" in text_of(over)
+
+
+async def test_rewind_session_as_for_runs(connect: Any) -> None:
+    async with connect({}) as client:
+        await client.call_tool(
+            "initialize_skill",
+            {"session_id": "w", "skill_specification": "x", "initial_state": {"n": 0}},
+        )
+        for n in (1, 2):
+            await client.call_tool(
+                "execute_step",
+                {
+                    "session_id": "w",
+                    "reasoning_trace": "r",
+                    "state_update": {"n": n},
+                    "action": f"go {n}",
+                    "environment_observation": "",
+                },
+            )
+        back = data(await client.call_tool("rewind_session", {"session_id": "w", "to_step": 1}))
+        assert back["execution_state"] == {"n": 1} and back["rewound_to"] == {
+            "step": 1,
+            "version": 2,
+        }
+        assert back["metadata"]["stepCount"] == 2  # a new version; the step does not go back
+        history = data(await client.call_tool("session_history", {"session_id": "w"}))
+        assert history["items"][-1]["origin"] == {"op": "rewind", "version": 2}
+        missing = await client.call_tool("rewind_session", {"session_id": "w", "to_step": 9})
+        assert missing.is_error and "has no step 9" in text_of(missing)
+        bad = await client.call_tool("rewind_session", {"session_id": "w", "to_step": "1"})
+        assert bad.is_error
+        await client.call_tool("close_session", {"session_id": "w"})
+        closed = await client.call_tool("rewind_session", {"session_id": "w", "to_step": 0})
+        assert closed.is_error and "force" in text_of(closed)
+        forced = data(
+            await client.call_tool(
+                "rewind_session", {"session_id": "w", "to_step": 0, "force": True}
+            )
+        )
+        assert forced["execution_state"] == {"n": 0} and forced["metadata"]["status"] == "active"

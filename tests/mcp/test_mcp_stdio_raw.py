@@ -16,8 +16,9 @@ from skillstate.mcp.stdio import DEFAULT_MAX_LINE
 def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Path) -> None:
     """stdout a regular file (not a pipe): the fast transport falls back to the SDK's.
 
-    Raw JSON-RPC (the legacy handshake): a line nested past the SDK parser's limit and a
-    line that is not JSON get no answer, and the requests after them are served.
+    Raw JSON-RPC (the legacy handshake): a line nested past the SDK parser's limit gets
+    an error with its id, a line that is not JSON an error with ``id: null`` (the SDK
+    answers neither), and the requests after them are served.
     """
     deep = '{"a":' * 400 + "1" + "}" * 400
     lines = [
@@ -61,15 +62,17 @@ def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Pat
         proc.stdin.write(("\n".join(lines) + "\n").encode())
         proc.stdin.flush()
         deadline = time.monotonic() + 60
-        while out_path.read_text().count("\n") < 2 and time.monotonic() < deadline:
+        while out_path.read_text().count("\n") < 4 and time.monotonic() < deadline:
             time.sleep(0.05)
         proc.stdin.close()  # EOF: the server finishes and exits
         assert proc.wait(60) == 0, err_path.read_text()
     answers = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    assert [a.get("id") for a in answers] == [0, 2]
+    assert [a.get("id") for a in answers] == [0, 1, None, 2]
     assert answers[0]["result"]["serverInfo"]["name"] == "skillstate"
-    assert answers[1]["result"]["isError"] is True
-    assert 'unknown argument "verbose"' in answers[1]["result"]["content"][0]["text"]
+    assert answers[1]["error"]["code"] == -32600
+    assert answers[2]["error"]["code"] == -32700
+    assert answers[3]["result"]["isError"] is True
+    assert 'unknown argument "verbose"' in answers[3]["result"]["content"][0]["text"]
 
 
 def _initialize(request_id: int) -> str:
@@ -109,7 +112,8 @@ def _serve_pipes(tmp_path: Path, payload: bytes, answers: int) -> tuple[list[dic
 
 def test_fast_transport_drops_an_over_long_line_and_serves_the_rest(tmp_path: Path) -> None:
     """On pipes: blank lines are skipped, a line over the 64 MiB limit is dropped with a
-    warning, an unparsable one gets no answer, and the requests around them are served."""
+    warning, an unparsable one an error with ``id: null``, and the requests around them
+    are served."""
     listing = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -131,9 +135,10 @@ def test_fast_transport_drops_an_over_long_line_and_serves_the_rest(tmp_path: Pa
             b"",
         ]
     )
-    answers, stderr = _serve_pipes(tmp_path, payload, 2)
-    assert [a["id"] for a in answers] == [0, 2]
-    assert answers[1]["result"]["structuredContent"]["sessions"] == []
+    answers, stderr = _serve_pipes(tmp_path, payload, 3)
+    assert [a["id"] for a in answers] == [0, None, 2]
+    assert answers[1]["error"]["code"] == -32700
+    assert answers[2]["result"]["structuredContent"]["sessions"] == []
     assert "dropped an input line longer than the stdio line limit" in stderr
 
 

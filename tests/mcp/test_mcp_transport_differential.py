@@ -8,6 +8,13 @@ Streamable HTTP. The calls draw from valid and invalid values for every argument
 (missing, extra, wrong types, JSON text instead of objects, blank strings, huge
 integers), and their order makes real sessions. Every answer must be the same on the
 three, timestamps aside, and none may be an internal error.
+
+A fourth server runs with the SDK internals off (``SKILLSTATE_MCP_SDK_INTERNALS=off``,
+skillstate/mcp/sdk.py): the SDK's own stdio transport and its own result path, where
+the others return results encoded once (skillstate/mcp/results.py). Its answers must
+be the same too, and every success's text block must be ``jsondoc.pretty`` of its
+``structuredContent``, on every server. The series runs in both client modes: the
+2026 protocol (``auto``) and the 2025 handshake (``legacy``).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from typing import Any
 
 import pytest
 from mcp_support import http_client, start_http, stdio_client_for, text_of
+
+from skillstate.jsondoc import pretty
 
 pytestmark = pytest.mark.anyio
 
@@ -75,6 +84,7 @@ def _calls(seed: int, count: int) -> list[tuple[str, dict[str, Any]]]:
 def _answer(result: Any) -> Any:
     if result.is_error:
         return {"error": text_of(result)}
+    assert text_of(result) == pretty(result.structured_content)
 
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
@@ -90,18 +100,28 @@ def _answer(result: Any) -> Any:
     return strip(result.structured_content)
 
 
-async def test_three_transports_answer_random_calls_alike(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_four_servers_answer_random_calls_alike(tmp_path: Path, mode: str) -> None:
     server = start_http(f"file:{tmp_path / 'http'}", tmp_path)
     try:
         async with AsyncExitStack() as stack:
             clients = {
                 transport: await stack.enter_async_context(
-                    stdio_client_for(f"file:{tmp_path / transport}", tmp_path, transport)
+                    stdio_client_for(f"file:{tmp_path / transport}", tmp_path, transport, mode=mode)
                 )
                 for transport in ("fast", "sdk")
             }
-            clients["http"] = await stack.enter_async_context(http_client(server.url))
-            for tool, args in _calls(seed=20261130, count=150):
+            clients["public"] = await stack.enter_async_context(
+                stdio_client_for(
+                    f"file:{tmp_path / 'public'}",
+                    tmp_path,
+                    "fast",
+                    env={"SKILLSTATE_MCP_SDK_INTERNALS": "off"},
+                    mode=mode,
+                )
+            )
+            clients["http"] = await stack.enter_async_context(http_client(server.url, mode=mode))
+            for tool, args in _calls(seed=20261130, count=150 if mode == "auto" else 80):
                 answers = {
                     name: _answer(await client.call_tool(tool, args))
                     for name, client in clients.items()

@@ -181,3 +181,26 @@ def test_non_string_input_is_refused() -> None:
     bad: Any = None
     with pytest.raises(InvalidInput, match="response_text must be a string"):
         parse_turn_response(bad)
+
+
+def test_a_megabyte_turn_with_trailing_commas_parses_whole_and_maps_positions() -> None:
+    """The repair pass is linear (it was quadratic: 18 s for 1 MB froze the HTTP server).
+
+    Speed is measured by ``python -m benchmarks --only runtime``; this checks the result
+    of the large case: every item kept, every trailing comma removed (and counted), and
+    an error after the repair still points into the original text.
+    """
+    items = 60_000
+    body = ",".join(f'[{i},"v,{i}",]' for i in range(items))  # commas inside strings stay
+    text = f'Reasoning.\n```json\n{{"state_patch": {{"xs": [{body},]}}, "action": "go",}}\n```\n'
+    assert len(text) > 1_000_000
+    parsed = parse_turn_response(text)
+    assert parsed.action == "go" and parsed.reasoning_trace == "Reasoning."
+    assert len(parsed.state_update["xs"]) == items
+    assert parsed.state_update["xs"][-1] == [items - 1, f"v,{items - 1}"]
+    assert parsed.repairs == (f"removed {items + 2} trailing commas",)
+    bad = text.replace('"action": "go",', '"action": 5,')
+    with pytest.raises(TurnParseError) as caught:
+        parse_turn_response(bad)
+    assert caught.value.category == "action_not_string"
+    assert bad[caught.value.offset] == "5"

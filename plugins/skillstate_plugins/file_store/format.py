@@ -11,17 +11,19 @@ and the rest), plus under ``record`` the record fields the entry does not imply
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillstate.plugin import (
     JournalEntry,
     RunRecord,
-    Snapshot,
     StoreError,
     compact,
     parse_stored,
     pretty,
 )
+
+if TYPE_CHECKING:
+    from skillstate.plugin import Snapshot
 
 __all__ = [
     "BLANK",

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from skillstate.plugin import JournalEntry, RunRecord, StoreError
 
 from .fileio import RunFiles, read_file
@@ -70,13 +72,15 @@ def rig_state_entries(journal: bytes, path: str, state: Mapping[str, Any]) -> li
     rig-state's lines get their position as version; the first, ``init``, gets as
     ``base`` the state rig-state started from (``runId``, ``skill``, ``phase``,
     ``createdAt``, ``updatedAt``) and every later one its ``updatedAt`` stamp as ``set``.
-    ``state`` is the run's current state: its ``runId`` and ``skill`` never change, and
-    its ``phase`` stands in for the first one, which rig-state does not record (exact
-    when no line sets a phase, irrelevant otherwise). Our lines after them (an upgraded
-    run) are read as usual.
+    ``state`` is the run's current state: its ``runId`` and ``skill`` never change.
+    rig-state does not record the phase it started at: it is the first phase of the
+    run's skill (:data:`RIG_STATE_FIRST_PHASE`, rig-state's own three skills), else —
+    a skill rig-state does not know — the current phase when no line sets one. So
+    ``state_at(1)`` and a ``log`` from version 1 show the run as rig-state created it.
+    Our lines after them (an upgraded run) are read as usual.
     """
     count, end = _rig_state_lines(journal)
-    entries = []
+    entries: list[JournalEntry] = []
     for number, line in enumerate(journal[:end].split(b"\n")[:-1], start=1):
         try:
             data = parse_line(line)
@@ -85,7 +89,23 @@ def rig_state_entries(journal: bytes, path: str, state: Mapping[str, Any]) -> li
         except ValueError as exc:
             raise StoreError(f"journal {path} line {number} is damaged: {exc}") from None
         entries.append(_entry(data, number, state))
-    return entries + decode_entries(journal[end:], path, first_number=count + 1)
+    entries += decode_entries(journal[end:], path, first_number=count + 1)
+    return _first_phase(entries, state)
+
+
+RIG_STATE_FIRST_PHASE = {"rig-task": "spec", "rig-epic": "plan", "rig-review": "find"}
+"""The phase rig-state starts a run of each of its skills at (the first of its phases)."""
+
+
+def _first_phase(entries: list[JournalEntry], state: Mapping[str, Any]) -> list[JournalEntry]:
+    """The entries with the creation's ``phase`` set to the one rig-state started at."""
+    if not entries or entries[0].base is None or "phase" not in entries[0].base:
+        return entries
+    first = RIG_STATE_FIRST_PHASE.get(str(state.get("skill")))
+    if first is None:  # a skill rig-state does not have: the current phase stands in
+        return entries
+    base = {**entries[0].base, "phase": first}
+    return [attrs.evolve(entries[0], base=base), *entries[1:]]
 
 
 def import_line(record: RunRecord) -> bytes:

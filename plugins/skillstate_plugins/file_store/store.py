@@ -34,8 +34,9 @@ import builtins
 import os
 import urllib.parse
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin import (
     NO_FLOCK,
@@ -44,8 +45,6 @@ from skillstate.plugin import (
     RunExists,
     RunNotFound,
     RunRecord,
-    RunSummary,
-    Snapshot,
     Store,
     StoreError,
     StoreWarning,
@@ -85,10 +84,14 @@ from .format import (
     encode_record,
     parse_record_file,
 )
-from .history import JournalView
 from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
 from .recovery import rebuild, recover
 from .replay import record_delta
+
+if TYPE_CHECKING:
+    from skillstate.plugin import RunSummary, Snapshot
+
+    from .history import JournalView
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
 
@@ -187,14 +190,15 @@ class FileStore(Store):
         return stored.journal_size == size
 
     def _is_whole(self, stored: RecordFile | None, files: RunFiles) -> bool:
-        """At ``process``: whether the journal's last byte, the record says, is a newline.
+        """Whether the journal's last byte, the record says, is a newline.
 
         After a power loss at ``process`` a journal can have its new size but not the
         data of its last lines (NUL bytes): as long as the record says, yet not level.
-        One byte read, for a run this store does not remember. At ``full`` a journal
-        line is synced before the record is swapped in, so this cannot happen.
+        One byte read, for a run this store does not remember. Checked at ``full`` too:
+        a store written at ``process`` may be reopened at ``full`` after the power loss,
+        and a commit must not append after those bytes (recovery then refuses it).
         """
-        if self._syncs is None or stored is None or stored.record is None:
+        if stored is None or stored.record is None:
             return True
         return ends_with_newline(files.journal, stored.journal_size)
 
@@ -271,7 +275,10 @@ class FileStore(Store):
         return data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
 
     def _view(self, run_id: str) -> JournalView:
-        """The run's journal, memory-mapped (after the record is brought level with it)."""
+        """The run's journal, opened for reads by offset (after the record is brought
+        level with it); imported here, so ``get``/``patch`` never load the reader."""
+        from .history import JournalView
+
         self.get(run_id)  # RunNotFound, and recovery if a commit was cut short
         return JournalView(self._files(run_id).journal)
 
@@ -294,6 +301,8 @@ class FileStore(Store):
             return view.snapshots()
 
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> builtins.list[RunSummary]:
+        from skillstate.plugin import RunSummary  # listing records: built when listing
+
         try:
             entries = {entry.name: entry for entry in os.scandir(self.root)}
         except FileNotFoundError:
@@ -328,14 +337,20 @@ class FileStore(Store):
         """Create the run with every sync: ``.json.new``, the journal, the directory."""
         self._write_new(record, encode_entry(entry, record_delta(None, record, entry)))
 
-    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    def import_run(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        *,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
         """The whole journal written at once, like a creation (every sync, one lock):
         each line carries what rebuilding its record needs, and its snapshot when due."""
         check_run_id(record.id)
         check_import(record, entries)
         lines, before = [], None
-        for current, entry in imported_records(record, entries):
-            snapshot = Snapshot.of(current) if snapshot_due(entry.version) else None
+        for current, entry in imported_records(record, entries, merge):
+            snapshot = _snapshot(current) if snapshot_due(entry.version) else None
             lines.append(encode_entry(entry, record_delta(before, current, entry), snapshot))
             before = current
         self._write_new(record, b"".join(lines))
@@ -397,16 +412,21 @@ class FileStore(Store):
                     if before.version != expected_version:
                         raise VersionConflict(run_id, expected_version, before.version)
                     size = journal.size
-                    snapshot = Snapshot.of(record) if snapshot_due(record.version) else None
+                    snapshot = _snapshot(record) if snapshot_due(record.version) else None
                     line = encode_entry(entry, record_delta(before, record, entry), snapshot)
                     if size == 0:  # a rig-state run without a journal: its state comes first
                         line = import_line(before) + line
                     write_file(files.pending, encode_record(record, size + len(line)), sync=False)
+                    created = journal.fd < 0  # a rig-state run's first journal
                     try:
                         journal.append(line, sync=self._syncs is None)  # the commit point
+                        if created and self._syncs is None:
+                            fsync_dir(self.root)  # the new journal's name, before the ack
                         put_in_place(files.pending, files.record)
                         if self._syncs is not None:
                             self._syncs.add(files.journal)
+                            if created:
+                                self._syncs.add(self.root, directory=True)
                     except StoreError:
                         self._undo(files, journal, size)
                         raise
@@ -479,3 +499,10 @@ class FileStore(Store):
                 remove(path)
             fsync_dir(self.root)
         return existed
+
+
+def _snapshot(record: RunRecord) -> Snapshot:
+    """``Snapshot.of(record)``, the snapshot records built only when one is first due."""
+    from skillstate.plugin import Snapshot
+
+    return Snapshot.of(record)

@@ -24,6 +24,7 @@ from skillstate.plugin import (
     RunSummary,
     Snapshot,
     Store,
+    StoreError,
     StoreWarning,
     VersionConflict,
     check_run_id,
@@ -52,6 +53,11 @@ class MemoryStore(Store):
         self.url = url
         self.durability = "none"  # nothing outlives the process
         name = url.split(":", 1)[1] if ":" in url else ""
+        if "?" in name:
+            raise StoreError(
+                f"memory store URL '{url}': a memory store takes no options "
+                "(it keeps nothing past its process: its durability is none)"
+            )
         if name:
             with _named_lock:
                 self._space = _named.setdefault(name, _Space())

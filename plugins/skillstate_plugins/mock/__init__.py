@@ -6,9 +6,12 @@ Registering costs nothing: the environment is imported when a session first uses
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skillstate.plugin import EnvironmentSpec, hookimpl
+from skillstate.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from skillstate.plugin import EnvironmentSpec
 
 __all__ = ["create_environment", "skillstate_register_environments"]
 
@@ -22,6 +25,8 @@ def create_environment(options: Mapping[str, Any], snapshot: Any) -> Any:
 
 @hookimpl
 def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]) -> None:
+    from skillstate.plugin import EnvironmentSpec  # built when a session needs environments
+
     register(
         EnvironmentSpec(
             name="mock",

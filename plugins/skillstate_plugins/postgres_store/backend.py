@@ -5,7 +5,8 @@ options: :mod:`.postgres_url`; the tables, their migrations and how a record is
 stored: :mod:`.postgres_tables`.
 
 Durability: at ``full`` a commit returns once the server has flushed its WAL (the
-server's ``synchronous_commit``, ``on`` by default). At ``process`` the store's
+server's ``synchronous_commit``, ``on`` by default; a default of ``off`` is turned
+``on`` for the store's connections). At ``process`` the store's
 connections run with ``synchronous_commit = off``: a commit returns once the server
 has it in memory; a crash of the client loses nothing, and a crash of the server or
 its machine loses at most the last ``3 × wal_writer_delay`` (600 ms by default).
@@ -112,7 +113,7 @@ class PostgresStore(Store):
                 max_size=self.options["pool_max"],
                 timeout=self.options["pool_timeout"],
                 kwargs={"autocommit": True},
-                configure=self._configure if self.durability == "process" else None,
+                configure=self._configure,
                 open=False,
                 name=f"skillstate:{self.schema}",
             )
@@ -128,10 +129,19 @@ class PostgresStore(Store):
             self._pool = pool
             return pool
 
-    @staticmethod
-    def _configure(conn: psycopg.Connection[Any]) -> None:
-        """Each new connection of a store at ``durability=process``."""
-        conn.execute("SET synchronous_commit = off")
+    def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        """Each new connection: ``synchronous_commit`` for the store's level.
+
+        At ``process``, ``off``. At ``full`` the server's setting is kept unless it is
+        ``off`` (a role, database or ``options`` default), which would acknowledge a
+        commit before its WAL is flushed: then ``on``.
+        """
+        if self.durability == "process":
+            conn.execute("SET synchronous_commit = off")
+            return
+        row = conn.execute("SHOW synchronous_commit").fetchone()
+        if row is not None and str(row[0]).lower() == "off":
+            conn.execute("SET synchronous_commit = on")
 
     def _run(
         self,
@@ -225,12 +235,21 @@ class PostgresStore(Store):
 
         self._run(f"create run '{record.id}'", work, self._entry_landed(record.id, entry))
 
-    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    def import_run(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        *,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
         """Write ``record`` and its whole journal in one transaction."""
         check_run_id(record.id)
         check_import(record, entries)
         params = run_params(record)
-        snapshots = {s.version: compact(s.to_dict()) for s in due_snapshots(entries)}
+        snapshots = {
+            s.version: compact(s.to_dict())
+            for s in (due_snapshots(entries, merge) if merge else due_snapshots(entries))
+        }
         rows = [
             (record.id, e.version, e.ts, compact(e.to_dict()), snapshots.get(e.version))
             for e in entries

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from skillstate.plugin import StoreError, check_level, mask_url, store_durability
 
@@ -67,7 +67,8 @@ def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
         raise StoreError("bad PostgreSQL URL: pool_min is larger than pool_max")
     if not any(k == "application_name" for k, _ in theirs):
         theirs.append(("application_name", "skillstate"))
-    conninfo = urlunsplit(parts._replace(query=urlencode(theirs)))
+    # %20, not '+': libpq decodes %XX in a URI but takes '+' literally (options=-c x=y)
+    conninfo = urlunsplit(parts._replace(query=urlencode(theirs, quote_via=quote)))
     return conninfo, options
 
 

@@ -10,13 +10,14 @@ plugin brings ``skillstate migrate-rig-epics`` (:mod:`.epics`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillstate.plugin import CommandSpec, hookimpl
+from skillstate.plugin import hookimpl
 
 if TYPE_CHECKING:
-    from skillstate.plugin import DoctorFinding, Problem, SkillDefinition, Store
+    from pathlib import Path
+
+    from skillstate.plugin import CommandSpec, DoctorFinding, Problem, SkillDefinition, Store
 
 __all__ = [
     "skillstate_doctor",
@@ -56,6 +57,8 @@ def skillstate_doctor(root: Path, store: Store | None) -> Iterable[DoctorFinding
 
 @hookimpl
 def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> None:
+    from skillstate.plugin import CommandSpec
+
     register(
         CommandSpec.from_module(
             "migrate-rig-epics",

@@ -34,6 +34,7 @@ import urllib.parse
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs
 
 from skillstate.plugin import (
@@ -390,11 +391,20 @@ class SQLiteStore(Store):
         check_run_id(record.id)
         self._write(lambda conn: self._cas(conn, record, entry, expected_version))
 
-    def import_run(self, record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    def import_run(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        *,
+        merge: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
         """Write ``record`` and its whole journal (with its snapshots) in one transaction."""
         check_run_id(record.id)
         check_import(record, entries)
-        snapshots = {s.version: s for s in due_snapshots(entries)}
+        snapshots = {
+            s.version: s
+            for s in (due_snapshots(entries, merge) if merge else due_snapshots(entries))
+        }
 
         def work(conn: sqlite3.Connection) -> None:
             if conn.execute("SELECT 1 FROM runs WHERE id = ?", (record.id,)).fetchone():

@@ -15,9 +15,12 @@ policies are in :mod:`.bench`), and the plugin brings the command ``skillstate d
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skillstate.plugin import CommandSpec, EnvironmentSpec, hookimpl
+from skillstate.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from skillstate.plugin import CommandSpec, EnvironmentSpec
 
 __all__ = [
     "create_environment",
@@ -36,6 +39,8 @@ def create_environment(options: Mapping[str, Any], snapshot: Any) -> Any:
 
 @hookimpl
 def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]) -> None:
+    from skillstate.plugin import EnvironmentSpec  # built when a session needs environments
+
     register(
         EnvironmentSpec(
             name="warehouse",
@@ -55,6 +60,8 @@ def skillstate_register_benchmarks(register: Callable[[Any], None]) -> None:
 
 @hookimpl
 def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> None:
+    from skillstate.plugin import CommandSpec
+
     register(
         CommandSpec.from_module(
             "demo",

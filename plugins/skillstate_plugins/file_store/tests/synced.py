@@ -7,7 +7,8 @@ content (by inode) or the directory's entries (name → inode). :meth:`SyncRecor
 then writes a copy of the store directory as a power loss would leave it:
 
 - a name exists only if the last sync of its directory listed it (a directory never
-  synced keeps the entries it had when the recorder started);
+  synced while recording has no entries: to start from files already on disk, call
+  the recorder on their descriptors and the directory's first);
 - a file holds what it held at its last sync, or nothing if it was never synced;
 - ``keep`` names files (by suffix) whose unsynced writes happened to reach the disk
   anyway (the disk may write back any time): they are copied as they are now, which

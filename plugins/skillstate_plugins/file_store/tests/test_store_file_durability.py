@@ -293,3 +293,98 @@ def test_sigkill_of_a_writer_loses_nothing_acknowledged(tmp_path: Path, level: s
         assert verify_record(record, fresh.journal("k")) == []
     host.close()
     assert acknowledged > KILLS, "the writers hardly committed: the test proved little"
+
+
+def test_full_opening_a_process_store_after_a_power_loss_never_writes_past_nul_bytes(
+    tmp_path: Path,
+) -> None:
+    """docs/configuration.md: a store written at one level can be opened at the other.
+
+    A power loss at ``process`` can leave the journal with its new size but NUL bytes
+    where its last line was. Opened at ``full`` afterwards, a commit must not append
+    after those bytes (the run would no longer be readable): it is refused, as a
+    record ahead of its journal is at ``full``, and ``repair`` rolls back.
+    """
+    root = tmp_path / "state"
+    host = make_host(f"file:{root}?durability=process")
+    store, skill = host.open_store(), sample_skill()
+    create_run(host, store, skill, "r", {"counter": 0})
+    first = (root / "r.jsonl").read_bytes()
+    transition(host, store, "r", Change(patch={"counter": 1}), skill=skill)
+    host.close()
+    size = (root / "r.jsonl").stat().st_size
+    (root / "r.jsonl").write_bytes(first + b"\0" * (size - len(first)))
+    journal = (root / "r.jsonl").read_bytes()
+    host = make_host(f"file:{root}")  # full
+    with (
+        warnings.catch_warnings(),
+        pytest.raises(StoreError, match=r"journal ends at version 1 .*verify --repair"),
+    ):
+        warnings.simplefilter("ignore", StoreWarning)
+        transition(host, host.open_store(), "r", Change(patch={"counter": 9}), skill=skill)
+    host.close()
+    assert journal.startswith(first)
+    assert (root / "r.jsonl").read_bytes() == first  # refused: the NULs cut, nothing added
+    FileStore(f"file:{root}").repair("r")
+    fresh = FileStore(f"file:{root}")
+    record = fresh.get("r")
+    assert record.version == 1 and verify_record(record, fresh.journal("r")) == []
+
+
+def test_process_a_late_sync_that_fails_fails_the_write_that_waited_for_it(
+    tmp_path: Path,
+) -> None:
+    """A writer that finds a write a window old syncs before it is acknowledged; if that
+    sync fails, this write fails, unwritten (it is not acknowledged on a failed disk)."""
+    root, clock = tmp_path / "state", FakeClock()
+    host, store, skill = _writer(root, "process", clock)
+    create_run(host, store, skill, "r", {"counter": 0})
+    clock.now += SYNC_WINDOW  # the thread is late: the creation is a window old, unsynced
+    journal = (root / "r.jsonl").read_bytes()
+
+    def failing(fd: int, directory: bool) -> None:
+        raise OSError(5, "Input/output error")
+
+    with observing_syncs(failing):
+        with pytest.raises(StoreError, match="deferred sync failed"):
+            transition(host, store, "r", Change(patch={"counter": 1}), skill=skill)
+    assert (root / "r.jsonl").read_bytes() == journal  # nothing written
+    assert FileStore(f"file:{root}?durability=process").get("r").version == 1
+    host.close()
+
+
+@pytest.mark.parametrize("level", ["full", "process"])
+def test_the_first_commit_of_a_rig_state_run_creates_its_journal_durably(
+    tmp_path: Path, level: str
+) -> None:
+    """A run the original rig-state wrote without a journal gets one on its first commit:
+    its name must reach the disk (a directory sync) within the level's promise."""
+    import json
+
+    from skillstate.plugin import SkillDefinition
+
+    root = tmp_path / "state"
+    root.mkdir()
+    stamp = "2026-09-01T00:00:00.000Z"
+    state = {"runId": "pr", "skill": "rig-task", "phase": "spec", "createdAt": stamp}
+    (root / "pr.json").write_text(json.dumps({**state, "updatedAt": stamp}, indent=2) + "\n")
+    recorder, clock = SyncRecorder(root), FakeClock()
+    for path, directory in ((root / "pr.json", False), (root, True)):  # on disk before
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            recorder(fd, directory)
+        finally:
+            os.close(fd)
+    with recorder.recording():
+        host, store, _ = _writer(root, level, clock)
+        skill = SkillDefinition(name="rig-task", updated_key="updatedAt")
+        assert transition(host, store, "pr", Change(patch={"phase": "red"}), skill=skill).accepted
+        clock.now += SYNC_WINDOW  # at process: the sync thread's turn
+        if level == "process":
+            store._syncs.run_due()
+    copy = recorder.cut(tmp_path / "cut")
+    host.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StoreWarning)
+        record = FileStore(f"file:{copy}?durability={level}").get("pr")
+    assert (record.version, record.state["phase"]) == (2, "red")

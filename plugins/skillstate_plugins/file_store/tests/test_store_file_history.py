@@ -115,3 +115,20 @@ def test_an_imported_run_is_written_at_once_and_rebuilt_after_a_power_loss(
     (tmp_path / "copy" / "run-1.json").write_bytes(b"")  # what a power loss can leave
     again = FileStore(f"file:{tmp_path / 'copy'}")
     assert again.get("run-1") == record and again.journal("run-1") == entries
+
+
+def test_a_rig_state_run_has_its_history_from_version_1(store: Any, tmp_path: Path) -> None:
+    """rig-state records no starting phase: version 1 is the run as rig-state created it
+    (the skill's first phase), not the run's current phase, and verify agrees."""
+    _, files = store
+    root = tmp_path / "state"
+    written = _write_rig_run(root, "abc-18", RIG_PATCHES)
+    first = files.state_at("abc-18", 1)
+    assert first.state["phase"] == "spec" and first.state["branch"] == "alice/abc-18"
+    assert first.state["createdAt"] == first.state["updatedAt"] == written["createdAt"]
+    phases = [item.state["phase"] for item in files.history("abc-18")]
+    assert phases[0] == "spec" and phases[-1] == written["phase"]
+    record = files.get("abc-18")
+    entries = files.journal("abc-18")
+    assert verify_record(record, entries, snapshots=files.snapshots("abc-18")) == []
+    assert phases == ["spec", "red", "green"]

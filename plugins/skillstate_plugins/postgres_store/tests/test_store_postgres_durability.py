@@ -99,3 +99,19 @@ def test_sigkill_of_a_client_loses_nothing_acknowledged(url: str, level: str) ->
         finally:
             fresh.close()
     host.close()
+
+
+def test_full_is_kept_where_the_server_default_is_off(url: str) -> None:
+    """A session default of ``off`` (set for the role or database, or in ``options``)
+    would make ``full`` acknowledge before the WAL is flushed: the store turns it on."""
+    store = PostgresStore(f"{url}&options=-c%20synchronous_commit%3Doff&pool_min=2")
+    try:
+        assert store.durability == "full"
+        assert _setting(store) == "on"
+    finally:
+        store.close()
+    stronger = PostgresStore(f"{url}&options=-c%20synchronous_commit%3Dremote_write")
+    try:
+        assert _setting(stronger) == "remote_write"  # at full, a stronger setting is kept
+    finally:
+        stronger.close()

@@ -1,0 +1,175 @@
+"""Answers for JSON-RPC messages the SDK cannot take: every request with an id gets one.
+
+The SDK parses each incoming message with its message adapter; a message that fails
+(a lone surrogate escape such as ``"\\ud800"``, bytes that are not UTF-8, ``params``
+that is an array, a batch array, a truncated line) is dropped over stdio, so a client
+waits for its own timeout, and answered over HTTP with ``id: null`` and a raw
+validation dump. :func:`reject` reads such a message leniently instead and builds the
+JSON-RPC errors it deserves:
+
+- a request (an object with a ``method`` and an ``id``) → one error with that id:
+  ``-32700`` for bytes that are not UTF-8, ``-32602`` for ``params`` that is not an
+  object or holds text that is not valid Unicode, ``-32600`` otherwise;
+- a batch (a JSON array) → one ``-32600`` error per request in it that has an id
+  (MCP 2025-06-18 removed JSON-RPC batching), or one ``id: null`` error for an array
+  that holds none;
+- text that is not JSON at all → one ``-32700`` error with ``id: null`` (its id cannot
+  be known, as JSON-RPC 2.0 prescribes);
+- a notification (no id) or a response → nothing.
+
+Each message is bounded (:func:`skillstate.display.excerpt`) and pure ASCII-safe JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from skillstate.display import excerpt
+
+__all__ = [
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "PARSE_ERROR",
+    "encode",
+    "error_message",
+    "reject",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+
+_MAX_DEPTH = 64  # how deep a lone surrogate is searched for (deeper: reported without a path)
+
+
+def error_message(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    """A JSON-RPC 2.0 error response (``id`` ``None`` for "unknown")."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
+    """Where the first lone surrogate in ``value`` is (``params.arguments.id``), if any."""
+    if isinstance(value, str):
+        return path if _has_surrogate(value) else None
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = f"{path}.<key>" if _has_surrogate(key) else f"{path}.{excerpt(key, 40)}"
+            if _has_surrogate(key):
+                return name
+            found = _surrogate_path(item, name, depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _surrogate_path(item, f"{path}[{index}]", depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _usable_id(message: Any) -> tuple[bool, Any]:
+    """``(is_request, id)``: whether ``message`` is a request with an id, and that id.
+
+    An id that is not a string or an integer (a float, ``true``, an object), or a string
+    that is not valid Unicode, is answered with ``id: null``.
+    """
+    if not isinstance(message, dict) or "id" not in message:
+        return False, None
+    if "method" not in message and ("result" in message or "error" in message):
+        return False, None  # a response: never answered
+    rid = message["id"]
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        return True, None
+    if isinstance(rid, str) and _has_surrogate(rid):
+        return True, None
+    if isinstance(rid, int) and abs(rid) > 2**63:
+        return True, None
+    return True, rid
+
+
+def _why(message: dict[str, Any]) -> tuple[int, str]:
+    method = message.get("method")
+    if message.get("jsonrpc") != "2.0":
+        return INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"'
+    if not isinstance(method, str) or not method:
+        return INVALID_REQUEST, 'invalid request: "method" must be a non-empty string'
+    if _has_surrogate(method):
+        return INVALID_REQUEST, 'invalid request: "method" is not valid Unicode (a lone surrogate)'
+    if "params" in message and not isinstance(message["params"], dict):
+        kind = type(message["params"]).__name__
+        kind = {"list": "an array", "str": "a string", "NoneType": "null"}.get(kind, f"a {kind}")
+        return (
+            INVALID_PARAMS,
+            f"invalid params of {excerpt(method, 60)}: params must be an object, not {kind}",
+        )
+    where = _surrogate_path(message.get("params"), "params")
+    if where is not None:
+        return (
+            INVALID_PARAMS,
+            f"invalid params of {excerpt(method, 60)}: {where} holds text that is not valid "
+            "Unicode (a lone surrogate escape such as \\ud800); send UTF-8 text",
+        )
+    return INVALID_REQUEST, f"invalid request to {excerpt(method, 60)}: not a valid MCP message"
+
+
+def _loads(text: str) -> tuple[bool, Any]:
+    try:
+        return True, json.loads(text)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def reject(raw: bytes | str) -> list[dict[str, Any]]:
+    """The JSON-RPC errors owed for ``raw``, a message the SDK's adapter refused."""
+    utf8 = True
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            utf8 = False
+            text = raw.decode("utf-8", "replace")
+    else:
+        text = raw
+    parsed, message = _loads(text)
+    if not parsed:
+        return [error_message(None, PARSE_ERROR, "parse error: the message is not JSON text")]
+    if isinstance(message, list):
+        note = (
+            "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18); "
+            "send each request as its own message"
+        )
+        answers = []
+        for item in message:
+            is_request, rid = _usable_id(item)
+            if is_request and "method" in item:
+                answers.append(error_message(rid, INVALID_REQUEST, note))
+        return answers or [error_message(None, INVALID_REQUEST, note)]
+    is_request, rid = _usable_id(message)
+    if not is_request:
+        if isinstance(message, dict) and ("method" in message or "result" in message):
+            return []  # a notification or a response the SDK refused: nothing to answer
+        return [
+            error_message(
+                None, INVALID_REQUEST, "invalid request: a JSON-RPC message is a JSON object"
+            )
+        ]
+    if not utf8:
+        return [
+            error_message(
+                rid, PARSE_ERROR, "parse error: the message is not UTF-8 text (invalid bytes)"
+            )
+        ]
+    code, why = _why(message)
+    return [error_message(rid, code, why)]
+
+
+def encode(answer: dict[str, Any] | list[dict[str, Any]]) -> bytes:
+    """``answer`` as compact JSON bytes (ASCII-escaped, so always encodable)."""
+    return json.dumps(answer, separators=(",", ":"), ensure_ascii=True).encode("ascii")

@@ -1,0 +1,224 @@
+"""The :class:`~skillstate.runtime.Runtime` calls that create and list sessions, and the
+limits of a shared server (``max_active_sessions``, ``session_idle_ttl``).
+
+Before a session is created or forked, idle sessions are closed first (so they free
+their slots), then the cap is checked; after the creation the count is checked again,
+and a session that made the count exceed the cap (another process created one at the
+same time) is removed and refused (:mod:`skillstate.runtime.limits`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from skillstate.errors import PluginError, RunExists, RunNotFound, SkillstateError
+from skillstate.jsondoc import check_document
+from skillstate.pipeline import create_run
+from skillstate.records import RunRecord
+from skillstate.runtime import inputs
+from skillstate.runtime import payloads as pl
+from skillstate.runtime.base import ADHOC_SKILL, RuntimeBase
+from skillstate.runtime.errors import (
+    SessionExists,
+    SessionInputError,
+    SessionLimitReached,
+    StateRejected,
+)
+
+if TYPE_CHECKING:
+    from skillstate.runtime.limits import SessionIndex
+    from skillstate.skills import SkillStore
+
+__all__ = ["CreatingCalls"]
+
+log = logging.getLogger("skillstate.runtime")
+
+
+class CreatingCalls(RuntimeBase):
+    """Sessions created (``initialize_*``), listed, capped and expired."""
+
+    _index: SessionIndex | None = None
+
+    def _sessions(self) -> SessionIndex:
+        if self._index is None:
+            from skillstate.runtime.limits import SessionIndex
+
+            self._index = SessionIndex(self.store)
+        return self._index
+
+    # -- limits ---------------------------------------------------------------------
+    def expire_idle_sessions(self) -> list[str]:
+        """Close every active session not written for ``session_idle_ttl``; their ids.
+
+        A session written meanwhile is left alone (the close is a compare-and-swap); one
+        that cannot be closed (its skill is gone and a rule refuses) never stops the others.
+        """
+        from skillstate.runtime.limits import expire_idle
+
+        return expire_idle(
+            self.host, self._sessions(), self.session_idle_ttl, self._skill, ADHOC_SKILL
+        )
+
+    def _make_room(self) -> None:
+        """Close idle sessions, then refuse a new one beyond ``max_active_sessions``."""
+        if self.session_idle_ttl > 0:
+            self.expire_idle_sessions()
+        if self.max_active_sessions > 0:
+            if self._sessions().count() >= self.max_active_sessions:
+                raise SessionLimitReached(self.max_active_sessions)
+
+    def _confirm_room(self, session_id: str) -> None:
+        """After creating ``session_id``: if the active sessions now exceed the cap (a
+        concurrent creation), remove it again and refuse."""
+        if self.max_active_sessions > 0:
+            if self._sessions().count() > self.max_active_sessions:
+                self.store.delete(session_id)
+                raise SessionLimitReached(self.max_active_sessions)
+
+    def initialize_skill(
+        self,
+        session_id: str,
+        skill_specification: str | dict[str, Any],
+        initial_state: dict[str, Any] | None = None,
+        state_schema: dict[str, Any] | None = None,
+        environment: str | None = None,
+        skill: str | None = None,
+        environment_options: dict[str, Any] | None = None,
+        *,
+        provenance: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Create a session: store P (immutable), Σ_0 = initial_state, a fresh environment.
+
+        ``environment`` defaults to :meth:`Host.default_environment` (the configured
+        ``default_environment``, else the one a plugin offers as default: the bundled
+        ``mock``, the reference server's default).
+
+        ``provenance`` (optional) is kept as ``meta["skill_store"]``: where P came from
+        (see :meth:`initialize_from_skill_store`).
+        """
+        session_id = inputs.check_session_id(session_id)
+        _, spec_text, spec_format = inputs.check_spec(skill_specification, self.limits)
+        seed = {} if initial_state is None else inputs.check_object(initial_state, "initial_state")
+        schema = inputs.check_schema(state_schema, self.limits)
+        options = inputs.check_options(environment_options, self.limits)
+        if environment is None:
+            environment = self.host.default_environment()
+        if not isinstance(environment, str) or not environment:
+            raise SessionInputError(
+                f"environment must be the name of a registered environment "
+                f"({', '.join(self.host.environments.names()) or 'none'}), got {environment!r}"
+            )
+        env_spec = self.host.environment(environment)
+        run_skill = ADHOC_SKILL if skill is None else self.host.skill(skill)
+        env = _build_env(env_spec.name, lambda: env_spec.factory(options, None))
+        snapshot = env.snapshot()
+        if check_document(snapshot, "snapshot"):
+            raise PluginError(f"environment '{environment}' returned a snapshot that is not JSON")
+        observation = env.initial_observation() or pl.boot_observation(session_id)
+        meta = {
+            "kind": pl.SESSION_KIND,
+            "adhoc_skill": skill is None,
+            "spec_format": spec_format,
+            "spec_sha256": pl.spec_digest(spec_text),
+        }
+        if provenance is not None:
+            meta["skill_store"] = dict(provenance)
+        if self.store.exists(session_id):
+            raise SessionExists(session_id, self._status_of(session_id))
+        self._make_room()
+        try:
+            outcome = create_run(
+                self.host,
+                self.store,
+                run_skill,
+                session_id,
+                None if skill is None else seed,
+                start=seed if skill is None else None,  # kept as given, nulls included
+                spec=spec_text,
+                environment={"name": env_spec.name, "options": options, "state": snapshot},
+                observation=observation,
+                schema=schema,
+                meta=meta,
+                label="initialize_skill",
+            )
+        except RunExists:
+            raise SessionExists(session_id, self._status_of(session_id)) from None
+        if outcome.accepted:
+            self._confirm_room(session_id)
+        if not outcome.accepted or outcome.record is None:
+            problems = outcome.problems
+            schema_only = schema is not None and all(
+                p.code in ("schema", "unknown-key") for p in problems
+            )
+            prefix = (
+                "Initial state violates state_schema" if schema_only else "Initial state rejected"
+            )
+            raise StateRejected(f"{prefix}: {pl.reasons(problems)}", problems)
+        log.debug("session %s initialized (environment %s)", session_id, env_spec.name)
+        return pl.init_payload(outcome.record)
+
+    def initialize_from_skill_store(
+        self,
+        session_id: str,
+        name: str,
+        initial_state: dict[str, Any] | None = None,
+        state_schema: dict[str, Any] | None = None,
+        environment: str | None = None,
+        skill: str | None = None,
+        environment_options: dict[str, Any] | None = None,
+        *,
+        skill_store: SkillStore | None = None,
+    ) -> dict[str, Any]:
+        """Create a session whose P is the body of the stored skill ``name``, frozen now.
+
+        ``skill`` defaults to the skill's ``skillstate-skill`` frontmatter key,
+        ``environment`` to ``skillstate-environment`` (else the default environment).
+        The session's
+        ``meta["skill_store"]`` records the skill's name, the sha256 of its SKILL.md,
+        its source and path. ``skill_store`` defaults to the configured one.
+        """
+        from skillstate.skills import SkillError, SkillStore, session_spec
+
+        store = skill_store if skill_store is not None else SkillStore.from_config(self.host.config)
+        spec = session_spec(name, store)
+        if isinstance(spec, SkillError):
+            raise SessionInputError(spec.message)
+        return self.initialize_skill(
+            session_id,
+            spec.body,
+            initial_state,
+            state_schema,
+            environment or spec.environment or None,
+            skill if skill is not None else spec.skill_definition,
+            environment_options,
+            provenance=spec.meta()["skill_store"],
+        )
+
+    def list_sessions(self, include_closed: bool = False) -> dict[str, Any]:
+        """The session index (``active_sessions``, ``sessions``), sorted by id; closed ones on request."""
+        if self.session_idle_ttl > 0:
+            self.expire_idle_sessions()
+        found: list[RunRecord] = []
+        for summary in self.store.list():
+            if summary.status == "closed" and not include_closed:
+                continue
+            try:
+                record = self.store.get(summary.id)
+            except RunNotFound:  # deleted meanwhile
+                continue
+            if pl.is_session(record) and (include_closed or record.status != "closed"):
+                found.append(record)
+        return pl.index_payload(found)
+
+
+def _build_env(name: str, make: Callable[[], Any]) -> Any:
+    try:
+        return make()
+    except SkillstateError:
+        raise
+    except Exception as exc:
+        raise PluginError(
+            f"environment '{name}' could not be created: {type(exc).__name__}: {exc}"
+        ) from None

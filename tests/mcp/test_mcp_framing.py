@@ -1,0 +1,158 @@
+"""Every JSON-RPC request with an id gets an answer over stdio, even one the SDK cannot parse.
+
+Raw lines on real pipes into a ``skillstate mcp`` subprocess, both stdio transports
+(``fast``, and ``sdk``, the SDK's own reader and writer); and the prompt errors the SDK
+answers as code 0 with a traceback in the log answered as ``-32602`` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_support import SKILLSTATE, server_env
+
+from skillstate.mcp.framing import reject
+
+INIT = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+).encode()
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+BAD_LINES: list[tuple[bytes, list[Any], int]] = [
+    # (line, the ids it must be answered with, the error code)
+    (
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_session",'
+        b'"arguments":{"session_id":"\\ud800"}}}',
+        [1],
+        -32602,
+    ),
+    (b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":["get_session"]}', [2], -32602),
+    (
+        b'[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"ping"}]',
+        [3, 4],
+        -32600,
+    ),
+    (b'{"jsonrpc":"2.0","id":5,"method":"ping","params":{"a":"\xff\xfe"}}', [5], -32700),
+    (b'{"jsonrpc":"2.0","id":"six","method":"pi', [None], -32700),
+    (b"\x00\x01garbage", [None], -32700),
+    (b'{"jsonrpc":"2.0","id":"\\udfff","method":"ping"}', [None], -32600),
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"skill-state://\\ud83d"}}',
+        [7],
+        -32602,
+    ),
+    (b"[]", [None], -32600),
+]
+
+
+def _serve(
+    tmp_path: Path, transport: str, lines: list[bytes], answers: int
+) -> tuple[list[Any], str]:
+    proc = subprocess.Popen(
+        [SKILLSTATE, "mcp", "--transport", transport],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=server_env(f"file:{tmp_path / 'store'}"),
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    payload = b"\n".join(lines) + b"\n"
+    writer = threading.Thread(target=lambda: (proc.stdin.write(payload), proc.stdin.flush()))
+    writer.start()
+    got = [json.loads(proc.stdout.readline()) for _ in range(answers)]
+    writer.join(60)
+    proc.stdin.close()
+    assert proc.wait(60) == 0
+    return got, proc.stderr.read().decode(errors="replace")
+
+
+@pytest.mark.parametrize("transport", ["fast", "sdk"])
+def test_every_request_with_an_id_is_answered_even_when_the_sdk_cannot_parse_it(
+    tmp_path: Path, transport: str
+) -> None:
+    """A lone surrogate escape, array params, a batch, non-UTF-8 bytes, garbage: each gets
+    its error (the request's id where it can be read, ``null`` where it cannot), in order,
+    and a ping after all of them is still served."""
+    ping = b'{"jsonrpc":"2.0","id":99,"method":"ping"}'
+    lines = [INIT, INITIALIZED, *(line for line, _, _ in BAD_LINES), ping]
+    expected = [answer for _, ids, _ in BAD_LINES for answer in ids]
+    got, stderr = _serve(tmp_path, transport, lines, 1 + len(expected) + 1)
+    assert got[0]["id"] == 0 and "result" in got[0]
+    errors = got[1:-1]
+    assert [e["id"] for e in errors] == expected
+    codes = [code for _, ids, code in BAD_LINES for _ in ids]
+    assert [e["error"]["code"] for e in errors] == codes
+    assert got[-1] == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    assert "lone surrogate" in errors[0]["error"]["message"]
+    assert "params.arguments.session_id" in errors[0]["error"]["message"]
+    assert "must be an object, not an array" in errors[1]["error"]["message"]
+    assert "batches are not supported" in errors[2]["error"]["message"]
+    assert "not UTF-8" in errors[4]["error"]["message"]
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("transport", ["fast", "sdk"])
+def test_bad_prompt_requests_are_invalid_params_without_a_traceback(
+    tmp_path: Path, transport: str
+) -> None:
+    """The SDK answers these as JSON-RPC code 0 ("Error rendering prompt ...") and logs a
+    traceback; they are the caller's mistakes, so -32602 naming what was wrong."""
+
+    def get(rid: int, params: dict[str, Any]) -> bytes:
+        return json.dumps(
+            {"jsonrpc": "2.0", "id": rid, "method": "prompts/get", "params": params}
+        ).encode()
+
+    lines = [
+        INIT,
+        INITIALIZED,
+        get(1, {"name": "skill_state_turn", "arguments": {}}),
+        get(2, {"name": "skill_state_turn", "arguments": {"session_id": "nope"}}),
+        get(3, {"name": "no_such_prompt"}),
+        get(4, {"name": "skill_state_paper_turn", "arguments": {"session_id": "x", "extra": "1"}}),
+    ]
+    got, stderr = _serve(tmp_path, transport, lines, 5)
+    errors = {answer["id"]: answer["error"] for answer in got[1:]}
+    assert {rid: e["code"] for rid, e in errors.items()} == {
+        1: -32602,
+        2: -32602,
+        3: -32602,
+        4: -32602,
+    }
+    assert (
+        errors[1]["message"] == "prompt skill_state_turn needs the argument session_id (a string)"
+    )
+    assert 'Unknown session "nope"' in errors[2]["message"]
+    assert errors[3]["message"].startswith("unknown prompt 'no_such_prompt'; the prompts are: ")
+    assert "has no argument 'extra'" in errors[4]["message"]
+    assert "Traceback" not in stderr
+
+
+def test_reject_is_bounded_and_names_no_more_than_it_must() -> None:
+    huge_key = "k" * 100_000
+    line = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {huge_key: "\ud800"}},
+        ensure_ascii=True,
+    )
+    (answer,) = reject(line.encode())
+    assert answer["id"] == 1 and answer["error"]["code"] == -32602
+    assert len(answer["error"]["message"]) < 500
+    assert reject(b'{"jsonrpc":"2.0","method":"notifications/x","params":[1]}') == []
+    assert reject(b'{"jsonrpc":"2.0","id":3,"result":{}}') == []
+    deep = b'{"jsonrpc":"2.0","id":4,"method":"ping","params":' + b"[" * 5000 + b"]" * 5000 + b"}"
+    assert reject(deep)[0]["error"]["code"] == -32700  # too deep to read: id unknown

@@ -1,0 +1,131 @@
+"""The encoded-once tool results (skillstate/mcp/results.py) equal the SDK's own path.
+
+- the native pretty text is byte-identical to :func:`skillstate.jsondoc.pretty` on
+  generated plain documents (unicode, control characters, big integers, nesting), and
+  a document with a float or a non-JSON type takes ``pretty`` itself;
+- the runner's fast path returns, for every protocol version the SDK knows, the same
+  dict, key order included, as the SDK's own ``_serialize`` of the same result.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from mcp.server.runner import ServerRunner
+from mcp_types import CallToolResult, TextContent
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+
+from skillstate.jsondoc import pretty
+from skillstate.mcp import results, sdk
+from skillstate.mcp.server import build_server
+from skillstate.runtime import Runtime
+
+ALPHABET = [
+    "a",
+    "Z",
+    " ",
+    '"',
+    "\\",
+    "/",
+    "\n",
+    "\t",
+    "\x00",
+    "\x1f",
+    "\x7f",
+    "é",
+    "·",
+    "Σ",
+    "\u2028",
+    "\u2029",
+    "😀",
+    "\ufeff",
+    "0",
+    "1",
+    ".",
+]
+
+
+def _string(rng: random.Random) -> str:
+    return "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 12)))
+
+
+def _document(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth > 4 or roll < 0.45:
+        return rng.choice(
+            [
+                _string(rng),
+                rng.randrange(-(2**70), 2**70),
+                rng.randrange(-5, 5),
+                True,
+                False,
+                None,
+            ]
+        )
+    if roll < 0.75:
+        return {_string(rng): _document(rng, depth + 1) for _ in range(rng.randrange(0, 5))}
+    return [_document(rng, depth + 1) for _ in range(rng.randrange(0, 5))]
+
+
+def test_native_pretty_is_byte_identical_on_plain_documents() -> None:
+    rng = random.Random(20261201)
+    for _ in range(3000):
+        doc = {"payload": _document(rng)}
+        assert results.is_plain_json(doc)
+        assert results.fast_pretty(doc) == pretty(doc)
+
+
+@pytest.mark.parametrize(
+    "value", [1.5, 1e16, 1e-7, -0.0, 1.0, 2.0**60, (1, 2), {1: "a"}, float("nan")]
+)
+def test_floats_and_other_types_take_the_python_path(value: Any) -> None:
+    doc = {"a": [{"b": value}]}
+    assert not results.is_plain_json(doc)
+    try:
+        expected = pretty(doc)
+    except (TypeError, ValueError) as exc:
+        with pytest.raises(type(exc)):
+            results.fast_pretty(doc)
+        return
+    assert results.fast_pretty(doc) == expected
+    assert results.ok_result(doc).content[0].text == expected
+
+
+def _runner() -> ServerRunner[Any]:
+    """A runner over our real server, for its ``_serialize`` alone (no connection needed)."""
+    server = build_server(Runtime("memory:"))
+    runner: ServerRunner[Any] = object.__new__(ServerRunner)
+    runner.server = sdk.lowlevel_server(server)
+    return runner
+
+
+def test_the_fast_path_is_installed_here() -> None:
+    _runner()
+    assert hasattr(ServerRunner._serialize, "__wrapped__")
+
+
+@pytest.mark.parametrize("version", KNOWN_PROTOCOL_VERSIONS)
+def test_fast_serialize_equals_the_sdks(version: str) -> None:
+    runner = _runner()
+    original = ServerRunner._serialize.__wrapped__  # type: ignore[attr-defined]
+    rng = random.Random(version)
+    for _ in range(300):
+        data = {"session_id": _string(rng), "payload": _document(rng), "n": rng.randrange(9)}
+        fast = results.ok_result(data)
+        assert isinstance(fast, results.EncodedToolResult)
+        reference = CallToolResult(
+            content=[TextContent(type="text", text=pretty(data))], structured_content=data
+        )
+        mine = runner._serialize("tools/call", version, fast)
+        theirs = original(runner, "tools/call", version, reference)
+        assert mine == theirs
+        assert list(mine) == list(theirs)
+        assert original(runner, "tools/call", version, fast) == theirs  # the model itself too
+
+
+def test_a_non_plain_result_is_left_to_the_sdk() -> None:
+    result = results.ok_result({"x": 0.5})
+    assert not isinstance(result, results.EncodedToolResult)
+    assert result.structured_content == {"x": 0.5}
