@@ -26,6 +26,9 @@ once (more get 503), a request's headers must arrive within ``header_timeout`` (
 so a slow-trickling or silent client is dropped), and an idle keep-alive connection is
 closed after 5 s.
 
+The Host, Origin and token checks are :mod:`skillstate.netguard`'s, shared with the
+run inspector's gate (:mod:`skillstate.ui.gate`, mounted at ``/ui`` with ``--ui``).
+
 ``/mcp`` is the SDK's Streamable HTTP transport, stateless with JSON responses:
 no ``Mcp-Session-Id`` is needed, so any number of server processes can serve the same
 skill sessions through a shared store (file on one machine, SQLite, PostgreSQL).
@@ -35,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import hmac
 import json
 import logging
 import socket
@@ -46,7 +48,7 @@ from typing import Any
 import anyio
 import attrs
 from mcp.server import MCPServer
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import jsonrpc_message_adapter
 from starlette.requests import Request
 from starlette.responses import Response
@@ -56,6 +58,14 @@ from skillstate.errors import SkillstateError
 from skillstate.masking import mask_url
 from skillstate.mcp.framing import INVALID_REQUEST, error_message, reject
 from skillstate.mcp.scrub import scrub
+from skillstate.netguard import (
+    LOOPBACK,
+    allowed_names,
+    bearer_matches,
+    bind,
+    host_allowed,
+    origin_allowed,
+)
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -75,7 +85,6 @@ log = logging.getLogger("skillstate.mcp")
 DEFAULT_PORT = 3211
 DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_MAX_CONNECTIONS = 64
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class PortInUse(SkillstateError):
@@ -119,8 +128,9 @@ class HttpGate:
         self,
         app: ASGIApp,
         *,
-        security: TransportSecuritySettings,
         health: Callable[[], Awaitable[dict[str, Any]]],
+        host: str = "127.0.0.1",
+        allowed_hosts: Sequence[str] = (),
         token: str | None = None,
         max_body: int = DEFAULT_MAX_BODY,
         body_timeout: float = 30.0,
@@ -129,7 +139,7 @@ class HttpGate:
     ) -> None:
         self.app = app
         self.ui = ui
-        self.checker = TransportSecurityMiddleware(security)
+        self.names = allowed_names(host, allowed_hosts)
         self.health = health
         self.token = token.encode("utf-8") if token else None
         self.max_body = max_body
@@ -208,9 +218,10 @@ class HttpGate:
             )
 
     async def _refusal(self, request: Request) -> Response | None:
-        refused = await self.checker.validate_request(request, is_post=False)
-        if refused is not None:
-            return refused
+        if not host_allowed(request.headers.get("host"), self.names):
+            return _json(421, {"error": "this Host is not allowed (use --allowed-host NAME)"})
+        if not origin_allowed(request.headers.get("origin"), self.names):
+            return _json(403, {"error": "this Origin is not allowed"})
         if self.token is not None and not self._authorized(request):
             return _json(
                 401,
@@ -224,11 +235,7 @@ class HttpGate:
 
     def _authorized(self, request: Request) -> bool:
         assert self.token is not None
-        header = request.headers.get("authorization", "")
-        scheme, _, value = header.partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(value.strip().encode("utf-8"), self.token)
+        return bearer_matches(request.headers.get("authorization"), self.token)
 
 
 def _too_large(size: int, limit: int, prefix: str = "") -> Response:
@@ -307,8 +314,9 @@ def http_app(
 
     return HttpGate(
         inner,
-        security=security,
         health=health or default_health,
+        host=host,
+        allowed_hosts=allowed_hosts,
         token=token,
         max_body=max_body,
         health_timeout=health_timeout,
@@ -328,16 +336,9 @@ class ServerLimits:
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # proto IPPROTO_TCP (not 0): asyncio sets TCP_NODELAY only on sockets that say they
-    # are TCP; without it Nagle + delayed ACK add ~40 ms to every response.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
+        return bind(host, port)
     except OSError as exc:
-        sock.close()
         shown = f"[{host}]" if ":" in host else host
         if exc.errno == errno.EADDRINUSE:
             raise PortInUse(
@@ -347,8 +348,6 @@ def _bind(host: str, port: int) -> socket.socket:
         raise PortInUse(
             f"cannot listen on {shown}:{port}: {exc.strerror or type(exc).__name__}"
         ) from None
-    sock.set_inheritable(True)
-    return sock
 
 
 def _protocol(header_timeout: float) -> type:

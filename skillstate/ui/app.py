@@ -59,9 +59,15 @@ T = TypeVar("T")
 _PATH = re.compile(r"(?<![\w.:/-])(?:[A-Za-z]:)?(?:/[\w.@+~-]+){2,}/?")
 
 
+_STORE_PATH = re.compile(r"\b(file|sqlite):(?![<])[\w.@+~/-]+")
+"""A path-based store URL (``file:/srv/state``, ``sqlite:////srv/runs.db``): all path."""
+
+
 def public_message(text: str, secrets: Sequence[str] = ()) -> str:
-    """An error message fit for a page: credentials masked, file system paths cut out."""
-    return _PATH.sub("<path>", mask_secrets(text, secrets))
+    """An error message fit for a page: credentials masked, file system paths cut out
+    (store URLs naming a path included)."""
+    text = _STORE_PATH.sub(r"\1:<path>", mask_secrets(text, secrets))
+    return _PATH.sub("<path>", text)
 
 
 def _templates() -> jinja2.Environment:
@@ -131,6 +137,12 @@ class _Pages:
             return self.error(request, 500, "internal error (the server's log has the details)")
 
 
+def _digits(value: str) -> bool:
+    """ASCII digits only, at most 12: ``str.isdigit`` also takes ``²`` (``int()`` refuses it)
+    and ``١`` (which ``int()`` reads)."""
+    return 0 < len(value) <= 12 and value.isascii() and value.isdigit()
+
+
 def _whole(request: Request, name: str, default: int | None = None, low: int = 1) -> int:
     from skillstate.errors import InvalidInput
 
@@ -139,7 +151,7 @@ def _whole(request: Request, name: str, default: int | None = None, low: int = 1
         if default is None:
             raise InvalidInput(f"{name} is required (a version number)")
         return default
-    if not value.isdigit() or len(value) > 12 or int(value) < low:
+    if not _digits(value) or int(value) < low:
         raise InvalidInput(f"{name} must be a whole number >= {low}, got {value[:40]!r}")
     return int(value)
 
@@ -148,7 +160,7 @@ def _path_version(request: Request) -> int:
     from skillstate.errors import InvalidInput
 
     value = str(request.path_params["version"])
-    if not value.isdigit() or len(value) > 12 or int(value) < 1:
+    if not _digits(value) or int(value) < 1:
         raise InvalidInput(f"a version is a whole number >= 1, got {value[:40]!r}")
     return int(value)
 

@@ -13,6 +13,9 @@ In this order:
    the same page without it, so the token does not stay in the address bar or the
    history). Anything else is 401. Compared in constant time.
 
+The Host, Origin and token checks are :mod:`skillstate.netguard`'s, the same code as
+the MCP HTTP server's gate (:mod:`skillstate.mcp.http`).
+
 Every answer carries a Content-Security-Policy allowing only the inspector's own
 script and style (no inline script can run, even if an escaping bug let one in),
 ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and
@@ -22,7 +25,6 @@ script and style (no inline script can run, even if an escaping bug let one in),
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import urllib.parse
 from collections.abc import Sequence
@@ -31,11 +33,18 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from skillstate.netguard import (
+    LOOPBACK,
+    allowed_names,
+    bearer_matches,
+    host_allowed,
+    origin_allowed,
+    token_matches,
+)
+
 __all__ = ["COOKIE", "LOOPBACK", "UiGate", "allowed_names", "security_headers"]
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 COOKIE = "skillstate_ui_token"
-ANY_ADDRESS = ("0.0.0.0", "::", "")
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -51,46 +60,6 @@ def security_headers() -> list[tuple[bytes, bytes]]:
         (b"referrer-policy", b"no-referrer"),
         (b"x-frame-options", b"DENY"),
     ]
-
-
-def allowed_names(bind: str, allowed_hosts: Sequence[str] = ()) -> frozenset[str]:
-    """Host names (no port, lower case, IPv6 without brackets) the gate accepts."""
-    names = {"127.0.0.1", "localhost", "::1"}
-    if bind not in ANY_ADDRESS:
-        names.add(bind.strip("[]").lower())
-    names.update(name.strip("[]").lower() for name in allowed_hosts if name)
-    return frozenset(names)
-
-
-def _hostname(value: str) -> str | None:
-    """The name in a Host header (``name``, ``name:port``, ``[v6]:port``), lower case."""
-    value = value.strip().lower()
-    if not value:
-        return None
-    if value.startswith("["):
-        end = value.find("]")
-        if end < 0:
-            return None
-        rest = value[end + 1 :]
-        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
-            return None
-        return value[1:end]
-    name, sep, port = value.partition(":")
-    if sep and not port.isdigit():
-        return None
-    return name
-
-
-def _origin_name(origin: str) -> str | None:
-    try:
-        parts = urllib.parse.urlsplit(origin)
-        hostname = parts.hostname
-        parts.port  # noqa: B018 - raises for a bad port
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not hostname:
-        return None
-    return hostname.lower()
 
 
 async def _plain(
@@ -150,11 +119,10 @@ class UiGate:
                 [(b"allow", b"GET, HEAD")],
             )
             return
-        if _hostname(headers.get("host", "")) not in self.names:
+        if not host_allowed(headers.get("host"), self.names):
             await _plain(send, 421, "this Host is not allowed (use --allowed-host NAME)")
             return
-        origin = headers.get("origin")
-        if origin is not None and _origin_name(origin) not in self.names:
+        if not origin_allowed(headers.get("origin"), self.names):
             await _plain(send, 403, "this Origin is not allowed")
             return
         if self.token is not None:
@@ -173,11 +141,11 @@ class UiGate:
 
     def _matches(self, value: str) -> bool:
         assert self.token is not None
-        return hmac.compare_digest(value.strip().encode("utf-8"), self.token)
+        return token_matches(value, self.token)
 
     def _authorized(self, headers: dict[str, str]) -> bool:
-        scheme, _, value = headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and value and self._matches(value):
+        assert self.token is not None
+        if bearer_matches(headers.get("authorization"), self.token):
             return True
         cookies: SimpleCookie = SimpleCookie()
         try:
@@ -185,7 +153,7 @@ class UiGate:
         except Exception:  # a malformed Cookie header: as if none was sent
             return False
         morsel = cookies.get(COOKIE)
-        return morsel is not None and hmac.compare_digest(morsel.value.encode("utf-8"), self.cookie)
+        return morsel is not None and token_matches(morsel.value, self.cookie)
 
     async def _refuse(self, send: Send) -> None:
         await _plain(

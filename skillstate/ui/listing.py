@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import warnings
@@ -13,6 +14,8 @@ if TYPE_CHECKING:
     from skillstate.store import Store
 
 __all__ = ["LISTING_TTL", "Listing", "skill_keys", "summaries_of"]
+
+log = logging.getLogger("skillstate.ui")
 
 LISTING_TTL = 2.0
 """Seconds a store listing is served before it is read again (in the background)."""
@@ -80,7 +83,14 @@ class Listing:
             self._wanted.clear()
             try:
                 fresh = (*summaries_of(host, store), time.time())
-            except Exception:  # the next request asks again; the old listing stays
+            except Exception as exc:  # the next request asks again; the old listing stays
+                from skillstate.ui.app import public_message
+
+                log.warning(
+                    "inspector: the store listing could not be refreshed (the list shows "
+                    "the one from before): %s",
+                    public_message(f"{type(exc).__name__}: {exc}"),
+                )
                 continue
             with self._lock:
                 self._data = fresh

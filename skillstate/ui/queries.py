@@ -77,7 +77,9 @@ def list_view(
     if query:
         needle = query.lower()
         summaries = [s for s in summaries if needle in s.id.lower()]
-    summaries.sort(key=lambda s: (s.updated or "", s.id), reverse=True)
+    # a sorted copy: the listing is shared by every page built at the same time, and a
+    # list sorted in place looks empty to the other threads while it is sorted
+    summaries = sorted(summaries, key=lambda s: (s.updated or "", s.id), reverse=True)
     total = len(summaries)
     pages = max(1, math.ceil(total / per_page))
     page = _page_number(page, pages)

@@ -7,23 +7,14 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from skillstate.netguard import bind
+
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
 __all__ = ["DEFAULT_PORT", "bind", "serve"]
 
 DEFAULT_PORT = 3212
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (0: a free port), TCP_NODELAY set."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.set_inheritable(True)
-    return sock
 
 
 async def _run(app: ASGIApp, sock: socket.socket, ready: Callable[[int], None]) -> None:

@@ -20,13 +20,21 @@ from pathlib import Path
 
 import pytest
 from support import ROOT, run_skillstate
-from ui_support import UiServer, seed
+from ui_support import IMG, UiServer, seed
 
 from skillstate.testing.helpers import require_service
 
 CHROMIUM = os.environ.get("SKILLSTATE_TEST_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "tmp" / "artifacts" / "ui"
 WAIT_MS = 20_000
+
+
+_INJECTED = """() => document.querySelectorAll(
+  'img, iframe, object, embed, [onerror], [onload], [onclick], script:not([src$="/static/live.js"])'
+).length"""
+"""How many elements an agent's strings made (0: every one stayed text). The CSP
+keeps injected handlers from running, so the canary flag alone cannot show an
+escaping bug; this count does."""
 
 
 def _browser_missing() -> str | None:
@@ -90,7 +98,7 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
             "patch",
             rig,
             "--step",
-            "written-live",
+            f"written-live {IMG}",
             "--json",
             '{"tests": {"fail": 7, "pass": 1}}',
             cwd=tmp_path,
@@ -99,6 +107,10 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
         new = page.locator(f'#timeline tr[data-version="{head + 1}"]')
         new.wait_for(timeout=WAIT_MS)  # no reload: the page's script polled for it
         assert "written-live" in new.inner_text() and "tests" in new.inner_text()
+        # the row the script built holds the hostile label as text; CSP would stop the
+        # handler from running, so look at the DOM itself: no element an agent wrote
+        assert IMG in new.inner_text()
+        assert page.evaluate(_INJECTED) == 0
         assert page.inner_text("#run-version") == str(head + 1)
         assert page.evaluate("window.__sameDocument") == "yes"
         assert page.is_visible("#stale")
@@ -138,6 +150,7 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
 
         for each in (page, phone):
             assert each.evaluate("typeof window.__pwned") == "undefined"
+            assert each.evaluate(_INJECTED) == 0
         assert dialogs == []
         assert errors == []
         narrow.close()

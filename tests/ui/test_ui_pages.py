@@ -103,6 +103,14 @@ def test_bad_requests_get_a_clear_status(served) -> None:
         "/no/such/page": 404,
         "/static/nope.js": 404,
         f"/api/runs/{rig}/versions?after=-1": 400,
+        # digits to str.isdigit but not to int(): superscripts, and non-ASCII decimals
+        "/?page=%C2%B2": 400,
+        f"/runs/{rig}?page=%C2%B2": 400,
+        f"/runs/{rig}/at/%C2%B2": 400,
+        f"/runs/{rig}/diff/%E2%91%A0": 400,
+        f"/runs/{rig}/diff?from=1&to=%C2%B2": 400,
+        f"/api/runs/{rig}/versions?after=%C2%B2": 400,
+        f"/runs/{rig}/at/%D9%A1": 400,
     }
     for path, expected in cases.items():
         status, _, body = server.get(path)
@@ -219,3 +227,63 @@ def test_a_sessions_new_step_shows_its_action_and_outcome(served) -> None:
     assert row["observation"].startswith("[MOCK ENV")  # the current step's text
     _, _, page = server.get("/runs/sess-1")
     assert '<code>run the linter</code> <span class="note">ok</span>' in page
+
+
+def test_concurrent_list_pages_all_see_every_run(tmp_path: Path) -> None:
+    """Pages are built in worker threads from one shared listing: building one must not
+    change what another sees (a list sorted in place looks empty while it is sorted)."""
+    import threading
+
+    from skillstate import create_run
+    from skillstate.ui.listing import Listing
+    from skillstate.ui.queries import list_view
+
+    host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db?durability=process")
+    store = host.open_store()
+    rig = host.skill("rig-task")
+    runs = 3000
+    for n in range(runs):
+        create_run(host, store, rig, f"r-{n:05d}", {})
+    listing = Listing(ttl=3600)
+    seen: list[int] = []
+
+    def pages() -> None:
+        for _ in range(15):
+            seen.append(list_view(host, store, listing=listing)["total"])
+            seen.append(list_view(host, store, status="active", listing=listing)["total"])
+
+    workers = [threading.Thread(target=pages) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    store.close()
+    host.close()
+    assert len(seen) == 120 and set(seen) == {runs}, sorted(set(seen))
+
+
+def test_a_failing_background_refresh_is_logged_and_the_old_listing_kept(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+    import time
+
+    from skillstate import create_run
+    from skillstate.ui.listing import Listing
+
+    url = f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db"
+    host = make_host(url)
+    store = host.open_store()
+    create_run(host, store, host.skill("rig-task"), "kept", {})
+    listing = Listing(ttl=0.05)
+    assert [s.id for s in listing.get(host, store)[0]] == ["kept"]
+    store.close()  # every later read fails
+    caplog.set_level(logging.WARNING, logger="skillstate.ui")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not caplog.records:
+        time.sleep(0.1)
+        assert [s.id for s in listing.get(host, store)[0]] == ["kept"]  # still served
+    host.close()
+    (record, *_) = caplog.records
+    assert "listing" in record.getMessage() and "closed" in record.getMessage()
+    assert str(tmp_path) not in record.getMessage()  # no server path

@@ -238,6 +238,12 @@ def test_public_messages_mask_paths_and_credentials() -> None:
     assert "<path>" in text and "***" in text
     assert public_message("run 'abc-18' has no version 9") == "run 'abc-18' has no version 9"
     assert public_message("a/b is fine, 1/2 too") == "a/b is fine, 1/2 too"
+    # a store URL names a server path too (what "store … is closed" and friends print)
+    for url in ("sqlite:////srv/data/runs.db", "file:/srv/data/state", "file:.skillstate/state"):
+        shown = public_message(f"store {url} is closed")
+        assert "srv" not in shown and "skillstate/state" not in shown, shown
+        assert shown == f"store {url.split(':')[0]}:<path> is closed"
+    assert public_message("postgresql://u:***@db/x") == "postgresql://u:***@db/x"
 
 
 def test_mcp_http_serves_the_inspector_at_ui(file_url: str, tmp_path: Path) -> None:
@@ -266,3 +272,41 @@ def test_mcp_http_serves_the_inspector_at_ui(file_url: str, tmp_path: Path) -> N
         assert "Path=/ui" in headers["set-cookie"]
     finally:
         server.stop()
+
+
+def test_the_two_gates_share_one_host_origin_and_token_check() -> None:
+    """The MCP server's gate and the inspector's are one implementation
+    (skillstate.netguard), not two copies that can drift apart."""
+    import inspect
+
+    import skillstate.mcp.http as mcp_http
+    import skillstate.netguard as netguard
+    import skillstate.ui.gate as ui_gate
+    import skillstate.ui.serve as ui_serve
+
+    for module in (mcp_http, ui_gate, ui_serve):
+        source = inspect.getsource(module)
+        for own in ("compare_digest", "def _origin_name", "socket.socket(", "def _hostname"):
+            assert own not in source, (module.__name__, own)
+    assert mcp_http.bind is netguard.bind and ui_serve.bind is netguard.bind
+    for name in ("allowed_names", "host_allowed", "origin_allowed", "bearer_matches"):
+        assert getattr(mcp_http, name) is getattr(netguard, name), name
+        assert getattr(ui_gate, name) is getattr(netguard, name), name
+    names = netguard.allowed_names(
+        "0.0.0.0", ["Ui.Example.test", "[::2]", "Proxy.test:8443", "::3"]
+    )
+    assert netguard.host_allowed("proxy.test:8443", names)  # a port in --allowed-host
+    assert netguard.host_allowed("[::3]:80", names)
+    assert netguard.host_allowed("ui.example.test:8080", names)
+    assert netguard.host_allowed("[::2]:1", names) and netguard.host_allowed("[::1]", names)
+    assert not netguard.host_allowed("0.0.0.0", names) and not netguard.host_allowed(None, names)
+    assert not netguard.host_allowed("localhost:8o", names)
+    assert not netguard.host_allowed("localhost:\u0661", names)  # an Arabic-Indic digit
+    assert netguard.origin_allowed(None, names) and netguard.origin_allowed(
+        "https://localhost:3", names
+    )
+    assert not netguard.origin_allowed("null", names)
+    assert not netguard.origin_allowed("http://evil.test", names)
+    assert netguard.bearer_matches("bearer  tok ", b"tok")
+    assert not netguard.bearer_matches("Basic tok", b"tok")
+    assert not netguard.bearer_matches("Bearer ", b"")
