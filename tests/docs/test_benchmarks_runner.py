@@ -47,4 +47,5 @@ def test_quick_sections_print_one_table_and_write_json(tmp_path: Path) -> None:
 def test_an_unknown_section_is_refused_by_name() -> None:
     done = _run("--only", "core,nope")
     assert done.returncode == 2
-    assert "unknown section(s) nope; known: core, file-store, stores" in done.stderr
+    known = "core, file-store, durability, stores, rig-cli, runtime, skills, mcp, warehouse"
+    assert f"unknown section(s) nope; known: {known}, history, memory\n" in done.stderr
