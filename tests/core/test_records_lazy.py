@@ -36,3 +36,28 @@ def test_records_pickle_and_keep_their_classes() -> None:
     for value in values:
         again = pickle.loads(pickle.dumps(value))
         assert again == value and type(again) is type(value)
+
+
+@attrs.frozen
+class TaggedRecord(records.RunRecord):
+    """A third-party store's record: a RunRecord with a field of its own."""
+
+    tag: str = "none"
+
+
+def test_a_stores_record_subclass_keeps_its_fields_through_a_transition() -> None:
+    from skillstate import Change, SkillDefinition, create_run, transition
+    from skillstate.testing import make_host
+
+    host = make_host("memory:")
+    store = host.open_store()
+    skill = SkillDefinition(name="tagged")
+    assert create_run(host, store, skill, "r", {"a": 1}).accepted
+    plain = store.get("r")
+    kept = {f.name: getattr(plain, f.name) for f in attrs.fields(records.RunRecord)}
+    tagged = TaggedRecord(**kept, tag="mine")
+    store.get = lambda run_id: tagged  # type: ignore[method-assign]
+    outcome = transition(host, store, "r", Change(patch={"a": 2}), skill=skill)
+    assert outcome.accepted and outcome.record is not None
+    assert type(outcome.record) is TaggedRecord
+    assert outcome.record.tag == "mine" and outcome.record.state["a"] == 2
