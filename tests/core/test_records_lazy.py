@@ -56,7 +56,7 @@ def test_a_stores_record_subclass_keeps_its_fields_through_a_transition() -> Non
     plain = store.get("r")
     kept = {f.name: getattr(plain, f.name) for f in attrs.fields(records.RunRecord)}
     tagged = TaggedRecord(**kept, tag="mine")
-    store.get = lambda run_id: tagged  # type: ignore[method-assign]
+    store.get = lambda run_id: tagged
     outcome = transition(host, store, "r", Change(patch={"a": 2}), skill=skill)
     assert outcome.accepted and outcome.record is not None
     assert type(outcome.record) is TaggedRecord
