@@ -96,7 +96,7 @@ def test_a_guard_that_changes_the_candidate_cannot_hide_it_from_the_next_transit
 
 def test_check_fields_on_a_dict_changed_in_place_between_calls() -> None:
     fields = dict(SKILL.fields or {})
-    state = {"counter": 0, "notes": ["a"]}
+    state: dict[str, Any] = {"counter": 0, "notes": ["a"]}
     assert check_fields(fields, state, Budget()) == []
     state["notes"].append(1)
     again = {**state, "counter": 1}  # shares the changed list, as a merge does
