@@ -17,7 +17,7 @@ from typing import Any
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, Problem
-from skillstate.unchanged import snapshot
+from skillstate.unchanged import fingerprint
 
 __all__ = ["check_budget", "document_size", "text_length"]
 
@@ -42,8 +42,8 @@ def document_size(state: Any, units: str = "unicode") -> int:
     return _text_size(compact(state), units)
 
 
-_LAST: list[dict[str, tuple[Any, str]]] = [{}]
-"""The items of the last document measured: key → (a snapshot of its value, its ``"key":value`` text)."""
+_LAST: list[dict[str, tuple[bytes, str]]] = [{}]
+"""The items of the last document measured: key → (its value's fingerprint, its ``"key":value`` text)."""
 
 
 def _document_text(state: Any) -> str:
@@ -59,16 +59,17 @@ def _document_text(state: Any) -> str:
     if type(state) is not dict:
         return compact(state)
     last = _LAST[0]
-    items: dict[str, tuple[Any, str]] = {}
+    items: dict[str, tuple[bytes, str]] = {}
     pieces = []
     for key, value in state.items():
+        print_ = fingerprint(value)
         hit = last.get(key)
-        if hit is not None and value == hit[0]:
-            items[key] = hit
+        if hit is not None and print_ is not None and hit[0] == print_:
             piece = hit[1]
         else:
             piece = compact({key: value})[1:-1]
-            items[key] = (snapshot(value), piece)
+        if print_ is not None:
+            items[key] = (print_, piece)
         pieces.append(piece)
     _LAST[0] = items
     return "{" + ",".join(pieces) + "}"

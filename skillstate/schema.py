@@ -18,7 +18,7 @@ from skillstate.budgets import text_length
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
-from skillstate.unchanged import snapshot
+from skillstate.unchanged import fingerprint
 
 __all__ = [
     "check_fields",
@@ -75,18 +75,17 @@ def check_fields(
 Walker = Callable[[Mapping[str, Any], str, list[Problem]], None]
 Checker = Callable[[Any, str, str, list[Problem]], None]
 
-_MISSING = object()
-
 
 class _Compiled:
     """The walker of one field schema, and the top-level values it last found clean.
 
-    ``clean`` maps each key of the last state found clean to a
-    :func:`~skillstate.unchanged.snapshot` of its value. A value equal to its snapshot
-    is not walked again: a check depends on the value alone. Snapshots are private
-    copies compared by ``==``, not identity, so a state changed in place (a caller
-    holding a memory store's record, a guard, an observer) is walked again, and an
-    ``id()`` reused by another object matches nothing. A patch of one key thus walks
+    ``clean`` maps each key of the last state found clean to the
+    :func:`~skillstate.unchanged.fingerprint` of its value. A value with the same
+    fingerprint is not walked again: a check depends on the value alone. Fingerprints
+    are private, type-exact copies, not identity, so a state changed in place (a caller
+    holding a memory store's record, a guard, an observer) is walked again, an ``id()``
+    reused by another object matches nothing, and an equal state read back from a
+    store is not walked again. A patch of one key thus walks
     that key (and compares the rest in C), not the document; the problems found, and
     their order, are those of a full walk.
     """
@@ -96,7 +95,7 @@ class _Compiled:
     def __init__(self, walk: Walker, checkers: Mapping[str, Checker]) -> None:
         self.walk = walk
         self.checkers = checkers
-        self.clean: Mapping[str, Any] = {}
+        self.clean: Mapping[str, bytes] = {}
 
     def check(self, state: Mapping[str, Any], out: list[Problem]) -> None:
         if type(state) is not dict:
@@ -105,18 +104,17 @@ class _Compiled:
         before = len(out)
         clean = self.clean  # one read: another thread may replace it meanwhile
         checkers = self.checkers
-        seen: dict[str, Any] = {}
+        seen: dict[str, bytes] = {}
         for key, value in state.items():
             check = checkers.get(key)
             if check is None:
                 self.walk({key: value}, "", out)  # an unknown key: the walker's message
                 continue
-            last = clean.get(key, _MISSING)
-            if last is not _MISSING and value == last:
-                seen[key] = last
-            else:
+            print_ = fingerprint(value)
+            if print_ is None or clean.get(key) != print_:
                 check(value, "", key, out)
-                seen[key] = snapshot(value)
+            if print_ is not None:
+                seen[key] = print_
         if len(out) == before:
             self.clean = seen
 

@@ -1,85 +1,41 @@
-"""Private copies of checked values that tell, by ``==``, whether a value is unchanged.
+"""Fingerprints of checked values that tell whether a value is unchanged.
 
 The field walk (:mod:`skillstate.schema`) and the size budget (:mod:`skillstate.budgets`)
 skip the top-level values of a state that are the same as in the last state they
 checked. "The same" cannot be identity: a state is to be treated as immutable, but a
 caller holding a memory store's record, a guard or an observer can still change one in
-place, and a check skipped on identity would then miss what it finds. A
-:func:`snapshot` is a copy that nobody else holds, compared with C's ``==`` (far cheaper
-than the walk it saves): its numbers and booleans are wrapped so that ``True`` is not
-``1``, ``1`` is not ``1.0`` and ``0.0`` is not ``-0.0`` (each checks or encodes
-differently); anything that is not plain JSON (a tuple, a subclass) never compares
-equal, so it is always checked again.
+place, and a check skipped on identity would then miss what it finds. Nor can it be
+``==``: ``True == 1 == 1.0`` and ``0.0 == -0.0``, which check or encode differently.
+
+A :func:`fingerprint` is the value's pickle: C code (a few µs for a 2 KB state, far
+less than the walk it saves), a private copy nobody can change, and exact about types
+(``bool``/``int``/``float``, the sign of zero, ``list``/``tuple``, subclasses, key types
+and order). Equal fingerprints mean values that check and encode alike; a value
+pickled differently though equal (shared strings are memoized) is merely checked
+again. A value that cannot be pickled has none, and is always checked.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["snapshot"]
+__all__ = ["fingerprint"]
+
+_dumps: Callable[[Any, int], bytes] | None = None
+"""The C pickler's ``dumps``, imported on first use (``pickle`` itself costs start-up)."""
 
 
-class _Bool:
-    __slots__ = ("value",)
-
-    def __init__(self, value: bool) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return other is self.value
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class _Int:
-    __slots__ = ("value",)
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is int and other == self.value
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class _Float:
-    __slots__ = ("value",)
-
-    def __init__(self, value: float) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not float or other != self.value:
-            return False
-        return other != 0.0 or math.copysign(1.0, other) == math.copysign(1.0, self.value)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class _Never:
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return False
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def snapshot(value: Any) -> Any:
-    """A private copy of ``value`` that ``==`` only a value checking the same way."""
-    kind = type(value)
-    if kind is str or value is None:
-        return value  # immutable: sharing it is safe
-    if kind is dict:
-        return {k: snapshot(v) for k, v in value.items()}
-    if kind is list:
-        return [snapshot(v) for v in value]
-    if kind is bool:
-        return _Bool(value)
-    if kind is int:
-        return _Int(value)
-    if kind is float:
-        return _Float(value)
-    return _Never()
+def fingerprint(value: Any) -> bytes | None:
+    """``value``'s pickle, or ``None`` when it has none (never equal to another's)."""
+    global _dumps
+    if _dumps is None:
+        try:
+            from _pickle import dumps as c_dumps
+        except ImportError:  # an interpreter without the C pickler
+            from pickle import dumps as c_dumps
+        _dumps = c_dumps
+    try:
+        return _dumps(value, 4)
+    except Exception:  # a non-JSON object put in place: no fingerprint, always checked
+        return None
