@@ -61,3 +61,15 @@ def test_a_stores_record_subclass_keeps_its_fields_through_a_transition() -> Non
     assert outcome.accepted and outcome.record is not None
     assert type(outcome.record) is TaggedRecord
     assert outcome.record.tag == "mine" and outcome.record.state["a"] == 2
+
+
+def test_hook_policies_stay_frozen_after_leaving_attrs() -> None:
+    from skillstate.isolation import POLICIES, HookPolicy
+
+    policy = POLICIES["skillstate_guards"]
+    with pytest.raises(AttributeError):
+        policy.check = None
+    with pytest.raises(AttributeError):
+        del policy.iterable
+    assert policy.check is not None
+    assert HookPolicy(iterable=True) == HookPolicy(iterable=True) != HookPolicy()
