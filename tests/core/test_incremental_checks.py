@@ -160,3 +160,27 @@ def test_a_tuple_put_in_place_of_a_clean_list_is_walked_again() -> None:
     state: dict[str, Any] = {"notes": ["a"]}
     assert check_fields(fields, state, Budget()) == []
     assert [p.code for p in check_fields(fields, {"notes": ("a",)}, Budget())] == ["type"]
+
+
+def test_transitions_on_worker_threads_reject_exactly_the_bad_patches() -> None:
+    host = make_host("memory:")
+    store = host.open_store()
+    for n in range(4):
+        assert create_run(host, store, SKILL, f"r{n}", SEED).accepted
+    wrong: list[str] = []
+
+    def work(n: int) -> None:
+        for i in range(150):
+            bad = i % 3 == 0
+            notes: list[Any] = ["a", 1] if bad else ["a"] * (i % 5 + 1)
+            patch = {"counter": i, "notes": notes}
+            outcome = transition(host, store, f"r{n}", Change(patch=patch), skill=SKILL)
+            if outcome.accepted == bad:
+                wrong.append(f"r{n} step {i}: accepted={outcome.accepted}")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
