@@ -17,6 +17,7 @@ from typing import Any
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, Problem
+from skillstate.unchanged import fingerprint
 
 __all__ = ["check_budget", "document_size", "text_length"]
 
@@ -41,31 +42,34 @@ def document_size(state: Any, units: str = "unicode") -> int:
     return _text_size(compact(state), units)
 
 
-_LAST: list[dict[str, tuple[Any, str]]] = [{}]
-"""The items of the last document measured: key → (value, its ``"key":value`` text)."""
+_LAST: list[dict[str, tuple[bytes, str]]] = [{}]
+"""The items of the last document measured: key → (its value's fingerprint, its ``"key":value`` text)."""
 
 
 def _document_text(state: Any) -> str:
     """``compact(state)``, re-encoding only the top-level values that changed.
 
     A JSON object's compact text is ``{`` + its ``"key":value`` items joined by ``,`` +
-    ``}``, so an item whose value *is* (the same object as) the value under that key in
-    the last document measured keeps that document's text: states are never changed in
-    place (:mod:`skillstate.merge` shares what a patch leaves untouched), and a patch of
-    one key encodes that key rather than the whole state.
+    ``}``, so an item whose value equals the :func:`~skillstate.unchanged.snapshot` taken
+    when the last document was measured keeps that document's text: a snapshot is a
+    private copy (a state changed in place is encoded again) whose numbers compare by
+    type and sign (``1`` and ``1.0`` encode differently). A patch of one key encodes
+    that key rather than the whole state.
     """
     if type(state) is not dict:
         return compact(state)
     last = _LAST[0]
-    items: dict[str, tuple[Any, str]] = {}
+    items: dict[str, tuple[bytes, str]] = {}
     pieces = []
     for key, value in state.items():
+        print_ = fingerprint(value)
         hit = last.get(key)
-        if hit is not None and hit[0] is value:
+        if hit is not None and print_ is not None and hit[0] == print_:
             piece = hit[1]
         else:
             piece = compact({key: value})[1:-1]
-        items[key] = (value, piece)
+        if print_ is not None:
+            items[key] = (print_, piece)
         pieces.append(piece)
     _LAST[0] = items
     return "{" + ",".join(pieces) + "}"

@@ -191,7 +191,8 @@ def skillstate_validate(
 def skillstate_budget(skill: SkillDefinition) -> Budget | None:
     """The size budget a skill's state must stay within.
 
-    **When:** in every transition and creation, after validation.
+    **When:** in every transition and creation, once, before validation (validators get
+    the budget; the size check uses the same answer).
 
     **Semantics:** first result. The essential ``budgets`` plugin (``trylast``) returns
     the skill's own ``budget``; when every plugin returns ``None`` the configured

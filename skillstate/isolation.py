@@ -114,6 +114,9 @@ class HookPolicy:
     """
 
     __slots__ = ("check", "firstresult", "iterable")
+    iterable: bool
+    check: Callable[[Any], str | None] | None
+    firstresult: bool
 
     def __init__(
         self,
@@ -121,9 +124,28 @@ class HookPolicy:
         check: Callable[[Any], str | None] | None = None,
         firstresult: bool = False,
     ) -> None:
-        self.iterable = iterable
-        self.check = check
-        self.firstresult = firstresult
+        set_ = object.__setattr__  # frozen, as the attrs record it replaced
+        set_(self, "iterable", iterable)
+        set_(self, "check", check)
+        set_(self, "firstresult", firstresult)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"HookPolicy is frozen: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"HookPolicy is frozen: cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not HookPolicy:
+            return NotImplemented
+        return (self.iterable, self.check, self.firstresult) == (
+            other.iterable,
+            other.check,
+            other.firstresult,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.iterable, self.check, self.firstresult))
 
     def __repr__(self) -> str:
         return (

@@ -146,6 +146,10 @@ def create_run(
     return Outcome(True, record, (), None, entry)
 
 
+_CHANGED = ("state", "version", "step", "status", "updated", "environment", "observation", "meta")
+"""The record fields a transition sets; the others are the run's and never change."""
+
+
 def transition(
     host: Host,
     store: Store,
@@ -273,7 +277,7 @@ def _attempt(
         for key, value in extra.items():
             if value is None:
                 del meta[key]
-    new = type(record)(  # every field named: cheaper than attrs.evolve's introspection
+    new = RunRecord(  # every field named: cheaper than attrs.evolve's introspection
         id=record.id,
         skill=record.skill,
         state=candidate,
@@ -288,6 +292,10 @@ def _attempt(
         schema=record.schema,
         meta=meta,
     )
+    if type(record) is not RunRecord:  # a store's subclass keeps its own fields (evolve)
+        import attrs
+
+        new = attrs.evolve(record, **{f: getattr(new, f) for f in _CHANGED})
     entry = JournalEntry(
         ts=stamp,
         step=change.label,

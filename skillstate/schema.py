@@ -18,6 +18,7 @@ from skillstate.budgets import text_length
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
+from skillstate.unchanged import fingerprint
 
 __all__ = [
     "check_fields",
@@ -74,18 +75,19 @@ def check_fields(
 Walker = Callable[[Mapping[str, Any], str, list[Problem]], None]
 Checker = Callable[[Any, str, str, list[Problem]], None]
 
-_MISSING = object()
-
 
 class _Compiled:
-    """The walker of one field schema, and the last state it found nothing wrong with.
+    """The walker of one field schema, and the top-level values it last found clean.
 
-    A top-level value that *is* (the same object as) the value under the same key of
-    that clean state is not walked again: a check depends on the value alone, and
-    states are never changed in place (:mod:`skillstate.merge` shares the sub-trees a
-    patch leaves untouched), so it would find nothing again. A patch of one key thus
-    re-checks that key, not the whole document; the problems found, and their order,
-    are those of a full walk.
+    ``clean`` maps each key of the last state found clean to the
+    :func:`~skillstate.unchanged.fingerprint` of its value. A value with the same
+    fingerprint is not walked again: a check depends on the value alone. Fingerprints
+    are private, type-exact copies, not identity, so a state changed in place (a caller
+    holding a memory store's record, a guard, an observer) is walked again, an ``id()``
+    reused by another object matches nothing, and an equal state read back from a
+    store is not walked again. A patch of one key thus walks
+    that key (and compares the rest in C), not the document; the problems found, and
+    their order, are those of a full walk.
     """
 
     __slots__ = ("checkers", "clean", "walk")
@@ -93,23 +95,28 @@ class _Compiled:
     def __init__(self, walk: Walker, checkers: Mapping[str, Checker]) -> None:
         self.walk = walk
         self.checkers = checkers
-        self.clean: Mapping[str, Any] | None = None
+        self.clean: Mapping[str, bytes] = {}
 
     def check(self, state: Mapping[str, Any], out: list[Problem]) -> None:
-        before = len(out)
-        clean = self.clean
-        if clean is None or type(state) is not dict:
+        if type(state) is not dict:
             self.walk(state, "", out)
-        else:
-            checkers = self.checkers
-            for key, value in state.items():
-                check = checkers.get(key)
-                if check is None:
-                    self.walk({key: value}, "", out)  # an unknown key: the walker's message
-                elif clean.get(key, _MISSING) is not value:
-                    check(value, "", key, out)
-        if len(out) == before and type(state) is dict:
-            self.clean = state
+            return
+        before = len(out)
+        clean = self.clean  # one read: another thread may replace it meanwhile
+        checkers = self.checkers
+        seen: dict[str, bytes] = {}
+        for key, value in state.items():
+            check = checkers.get(key)
+            if check is None:
+                self.walk({key: value}, "", out)  # an unknown key: the walker's message
+                continue
+            print_ = fingerprint(value)
+            if print_ is None or clean.get(key) != print_:
+                check(value, "", key, out)
+            if print_ is not None:
+                seen[key] = print_
+        if len(out) == before:
+            self.clean = seen
 
 
 _CACHE: dict[tuple[int, Budget, str, str], tuple[Mapping[str, FieldSpec], _Compiled]] = {}

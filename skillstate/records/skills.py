@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
-if TYPE_CHECKING:
-    from skillstate.records.problems import Budget
-    from skillstate.records.runs import RunRecord
-
+# At run time, not only for type checkers: typing.get_type_hints (cattrs,
+# attrs.resolve_types) resolves SkillDefinition's annotations in this module.
+from skillstate.records.problems import Budget
+from skillstate.records.runs import RunRecord
 
 __all__ = [
     "FIELD_TYPES",
