@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,66 @@ def make_distribution(
     )
     lines = "".join(f"{ep} = {value}\n" for ep, value in entry_points.items())
     (info / "entry_points.txt").write_text(f"[skillstate]\n{lines}", encoding="utf-8")
+
+
+def server_env(store_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a ``skillstate`` server under test: the store, PATH, ``extra``."""
+    env = {
+        "SKILLSTATE_STORE": store_url,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    env.update(extra)
+    return env
+
+
+class ServerProcess:
+    """A ``skillstate`` server subprocess logging to ``log``; ``port`` once a line of the
+    log matches ``pattern`` (its group 1 is the port). ``what`` names it in failures."""
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        log: Path,
+        pattern: str,
+        what: str,
+        stdout_to_log: bool,
+        timeout: float = 60.0,
+    ) -> None:
+        self.log = log
+        self._log = open(log, "wb")
+        self.proc = subprocess.Popen(
+            [SKILLSTATE, *command],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log if stdout_to_log else subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if stdout_to_log else self._log,
+        )
+        self.port = self._wait(pattern, what, timeout)
+
+    def _wait(self, pattern: str, what: str, timeout: float) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.log.read_text(errors="replace")
+            found = re.search(pattern, text)
+            if found:
+                return int(found.group(1))
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{what} exited ({self.proc.returncode}):\n{text}")
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"{what} did not start listening in time")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._log.close()

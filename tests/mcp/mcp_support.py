@@ -6,9 +6,6 @@ directory, with its own store (``SKILLSTATE_STORE``).
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -20,6 +17,7 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from support import ServerProcess, server_env
 
 __all__ = [
     "SKILLSTATE",
@@ -33,16 +31,6 @@ __all__ = [
 
 SKILLSTATE = str(Path(sys.executable).with_name("skillstate"))
 TIMEOUT = 60.0
-
-
-def server_env(store_url: str, **extra: str) -> dict[str, str]:
-    env = {
-        "SKILLSTATE_STORE": store_url,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    env.update(extra)
-    return env
 
 
 @asynccontextmanager
@@ -69,7 +57,7 @@ async def stdio_client_for(
             yield connected
 
 
-class HttpServer:
+class HttpServer(ServerProcess):
     """A ``skillstate mcp --http --port 0`` process; ``url`` once it listens."""
 
     def __init__(
@@ -80,41 +68,18 @@ class HttpServer:
         env: dict[str, str] | None = None,
     ) -> None:
         self.stderr_path = cwd / f"http-{time.monotonic_ns()}.log"
-        self._stderr = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen(
-            [SKILLSTATE, "mcp", "--http", "--port", "0", *args],
+        super().__init__(
+            ["mcp", "--http", "--port", "0", *args],
             cwd=cwd,
             env=server_env(store_url, **(env or {})),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self._stderr,
+            log=self.stderr_path,
+            pattern=r"listening on http://[^:]+:(\d+)/mcp",
+            what="the HTTP server",
+            stdout_to_log=False,
+            timeout=TIMEOUT,
         )
-        self.port = self._wait_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/mcp"
-
-    def _wait_port(self) -> int:
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            text = self.stderr_path.read_text(errors="replace")
-            found = re.search(r"listening on http://[^:]+:(\d+)/mcp", text)
-            if found:
-                return int(found.group(1))
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the HTTP server exited ({self.proc.returncode}):\n{text}")
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("the HTTP server did not start listening in time")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self._stderr.close()
 
 
 def start_http(
