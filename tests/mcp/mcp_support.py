@@ -6,7 +6,10 @@ directory, with its own store (``SKILLSTATE_STORE``).
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -20,9 +23,12 @@ from mcp.client.streamable_http import streamable_http_client
 from support import ServerProcess, server_env
 
 __all__ = [
+    "INITIALIZED",
     "SKILLSTATE",
     "HttpServer",
     "http_client",
+    "raw_initialize",
+    "serve_raw",
     "server_env",
     "start_http",
     "stdio_client_for",
@@ -98,6 +104,50 @@ async def http_client(
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode=mode, read_timeout_seconds=TIMEOUT) as connected:
             yield connected
+
+
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+"""The raw ``notifications/initialized`` line that follows an ``initialize``."""
+
+
+def raw_initialize(request_id: int = 0) -> bytes:
+    """A raw ``initialize`` request line (no client library)."""
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        }
+    ).encode()
+
+
+def serve_raw(
+    tmp_path: Path, payload: bytes, answers: int, transport: str | None = None
+) -> tuple[list[Any], str]:
+    """Run ``skillstate mcp`` (with ``--transport`` when given) on real pipes, write
+    ``payload``, read ``answers`` answer lines; (the answers, its stderr)."""
+    command = ["mcp"] if transport is None else ["mcp", "--transport", transport]
+    proc = subprocess.Popen(
+        [SKILLSTATE, *command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=server_env(f"file:{tmp_path / 'store'}"),
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    writer = threading.Thread(target=lambda: (proc.stdin.write(payload), proc.stdin.flush()))
+    writer.start()
+    got = [json.loads(proc.stdout.readline()) for _ in range(answers)]
+    writer.join(60)
+    proc.stdin.close()
+    assert proc.wait(60) == 0
+    return got, proc.stderr.read().decode(errors="replace")
 
 
 def text_of(result: Any) -> str:
