@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -125,3 +126,27 @@ class ServerProcess:
                 self.proc.kill()
                 self.proc.wait(10)
         self._log.close()
+
+
+def command_output_pairs(blocks: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Of a page's ``(kind, body)`` code blocks: each ``sh`` block and the ``text`` block
+    right after it (the output the page shows for it)."""
+    return [
+        (body, expected)
+        for (kind, body), (next_kind, expected) in itertools.pairwise(blocks)
+        if kind == "sh" and next_kind == "text"
+    ]
+
+
+def run_doc_commands(commands: str, cwd: Path) -> str:
+    """A docs ``sh`` block run by bash in ``cwd`` with this environment's scripts first on
+    PATH; its stdout and stderr, in order."""
+    done = subprocess.run(
+        ["bash", "-c", f"{{\n{commands}}} 2>&1"],
+        cwd=cwd,
+        env=clean_env(PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout
