@@ -150,3 +150,29 @@ def run_doc_commands(commands: str, cwd: Path) -> str:
         timeout=120,
     )
     return done.stdout
+
+
+def run_without(
+    libraries: Sequence[str], *args: str, cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """``skillstate ARGS`` in a real subprocess whose import hook hides ``libraries`` (and
+    their submodules), as if they were not installed."""
+    code = (
+        "import importlib.abc, sys\n"
+        "class Hide(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in {tuple(libraries)!r}:\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        "from skillstate.cli.main import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=cwd,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
