@@ -17,6 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 SKILLSTATE = str(VENV_BIN / "skillstate")
+TIMEOUT = 60.0
+"""How long a test waits on a server subprocess (to start, to answer)."""
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -90,7 +92,7 @@ class ServerProcess:
         pattern: str,
         what: str,
         stdout_to_log: bool,
-        timeout: float = 60.0,
+        timeout: float = TIMEOUT,
     ) -> None:
         self.log = log
         self._log = open(log, "wb")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -20,7 +19,7 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from support import ServerProcess, server_env
+from support import SKILLSTATE, TIMEOUT, ServerProcess, server_env
 
 __all__ = [
     "INITIALIZED",
@@ -34,9 +33,6 @@ __all__ = [
     "stdio_client_for",
     "text_of",
 ]
-
-SKILLSTATE = str(Path(sys.executable).with_name("skillstate"))
-TIMEOUT = 60.0
 
 
 @asynccontextmanager
@@ -82,7 +78,6 @@ class HttpServer(ServerProcess):
             pattern=r"listening on http://[^:]+:(\d+)/mcp",
             what="the HTTP server",
             stdout_to_log=False,
-            timeout=TIMEOUT,
         )
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/mcp"

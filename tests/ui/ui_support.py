@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import http.client
 import os
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import support
-from support import ServerProcess
+from support import SKILLSTATE, TIMEOUT, ServerProcess
 
 from skillstate.testing.helpers import make_host
 
@@ -24,8 +23,6 @@ __all__ = [
     "seed",
 ]
 
-SKILLSTATE = str(Path(sys.executable).with_name("skillstate"))
-TIMEOUT = 60.0
 
 CANARY = "window.__pwned = 1"
 """What every injected script would run: the browser test checks the flag stays unset."""
@@ -117,7 +114,6 @@ class UiServer(ServerProcess):
             pattern=pattern,
             what="the inspector",
             stdout_to_log=True,
-            timeout=TIMEOUT,
         )
         self.prefix = "/ui" if mcp else ""
         self.base = f"http://127.0.0.1:{self.port}{self.prefix}"
