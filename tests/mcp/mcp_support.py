@@ -26,6 +26,7 @@ __all__ = [
     "SKILLSTATE",
     "HttpServer",
     "http_client",
+    "initialize_request",
     "raw_initialize",
     "serve_raw",
     "server_env",
@@ -105,20 +106,23 @@ INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 """The raw ``notifications/initialized`` line that follows an ``initialize``."""
 
 
+def initialize_request(request_id: int = 0) -> dict[str, Any]:
+    """A JSON-RPC ``initialize`` request, as a raw client sends it (no client library)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+
+
 def raw_initialize(request_id: int = 0) -> bytes:
-    """A raw ``initialize`` request line (no client library)."""
-    return json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        }
-    ).encode()
+    """:func:`initialize_request` as one line."""
+    return json.dumps(initialize_request(request_id)).encode()
 
 
 def serve_raw(

@@ -21,18 +21,7 @@ def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Pat
     """
     deep = '{"a":' * 400 + "1" + "}" * 400
     lines = [
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"},
-                },
-            }
-        ),
+        raw_initialize(0).decode(),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_session",'
         f'"arguments":{{"session_id":{deep}}}}}}}',
