@@ -189,10 +189,7 @@ def stores(quick: bool) -> tuple[dict[str, Any], list[Row]]:
                     raise AssertionError(f"{name}: {lost_total} lost updates")
         finally:
             if "postgresql" in names:
-                import psycopg
-
-                with psycopg.connect(bench_stores.PG_URL, autocommit=True) as conn:
-                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                bench_stores.drop_schema(schema)
     if reason:
         rows.append(("transition, postgresql store", "skipped", reason))
     return results, rows
@@ -344,7 +341,7 @@ def warehouse(quick: bool) -> tuple[dict[str, Any], list[Row]]:
 
 def history(quick: bool) -> tuple[dict[str, Any], list[Row]]:
     from benchmarks import bench_history
-    from benchmarks.bench_stores import PG_URL
+    from benchmarks.bench_stores import PG_URL, drop_schema
     from skillstate.testing.helpers import postgres_unavailable
 
     versions = 20_000 if quick else 100_000
@@ -370,10 +367,7 @@ def history(quick: bool) -> tuple[dict[str, Any], list[Row]]:
                 )
         finally:
             if "postgresql" in names:
-                import psycopg
-
-                with psycopg.connect(PG_URL, autocommit=True) as conn:
-                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                drop_schema(schema)
     if reason:
         rows.append(("history, postgresql store", "skipped", reason))
     return results, rows

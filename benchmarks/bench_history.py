@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stores", default="memory,file,sqlite,postgresql")
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args(argv)
-    from benchmarks.bench_stores import PG_URL
+    from benchmarks.bench_stores import PG_URL, drop_schema
 
     names = [n for n in args.stores.split(",") if n]
     skipped = {}
@@ -179,10 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
         finally:
             if "postgresql" in names:
-                import psycopg
-
-                with psycopg.connect(PG_URL, autocommit=True) as conn:
-                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                drop_schema(schema)
     for name, reason in skipped.items():
         print(f"{name:10} skipped: {reason}")
     if args.json:

@@ -29,10 +29,18 @@ import time
 import uuid
 from typing import Any
 
-__all__ = ["main"]
+__all__ = ["PG_URL", "drop_schema", "main"]
 
 PG_URL = os.environ.get("SKILLSTATE_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 CLIENTS = (1, 4, 16)
+
+
+def drop_schema(schema: str) -> None:
+    """Drop a benchmark's PostgreSQL ``schema`` (and all in it) from :data:`PG_URL`."""
+    import psycopg
+
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 def _seed() -> dict[str, Any]:

@@ -163,8 +163,8 @@ def measure(url: str, runs: int, versions: int, rounds: int, tmp: str) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.bench_history import build
-    from benchmarks.bench_stores import PG_URL
+    from benchmarks.bench_history import _urls, build
+    from benchmarks.bench_stores import PG_URL, drop_schema
     from skillstate.testing.helpers import postgres_unavailable
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -186,11 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"runs": args.runs, "versions": args.versions, "skipped": skipped}
     schema = f"ss_bench_ui_{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp:
-        urls = {
-            "file": f"file:{tmp}/state",
-            "sqlite": f"sqlite:///{tmp.lstrip('/')}/runs.db",
-            "postgresql": f"{PG_URL}{'&' if '?' in PG_URL else '?'}schema={schema}",
-        }
+        urls = _urls(names, tmp, schema)
         try:
             for name in names:
                 took = fill(urls[name], args.runs, record, entries)
@@ -203,10 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                 results[name]["list, whole store listing (in-process)"] = {"ms": cold}
         finally:
             if "postgresql" in names:
-                import psycopg
-
-                with psycopg.connect(PG_URL, autocommit=True) as conn:
-                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                drop_schema(schema)
     header = f"| page | {' | '.join(names)} |"
     print(header)
     print("|---" * (len(names) + 1) + "|")

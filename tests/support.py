@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 SKILLSTATE = str(VENV_BIN / "skillstate")
+TIMEOUT = 60.0
+"""How long a test waits on a server subprocess (to start, to answer)."""
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -59,3 +65,116 @@ def make_distribution(
     )
     lines = "".join(f"{ep} = {value}\n" for ep, value in entry_points.items())
     (info / "entry_points.txt").write_text(f"[skillstate]\n{lines}", encoding="utf-8")
+
+
+def server_env(store_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a ``skillstate`` server under test: the store, PATH, ``extra``."""
+    env = {
+        "SKILLSTATE_STORE": store_url,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    env.update(extra)
+    return env
+
+
+class ServerProcess:
+    """A ``skillstate`` server subprocess logging to ``log``; ``port`` once a line of the
+    log matches ``pattern`` (its group 1 is the port). ``what`` names it in failures."""
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        log: Path,
+        pattern: str,
+        what: str,
+        stdout_to_log: bool,
+        timeout: float = TIMEOUT,
+    ) -> None:
+        self.log = log
+        self._log = open(log, "wb")
+        self.proc = subprocess.Popen(
+            [SKILLSTATE, *command],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log if stdout_to_log else subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if stdout_to_log else self._log,
+        )
+        self.port = self._wait(pattern, what, timeout)
+
+    def _wait(self, pattern: str, what: str, timeout: float) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.log.read_text(errors="replace")
+            found = re.search(pattern, text)
+            if found:
+                return int(found.group(1))
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{what} exited ({self.proc.returncode}):\n{text}")
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"{what} did not start listening in time")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._log.close()
+
+
+def command_output_pairs(blocks: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Of a page's ``(kind, body)`` code blocks: each ``sh`` block and the ``text`` block
+    right after it (the output the page shows for it)."""
+    return [
+        (body, expected)
+        for (kind, body), (next_kind, expected) in itertools.pairwise(blocks)
+        if kind == "sh" and next_kind == "text"
+    ]
+
+
+def run_doc_commands(commands: str, cwd: Path) -> str:
+    """A docs ``sh`` block run by bash in ``cwd`` with this environment's scripts first on
+    PATH; its stdout and stderr, in order."""
+    done = subprocess.run(
+        ["bash", "-c", f"{{\n{commands}}} 2>&1"],
+        cwd=cwd,
+        env=clean_env(PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout
+
+
+def run_without(
+    libraries: Sequence[str], *args: str, cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """``skillstate ARGS`` in a real subprocess whose import hook hides ``libraries`` (and
+    their submodules), as if they were not installed."""
+    code = (
+        "import importlib.abc, sys\n"
+        "class Hide(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in {tuple(libraries)!r}:\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        "from skillstate.cli.main import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=cwd,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )

@@ -12,7 +12,6 @@ The HTTP options (address, port, token) are resolved by one function,
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from skillstate.cli.exits import ERROR, USAGE
+from skillstate.cli.serve_options import add_serve_options, is_loopback
 from skillstate.errors import SkillstateError
 
 if TYPE_CHECKING:
@@ -77,16 +77,6 @@ def _positive(text: str) -> int:
     return value
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value < 65536:
-        raise argparse.ArgumentTypeError(f"a port is 0-65535 (0 = any free port), got {value}")
-    return value
-
-
 class HttpUsageError(SkillstateError):
     """The HTTP options are wrong (an empty token, no token on a public address)."""
 
@@ -104,17 +94,6 @@ class HttpSettings:
     max_body: int = DEFAULT_MAX_BODY
     max_connections: int = 64
     header_timeout: float = 10.0
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address or ``localhost`` (reachable from this machine only)."""
-    name = host.strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 def _read_token_file(path: str) -> str:
@@ -193,38 +172,15 @@ def _seconds(text: str) -> float:
 def add_http_options(parser: argparse.ArgumentParser) -> None:
     """``--host --port --allowed-host --token --token-file --allow-no-token --max-body
     --max-connections``: the options :func:`http_settings` reads."""
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1, loopback only)"
-    )
-    parser.add_argument(
-        "--port",
-        type=_port,
-        default=None,
-        help=f"HTTP port (default $SKILL_STATE_PORT or {DEFAULT_PORT}; 0 = any free port)",
-    )
-    parser.add_argument(
-        "--allowed-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also accept this Host name (and its Origins); repeatable",
-    )
-    parser.add_argument(
-        "--token",
-        default=None,
-        help="require 'Authorization: Bearer TOKEN' on every HTTP request; prefer "
+    add_serve_options(
+        parser,
+        port_default=None,
+        host_help="HTTP bind address (default 127.0.0.1, loopback only)",
+        port_help=f"HTTP port (default $SKILL_STATE_PORT or {DEFAULT_PORT}; 0 = any free port)",
+        token_help="require 'Authorization: Bearer TOKEN' on every HTTP request; prefer "
         f"${TOKEN_ENV} or --token-file, since any user can read a command line (ps)",
-    )
-    parser.add_argument(
-        "--token-file",
-        default=None,
-        metavar="FILE",
-        help="read the bearer token from FILE (its first line, whitespace stripped)",
-    )
-    parser.add_argument(
-        "--allow-no-token",
-        action="store_true",
-        help="serve a non-loopback --host without a token (refused otherwise)",
+        token_file_help="read the bearer token from FILE (its first line, whitespace stripped)",
+        allow_no_token_help="serve a non-loopback --host without a token (refused otherwise)",
     )
     parser.add_argument(
         "--max-body",

@@ -18,64 +18,24 @@ import os
 import sys
 
 from skillstate.cli.context import CliContext
+from skillstate.cli.serve_options import add_serve_options, is_loopback
+from skillstate.ui.serve import DEFAULT_PORT
 
 __all__ = ["configure", "run"]
 
-DEFAULT_PORT = 3212
-
-
-def _loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value < 65536:
-        raise argparse.ArgumentTypeError(f"a port is 0-65535 (0 = any free port), got {value}")
-    return value
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="bind address (default 127.0.0.1, loopback only)"
-    )
-    parser.add_argument(
-        "--port",
-        type=_port,
-        default=DEFAULT_PORT,
-        help=f"port (default {DEFAULT_PORT}; 0 = any free port)",
-    )
-    parser.add_argument(
-        "--allowed-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also accept this Host name (and its Origins); repeatable",
-    )
-    token = parser.add_mutually_exclusive_group()
-    token.add_argument(
-        "--token",
-        default=None,
-        help="require this bearer token (or a browser cookie set by opening /?token=TOKEN once); "
-        "default $SKILLSTATE_UI_TOKEN",
-    )
-    token.add_argument(
-        "--token-file", metavar="FILE", default=None, help="read the token from FILE (first line)"
-    )
-    parser.add_argument(
-        "--allow-no-token",
-        action="store_true",
-        help="serve a non-loopback address without a token (anyone who can reach it can read every run)",
+    add_serve_options(
+        parser,
+        port_default=DEFAULT_PORT,
+        host_help="bind address (default 127.0.0.1, loopback only)",
+        port_help=f"port (default {DEFAULT_PORT}; 0 = any free port)",
+        token_help="require this bearer token (or a browser cookie set by opening "
+        "/?token=TOKEN once); default $SKILLSTATE_UI_TOKEN",
+        token_file_help="read the token from FILE (first line)",
+        allow_no_token_help="serve a non-loopback address without a token "
+        "(anyone who can reach it can read every run)",
+        exclusive_token=True,
     )
 
 
@@ -112,7 +72,7 @@ def run(ctx: CliContext) -> int:
     if token is False:
         return USAGE
     assert token is not True
-    if not _loopback(args.host) and token is None and not args.allow_no_token:
+    if not is_loopback(args.host) and token is None and not args.allow_no_token:
         ctx.error(
             f"refusing to serve {args.host} without a token: anyone who can reach it could read "
             "every run. Give --token/--token-file/SKILLSTATE_UI_TOKEN, or --allow-no-token"

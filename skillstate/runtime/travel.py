@@ -12,6 +12,7 @@ from typing import Any
 
 from skillstate.errors import RunExists
 from skillstate.pipeline import Outcome
+from skillstate.records import RunRecord
 from skillstate.runtime import inputs
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.creating import CreatingCalls
@@ -23,6 +24,16 @@ from skillstate.runtime.errors import (
 )
 
 __all__ = ["TravelCalls"]
+
+
+def _written(outcome: Outcome, what: str) -> RunRecord:
+    """The record ``outcome`` wrote; :class:`StateRejected` naming ``what`` when rejected."""
+    if not outcome.accepted or outcome.record is None:
+        raise StateRejected(
+            f"the {what} was rejected (nothing written): {pl.reasons(outcome.problems)}",
+            outcome.problems,
+        )
+    return outcome.record
 
 
 class TravelCalls(CreatingCalls):
@@ -70,12 +81,7 @@ class TravelCalls(CreatingCalls):
             step = inputs.check_step(at_step, "at_step")
             version = step_versions(self.store, record, step, self.host.merge)[1]
         outcome = self.fork_version(session_id, new_session_id, version)
-        if not outcome.accepted or outcome.record is None:
-            raise StateRejected(
-                f"the fork was rejected (nothing written): {pl.reasons(outcome.problems)}",
-                outcome.problems,
-            )
-        payload = pl.init_payload(outcome.record)
+        payload = pl.init_payload(_written(outcome, "fork"))
         payload["forked_from"] = {"session_id": session_id, "version": version}
         return payload
 
@@ -136,12 +142,7 @@ class TravelCalls(CreatingCalls):
                 meta={MARKER: None},
             )
             outcome = commit_change(self.host, self.store, record, self._skill(record), change)
-            if not outcome.accepted or outcome.record is None:
-                raise StateRejected(
-                    f"the rewind was rejected (nothing written): {pl.reasons(outcome.problems)}",
-                    outcome.problems,
-                )
-            payload = pl.session_payload(outcome.record)
+            payload = pl.session_payload(_written(outcome, "rewind"))
             payload["rewound_to"] = {"step": step, "version": version}
             return payload
 

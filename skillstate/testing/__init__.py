@@ -43,6 +43,9 @@ Helpers: :func:`make_host`, :func:`sample_skill`, :func:`temporary_store_url`,
 :func:`snapshot_interval` (snapshots every few versions, for a test),
 :func:`require_postgres`, :func:`require_service`, :func:`clean_env`,
 :func:`run_command` (a console script of this environment, run for real).
+
+:mod:`skillstate.testing.durability`: :func:`~skillstate.testing.durability.kill_writers`
+(writers killed with ``SIGKILL`` lose nothing acknowledged, for any store kind).
 """
 
 from __future__ import annotations

@@ -3,14 +3,19 @@ the one the command prints, and every option in its table exists."""
 
 from __future__ import annotations
 
-import itertools
-import os
 import re
 import subprocess
 import time
 from pathlib import Path
 
-from support import ROOT, SKILLSTATE, VENV_BIN, clean_env, run_skillstate
+from support import (
+    ROOT,
+    SKILLSTATE,
+    clean_env,
+    command_output_pairs,
+    run_doc_commands,
+    run_skillstate,
+)
 
 PAGE = ROOT / "docs" / "ui.md"
 BLOCK = re.compile(r"```(sh|bash|text)\n(.*?)```", re.S)
@@ -21,23 +26,10 @@ def _blocks() -> list[tuple[str, str]]:
 
 
 def test_the_error_examples_print_what_the_page_shows(tmp_path: Path) -> None:
-    pairs = [
-        (body, expected)
-        for (kind, body), (next_kind, expected) in itertools.pairwise(_blocks())
-        if kind == "sh" and next_kind == "text"
-    ]
+    pairs = command_output_pairs(_blocks())
     assert pairs, "docs/ui.md lost its command/output blocks"
-    env = clean_env(PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     for commands, expected in pairs:
-        done = subprocess.run(
-            ["bash", "-c", f"{{\n{commands}}} 2>&1"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.stdout == expected, commands
+        assert run_doc_commands(commands, tmp_path) == expected, commands
 
 
 def test_the_url_line_is_the_one_the_command_prints(tmp_path: Path) -> None:

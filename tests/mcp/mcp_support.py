@@ -6,10 +6,9 @@ directory, with its own store (``SKILLSTATE_STORE``).
 
 from __future__ import annotations
 
-import os
-import re
+import json
 import subprocess
-import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -20,29 +19,21 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from support import SKILLSTATE, TIMEOUT, ServerProcess, server_env
 
 __all__ = [
+    "INITIALIZED",
     "SKILLSTATE",
     "HttpServer",
     "http_client",
+    "initialize_request",
+    "raw_initialize",
+    "serve_raw",
     "server_env",
     "start_http",
     "stdio_client_for",
     "text_of",
 ]
-
-SKILLSTATE = str(Path(sys.executable).with_name("skillstate"))
-TIMEOUT = 60.0
-
-
-def server_env(store_url: str, **extra: str) -> dict[str, str]:
-    env = {
-        "SKILLSTATE_STORE": store_url,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    env.update(extra)
-    return env
 
 
 @asynccontextmanager
@@ -69,7 +60,7 @@ async def stdio_client_for(
             yield connected
 
 
-class HttpServer:
+class HttpServer(ServerProcess):
     """A ``skillstate mcp --http --port 0`` process; ``url`` once it listens."""
 
     def __init__(
@@ -80,41 +71,17 @@ class HttpServer:
         env: dict[str, str] | None = None,
     ) -> None:
         self.stderr_path = cwd / f"http-{time.monotonic_ns()}.log"
-        self._stderr = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen(
-            [SKILLSTATE, "mcp", "--http", "--port", "0", *args],
+        super().__init__(
+            ["mcp", "--http", "--port", "0", *args],
             cwd=cwd,
             env=server_env(store_url, **(env or {})),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self._stderr,
+            log=self.stderr_path,
+            pattern=r"listening on http://[^:]+:(\d+)/mcp",
+            what="the HTTP server",
+            stdout_to_log=False,
         )
-        self.port = self._wait_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/mcp"
-
-    def _wait_port(self) -> int:
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            text = self.stderr_path.read_text(errors="replace")
-            found = re.search(r"listening on http://[^:]+:(\d+)/mcp", text)
-            if found:
-                return int(found.group(1))
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the HTTP server exited ({self.proc.returncode}):\n{text}")
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("the HTTP server did not start listening in time")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self._stderr.close()
 
 
 def start_http(
@@ -133,6 +100,53 @@ async def http_client(
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode=mode, read_timeout_seconds=TIMEOUT) as connected:
             yield connected
+
+
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+"""The raw ``notifications/initialized`` line that follows an ``initialize``."""
+
+
+def initialize_request(request_id: int = 0) -> dict[str, Any]:
+    """A JSON-RPC ``initialize`` request, as a raw client sends it (no client library)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+
+
+def raw_initialize(request_id: int = 0) -> bytes:
+    """:func:`initialize_request` as one line."""
+    return json.dumps(initialize_request(request_id)).encode()
+
+
+def serve_raw(
+    tmp_path: Path, payload: bytes, answers: int, transport: str | None = None
+) -> tuple[list[Any], str]:
+    """Run ``skillstate mcp`` (with ``--transport`` when given) on real pipes, write
+    ``payload``, read ``answers`` answer lines; (the answers, its stderr)."""
+    command = ["mcp"] if transport is None else ["mcp", "--transport", transport]
+    proc = subprocess.Popen(
+        [SKILLSTATE, *command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=server_env(f"file:{tmp_path / 'store'}"),
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    writer = threading.Thread(target=lambda: (proc.stdin.write(payload), proc.stdin.flush()))
+    writer.start()
+    got = [json.loads(proc.stdout.readline()) for _ in range(answers)]
+    writer.join(60)
+    proc.stdin.close()
+    assert proc.wait(60) == 0
+    return got, proc.stderr.read().decode(errors="replace")
 
 
 def text_of(result: Any) -> str:

@@ -81,30 +81,9 @@ def test_security_settings_and_masking() -> None:
 
 def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Any) -> None:
     """The libraries are hidden from a real subprocess by an import hook, as if not installed."""
-    import subprocess
-    import sys
+    from support import run_without
 
-    from support import clean_env
-
-    code = (
-        "import importlib.abc, sys\n"
-        "class Hide(importlib.abc.MetaPathFinder):\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] in ('mcp', 'starlette'):\n"
-        "            raise ModuleNotFoundError(name)\n"
-        "sys.meta_path.insert(0, Hide())\n"
-        "from skillstate.cli.main import main\n"
-        "sys.exit(main(['mcp']))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        cwd=tmp_path,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_without(["mcp", "starlette"], "mcp", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (3, "")  # exits.ERROR: an optional extra is missing
     assert done.stderr == (
         "skillstate: the MCP server needs the 'mcp' extra, which is not installed: "

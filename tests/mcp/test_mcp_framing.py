@@ -8,29 +8,15 @@ answers as code 0 with a traceback in the log answered as ``-32602`` instead.
 from __future__ import annotations
 
 import json
-import subprocess
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import SKILLSTATE, server_env
+from mcp_support import INITIALIZED, raw_initialize, serve_raw
 
 from skillstate.mcp.framing import reject
 
-INIT = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
-).encode()
-INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+INIT = raw_initialize()
 
 BAD_LINES: list[tuple[bytes, list[Any], int]] = [
     # (line, the ids it must be answered with, the error code)
@@ -62,23 +48,7 @@ BAD_LINES: list[tuple[bytes, list[Any], int]] = [
 def _serve(
     tmp_path: Path, transport: str, lines: list[bytes], answers: int
 ) -> tuple[list[Any], str]:
-    proc = subprocess.Popen(
-        [SKILLSTATE, "mcp", "--transport", transport],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=tmp_path,
-        env=server_env(f"file:{tmp_path / 'store'}"),
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    payload = b"\n".join(lines) + b"\n"
-    writer = threading.Thread(target=lambda: (proc.stdin.write(payload), proc.stdin.flush()))
-    writer.start()
-    got = [json.loads(proc.stdout.readline()) for _ in range(answers)]
-    writer.join(60)
-    proc.stdin.close()
-    assert proc.wait(60) == 0
-    return got, proc.stderr.read().decode(errors="replace")
+    return serve_raw(tmp_path, b"\n".join(lines) + b"\n", answers, transport)
 
 
 @pytest.mark.parametrize("transport", ["fast", "sdk"])

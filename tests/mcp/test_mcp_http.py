@@ -9,19 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import HttpServer, http_client, start_http, text_of
+from mcp_support import HttpServer, http_client, initialize_request, start_http, text_of
 
 TOKEN = "s3cret-token"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
+INIT = initialize_request(1)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from mcp_support import initialize_request
 
 from skillstate.mcp import sdk
 
@@ -93,16 +94,7 @@ def test_an_unknown_sdk_version_is_refused_for_the_public_path(tmp_path: Path) -
 @pytest.mark.parametrize("transport", ["fast", "sdk"])
 def test_an_unknown_sdk_version_still_serves_stdio(tmp_path: Path, transport: str) -> None:
     lines = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "probe", "version": "1"},
-            },
-        },
+        initialize_request(1),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
             "jsonrpc": "2.0",

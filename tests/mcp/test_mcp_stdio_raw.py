@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 import time
 from pathlib import Path
 
-from mcp_support import SKILLSTATE, server_env
+from mcp_support import INITIALIZED, SKILLSTATE, raw_initialize, serve_raw, server_env
 
 from skillstate.mcp.stdio import DEFAULT_MAX_LINE
 
@@ -22,18 +21,7 @@ def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Pat
     """
     deep = '{"a":' * 400 + "1" + "}" * 400
     lines = [
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"},
-                },
-            }
-        ),
+        raw_initialize(0).decode(),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_session",'
         f'"arguments":{{"session_id":{deep}}}}}}}',
@@ -75,41 +63,6 @@ def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Pat
     assert 'unknown argument "verbose"' in answers[3]["result"]["content"][0]["text"]
 
 
-def _initialize(request_id: int) -> str:
-    return json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        }
-    )
-
-
-def _serve_pipes(tmp_path: Path, payload: bytes, answers: int) -> tuple[list[dict], str]:
-    """Run ``skillstate mcp`` on real pipes (the fast transport), feed ``payload``, read answers."""
-    proc = subprocess.Popen(
-        [SKILLSTATE, "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=tmp_path,
-        env=server_env(f"file:{tmp_path / 'store'}"),
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    writer = threading.Thread(target=lambda: (proc.stdin.write(payload), proc.stdin.flush()))
-    writer.start()
-    got = [json.loads(proc.stdout.readline()) for _ in range(answers)]
-    writer.join(60)
-    proc.stdin.close()
-    assert proc.wait(60) == 0
-    return got, proc.stderr.read().decode()
-
-
 def test_fast_transport_drops_an_over_long_line_and_serves_the_rest(tmp_path: Path) -> None:
     """On pipes: blank lines are skipped, a line over the 64 MiB limit is dropped with a
     warning, an unparsable one an error with ``id: null``, and the requests around them
@@ -124,8 +77,8 @@ def test_fast_transport_drops_an_over_long_line_and_serves_the_rest(tmp_path: Pa
     )
     payload = b"\n".join(
         [
-            _initialize(0).encode(),
-            b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+            raw_initialize(0),
+            INITIALIZED,
             b"   ",
             b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
             + b"x" * (DEFAULT_MAX_LINE + 10)
@@ -135,7 +88,7 @@ def test_fast_transport_drops_an_over_long_line_and_serves_the_rest(tmp_path: Pa
             b"",
         ]
     )
-    answers, stderr = _serve_pipes(tmp_path, payload, 3)
+    answers, stderr = serve_raw(tmp_path, payload, 3)
     assert [a["id"] for a in answers] == [0, None, 2]
     assert answers[1]["error"]["code"] == -32700
     assert answers[2]["result"]["structuredContent"]["sessions"] == []
@@ -148,6 +101,6 @@ def test_fast_transport_leaves_an_opening_other_than_initialize_to_the_sdk(
     """A first request that is not the handshake goes through ``Server.run``, which
     answers it (here: a ping before initialize) and still serves the handshake after."""
     ping = b'{"jsonrpc":"2.0","id":7,"method":"ping"}'
-    answers, _ = _serve_pipes(tmp_path, ping + b"\n" + _initialize(8).encode() + b"\n", 2)
+    answers, _ = serve_raw(tmp_path, ping + b"\n" + raw_initialize(8) + b"\n", 2)
     assert [a["id"] for a in answers] == [7, 8]
     assert answers[1]["result"]["serverInfo"]["name"] == "skillstate"

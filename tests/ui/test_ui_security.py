@@ -5,12 +5,10 @@ usage errors."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from support import clean_env, run_skillstate
+from support import run_skillstate, run_without
 from ui_support import HOSTILE_SKILL, IMG, REASONING, SCRIPT, UiServer, fetch, seed
 
 from skillstate.ui.app import public_message
@@ -179,26 +177,8 @@ def test_a_port_in_use_is_one_line(file_url: str, tmp_path: Path) -> None:
 
 
 def test_without_the_ui_extra_the_command_says_what_to_install(tmp_path: Path) -> None:
-    code = (
-        "import importlib.abc, sys\n"
-        "class Hide(importlib.abc.MetaPathFinder):\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] in ('jinja2',):\n"
-        "            raise ModuleNotFoundError(name)\n"
-        "sys.meta_path.insert(0, Hide())\n"
-        "from skillstate.cli.main import main\n"
-        "sys.exit(main(sys.argv[1:]))\n"
-    )
     for args in (["ui"], ["mcp", "--http", "--ui"]):
-        done = subprocess.run(
-            [sys.executable, "-c", code, "--store", f"file:{tmp_path}/s", *args],
-            capture_output=True,
-            text=True,
-            env=clean_env(),
-            cwd=tmp_path,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-        )
+        done = run_without(["jinja2"], "--store", f"file:{tmp_path}/s", *args, cwd=tmp_path)
         assert (done.returncode, done.stdout) == (3, ""), (args, done.stderr)
         assert done.stderr == (
             "skillstate: the run inspector needs the 'ui' extra, which is not installed: "

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import http.client
 import os
-import re
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import support
+from support import SKILLSTATE, TIMEOUT, ServerProcess
 
 from skillstate.testing.helpers import make_host
 
@@ -23,8 +23,6 @@ __all__ = [
     "seed",
 ]
 
-SKILLSTATE = str(Path(sys.executable).with_name("skillstate"))
-TIMEOUT = 60.0
 
 CANARY = "window.__pwned = 1"
 """What every injected script would run: the browser test checks the flag stays unset."""
@@ -90,17 +88,10 @@ def seed(url: str, versions: int = 4) -> dict[str, Any]:
 
 
 def server_env(url: str, **extra: str) -> dict[str, str]:
-    env = {
-        "SKILLSTATE_STORE": url,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.environ.get("HOME", "/tmp"),
-    }
-    env.update(extra)
-    return env
+    return support.server_env(url, HOME=os.environ.get("HOME", "/tmp"), **extra)
 
 
-class UiServer:
+class UiServer(ServerProcess):
     """A ``skillstate ui --port 0`` process (or ``mcp --http --ui``); ``base`` once it listens."""
 
     def __init__(
@@ -111,52 +102,27 @@ class UiServer:
         env: dict[str, str] | None = None,
         mcp: bool = False,
     ) -> None:
-        self.log = cwd / f"ui-{time.monotonic_ns()}.log"
-        self._out = open(self.log, "wb")
         command = ["mcp", "--http", "--ui", "--port", "0"] if mcp else ["ui", "--port", "0"]
-        self.proc = subprocess.Popen(
-            [SKILLSTATE, *command, *args],
-            cwd=cwd,
-            env=server_env(url, **(env or {})),
-            stdin=subprocess.DEVNULL,
-            stdout=self._out,
-            stderr=subprocess.STDOUT,
-        )
         pattern = (
             r"inspector at http://[^:]+:(\d+)/ui/" if mcp else r"skillstate ui: http://[^:]+:(\d+)/"
         )
-        self.port = self._wait(pattern)
+        super().__init__(
+            [*command, *args],
+            cwd=cwd,
+            env=server_env(url, **(env or {})),
+            log=cwd / f"ui-{time.monotonic_ns()}.log",
+            pattern=pattern,
+            what="the inspector",
+            stdout_to_log=True,
+        )
         self.prefix = "/ui" if mcp else ""
         self.base = f"http://127.0.0.1:{self.port}{self.prefix}"
-
-    def _wait(self, pattern: str) -> int:
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            text = self.log.read_text(errors="replace")
-            found = re.search(pattern, text)
-            if found:
-                return int(found.group(1))
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the inspector exited ({self.proc.returncode}):\n{text}")
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("the inspector did not start listening in time")
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
     def get(self, path: str, **kwargs: Any) -> tuple[int, dict[str, str], str]:
         return fetch(self.port, self.prefix + path, **kwargs)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self._out.close()
 
 
 def fetch(

@@ -14,9 +14,8 @@ The power-loss model is :class:`.synced.SyncRecorder` (only what was synced surv
 
 from __future__ import annotations
 
+import functools
 import os
-import random
-import signal
 import sys
 import time
 import warnings
@@ -36,6 +35,7 @@ from skillstate.plugin import (
     verify_record,
 )
 from skillstate.testing import SYNC_WINDOW, make_host, observing_syncs, sample_skill
+from skillstate.testing.durability import increment, kill_writers
 
 from .. import FileStore
 from .synced import SyncRecorder
@@ -237,27 +237,6 @@ def test_process_a_creation_whose_journal_was_lost_is_gone(tmp_path: Path) -> No
 KILLS = 15
 
 
-def _increment(host: Any, store: Any, skill: Any) -> int:
-    current = store.get("k")
-    outcome = transition(
-        host,
-        store,
-        "k",
-        Change(patch={"counter": current.state["counter"] + 1}),
-        skill=skill,
-        expected_version=current.version,
-    )
-    return int(outcome.record.version)
-
-
-def _patch_forever(host: Any, store: Any, skill: Any, fd: int) -> None:
-    try:
-        while True:
-            os.write(fd, f"{_increment(host, store, skill)}\n".encode())
-    finally:
-        os._exit(3)
-
-
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 @pytest.mark.parametrize("level", ["full", "process"])
 def test_sigkill_of_a_writer_loses_nothing_acknowledged(tmp_path: Path, level: str) -> None:
@@ -267,30 +246,24 @@ def test_sigkill_of_a_writer_loses_nothing_acknowledged(tmp_path: Path, level: s
     assert create_run(host, store, skill, "k", {"counter": 0}).accepted
     started = time.perf_counter()
     for _ in range(5):
-        _increment(host, store, skill)
+        increment(host, store, skill)
     commit = (time.perf_counter() - started) / 5
-    rng = random.Random(18)
-    acknowledged = 6
-    for _ in range(KILLS):
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            os.close(read_fd)
-            _patch_forever(host, store, skill, write_fd)
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as pipe:
-            # let it commit a few times, then kill it anywhere in the next two commits
-            acks = [int(pipe.readline()) for _ in range(rng.randint(0, 3))]
-            time.sleep(rng.uniform(0, 2 * commit))
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            acks += [int(line) for line in pipe.read().split()]
-        acknowledged = max([acknowledged, *acks])
-        fresh = FileStore(url)  # a new process's view: nothing remembered
-        record = fresh.get("k")
-        assert record.version >= acknowledged
-        assert record.state["counter"] == record.version - 1
+
+    def verified(fresh: FileStore, record: Any) -> None:
         assert verify_record(record, fresh.journal("k")) == []
+
+    # each child writes on the parent's store; each check is a new process's view
+    acknowledged = kill_writers(
+        host,
+        skill,
+        child_store=lambda: store,
+        fresh_store=functools.partial(FileStore, url),
+        kills=KILLS,
+        acknowledged=6,
+        reads=(0, 3),
+        pause=2 * commit,
+        check=verified,
+    )
     host.close()
     assert acknowledged > KILLS, "the writers hardly committed: the test proved little"
 

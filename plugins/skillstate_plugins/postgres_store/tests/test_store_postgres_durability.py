@@ -9,17 +9,16 @@ PostgreSQL's documented promise and cannot be provoked from a test.)
 
 from __future__ import annotations
 
+import functools
 import os
-import random
-import signal
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from skillstate.plugin import Change, create_run, transition
+from skillstate.plugin import create_run
 from skillstate.testing import make_host, sample_skill, temporary_store_url
+from skillstate.testing.durability import kill_writers
 
 from ..backend import PostgresStore
 
@@ -56,13 +55,6 @@ def test_the_level_comes_from_the_configuration_when_the_url_names_none(url: str
         host.close()
 
 
-def _increment(host: Any, store: Any, skill: Any) -> int:
-    current = store.get("k")
-    change = Change(patch={"counter": current.state["counter"] + 1})
-    outcome = transition(host, store, "k", change, skill=skill, expected_version=current.version)
-    return int(outcome.record.version)
-
-
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 @pytest.mark.parametrize("level", ["full", "process"])
 def test_sigkill_of_a_client_loses_nothing_acknowledged(url: str, level: str) -> None:
@@ -71,33 +63,17 @@ def test_sigkill_of_a_client_loses_nothing_acknowledged(url: str, level: str) ->
     store = host.open_store()
     create_run(host, store, skill, "k", {"counter": 0})
     store.close()
-    rng, acknowledged = random.Random(18), 1
-    for _ in range(6):
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child: its own connection
-            os.close(read_fd)
-            try:
-                mine = PostgresStore(url)
-                while True:
-                    os.write(write_fd, f"{_increment(host, mine, skill)}\n".encode())
-            finally:
-                os._exit(3)
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as pipe:
-            acks = [int(pipe.readline()) for _ in range(rng.randint(1, 4))]
-            time.sleep(rng.uniform(0, 0.003))
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            acks += [int(line) for line in pipe.read().split()]
-        acknowledged = max([acknowledged, *acks])
-        fresh = PostgresStore(url)
-        try:
-            record = fresh.get("k")
-            assert record.version >= acknowledged
-            assert record.state["counter"] == record.version - 1
-        finally:
-            fresh.close()
+    opened = functools.partial(PostgresStore, url)  # each child its own connection
+    kill_writers(
+        host,
+        skill,
+        child_store=opened,
+        fresh_store=opened,
+        kills=6,
+        acknowledged=1,
+        reads=(1, 4),
+        pause=0.003,
+    )
     host.close()
 
 

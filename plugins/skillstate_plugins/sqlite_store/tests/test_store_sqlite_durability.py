@@ -13,9 +13,8 @@
 
 from __future__ import annotations
 
+import functools
 import os
-import random
-import signal
 import sqlite3
 import sys
 import time
@@ -26,6 +25,7 @@ import pytest
 
 from skillstate.plugin import Change, PendingSyncs, RunNotFound, create_run, transition
 from skillstate.testing import SYNC_WINDOW, make_host, observing_syncs, sample_skill
+from skillstate.testing.durability import increment, kill_writers
 
 from ..backend import SQLiteStore
 
@@ -109,13 +109,6 @@ def test_process_a_power_loss_loses_at_most_the_last_second(tmp_path: Path) -> N
     assert lost_any, "nothing was ever lost: the WAL was synced on the commit path"
 
 
-def _increment(host: Any, store: Any, skill: Any) -> int:
-    current = store.get("k")
-    change = Change(patch={"counter": current.state["counter"] + 1})
-    outcome = transition(host, store, "k", change, skill=skill, expected_version=current.version)
-    return int(outcome.record.version)
-
-
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 @pytest.mark.parametrize("level", ["full", "process"])
 def test_sigkill_of_a_writer_loses_nothing_acknowledged(tmp_path: Path, level: str) -> None:
@@ -125,34 +118,20 @@ def test_sigkill_of_a_writer_loses_nothing_acknowledged(tmp_path: Path, level: s
     create_run(host, store, skill, "k", {"counter": 0})
     started = time.perf_counter()
     for _ in range(3):
-        _increment(host, store, skill)
+        increment(host, store, skill)
     commit = (time.perf_counter() - started) / 3
     store.close()
-    rng, acknowledged = random.Random(18), 4
-    for _ in range(12):
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child: its own connection
-            os.close(read_fd)
-            try:
-                mine = SQLiteStore(url)
-                while True:
-                    os.write(write_fd, f"{_increment(host, mine, skill)}\n".encode())
-            finally:
-                os._exit(3)
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as pipe:
-            acks = [int(pipe.readline()) for _ in range(rng.randint(0, 3))]
-            time.sleep(rng.uniform(0, 2 * commit))
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            acks += [int(line) for line in pipe.read().split()]
-        acknowledged = max([acknowledged, *acks])
-        fresh = SQLiteStore(url)
-        record = fresh.get("k")
-        assert record.version >= acknowledged
-        assert record.state["counter"] == record.version - 1
-        fresh.close()
+    opened = functools.partial(SQLiteStore, url)  # each child its own connection
+    acknowledged = kill_writers(
+        host,
+        skill,
+        child_store=opened,
+        fresh_store=opened,
+        kills=12,
+        acknowledged=4,
+        reads=(0, 3),
+        pause=2 * commit,
+    )
     assert acknowledged > 12, "the writers hardly committed: the test proved little"
     host.close()
     with sqlite3.connect(tmp_path / "runs.db") as conn:
