@@ -277,7 +277,8 @@ done
 @pytest.mark.slow
 def test_four_shells_compare_and_swap_lose_no_increment(tmp_path: Path) -> None:
     """Four shells doing get-then-patch on one counter: with --expected-version none of the
-    100 increments is lost (without it most are lost: 30 of 100 kept here, docs/benchmarks.md)."""
+    40 increments is lost (without it most are lost: 30 of 100 kept here, docs/benchmarks.md;
+    the issue's 100 increments are the benchmark's, 40 keep the suite's time down)."""
     env = clean_env(SKILLSTATE=SKILLSTATE, SKILLSTATE_STORE=f"file:{tmp_path / 'state'}")
     assert (
         run_skillstate(
@@ -292,18 +293,18 @@ def test_four_shells_compare_and_swap_lose_no_increment(tmp_path: Path) -> None:
         == 0
     )
     shells = [
-        subprocess.Popen(["bash", "-c", SHELL.format(per=25)], cwd=tmp_path, env=env)
+        subprocess.Popen(["bash", "-c", SHELL.format(per=10)], cwd=tmp_path, env=env)
         for _ in range(4)
     ]
     assert [shell.wait(timeout=600) for shell in shells] == [0, 0, 0, 0]
     out = run_skillstate(
         "get", "c", "--field", "tests.pass", cwd=tmp_path, SKILLSTATE_STORE=env["SKILLSTATE_STORE"]
     )
-    assert out.stdout.strip() == "100"
+    assert out.stdout.strip() == "40"
     log = run_skillstate(
         "log", "c", "--json", cwd=tmp_path, SKILLSTATE_STORE=env["SKILLSTATE_STORE"]
     )
-    assert len(json.loads(log.stdout)) == 101
+    assert len(json.loads(log.stdout)) == 41
 
 
 def test_gc_deletes_closed_sessions_and_keeps_the_rest(tmp_path: Path) -> None:
