@@ -37,6 +37,7 @@ from skillstate.mcp import sdk
 from skillstate.mcp.offload import shared_policy
 from skillstate.mcp.scrub import scrub
 from skillstate.mcp.skill_tools import skill_tools
+from skillstate.mcp.tooling import StrictTool
 from skillstate.mcp.tools import INSTRUCTIONS, session_tools
 
 if TYPE_CHECKING:
@@ -378,6 +379,7 @@ def build_server(
     add_resources(server, runtime, offload=offload)
     add_prompts(server, runtime, offload=offload)
     sdk.install_result_fast_path()
+    sdk.install_call_fast_path(StrictTool)
     if not (tracing if tracing is not None else _tracing_configured()):
         _drop_tracing(server)
     return server
