@@ -194,6 +194,26 @@ def install_result_fast_path() -> bool:
 _call_installed: list[type] = []
 
 
+class _SDK:
+    """The SDK names the call fast path checks against, bound once when it is installed."""
+
+    handshake_versions: frozenset[str] = frozenset()
+    request_state_boundary: type = type(None)
+    mcp_server: type = type(None)
+    handle_call_tool: Any = None
+
+    @classmethod
+    def bind(cls) -> None:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.request_state import RequestStateBoundary
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        cls.handshake_versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
+        cls.request_state_boundary = RequestStateBoundary
+        cls.mcp_server = MCPServer
+        cls.handle_call_tool = MCPServer._handle_call_tool
+
+
 def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     """The ``tool_type`` tool a ``tools/call`` with these params reaches, if the fast path may
     serve it; ``None`` sends the request down the SDK's own path.
@@ -206,10 +226,6 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     (a pass-through for such params: it acts only on ``requestState``), e.g. tracing; a
     cache hint for ``tools/call``; a ``tools/call`` handler that is not ``MCPServer``'s own.
     """
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.request_state import RequestStateBoundary
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
     if type(params) is not dict or not 1 <= len(params) <= 2:
         return None
     name = params.get("name")
@@ -221,20 +237,21 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     ):
         return None
     connection = runner.connection
-    if connection.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+    if connection.protocol_version not in _SDK.handshake_versions:
         return None
     if not connection.initialize_accepted:
         return None
     server = runner.server
-    if any(type(m) is not RequestStateBoundary for m in server.middleware):
-        return None
+    for middleware in server.middleware:
+        if type(middleware) is not _SDK.request_state_boundary:
+            return None
     if server.cache_hints.get("tools/call") is not None:
         return None
     entry = server.get_request_handler("tools/call")
     handler = getattr(entry, "handler", None)
     owner = getattr(handler, "__self__", None)
-    if not isinstance(owner, MCPServer) or getattr(handler, "__func__", None) is not (
-        MCPServer._handle_call_tool
+    if getattr(handler, "__func__", None) is not _SDK.handle_call_tool or not isinstance(
+        owner, _SDK.mcp_server
     ):
         return None
     tool = owner._tool_manager.get_tool(name)
@@ -287,6 +304,7 @@ def install_call_fast_path(tool_type: type) -> bool:
         return False
     from mcp.server.runner import ServerRunner
 
+    _SDK.bind()
     original = ServerRunner._on_request
 
     async def _on_request(self: Any, dctx: Any, method: str, params: Any) -> dict[str, Any]:
