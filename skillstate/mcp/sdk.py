@@ -249,7 +249,7 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
         return None
     entry = server.get_request_handler("tools/call")
     handler = getattr(entry, "handler", None)
-    owner = getattr(handler, "__self__", None)
+    owner: Any = getattr(handler, "__self__", None)
     if getattr(handler, "__func__", None) is not _SDK.handle_call_tool or not isinstance(
         owner, _SDK.mcp_server
     ):
