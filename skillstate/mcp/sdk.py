@@ -198,8 +198,8 @@ class _SDK:
     """The SDK names the call fast path checks against, bound once when it is installed."""
 
     handshake_versions: frozenset[str] = frozenset()
-    request_state_boundary: type = type(None)
-    mcp_server: type = type(None)
+    request_state_boundary: Any = type(None)
+    mcp_server: Any = type(None)
     handle_call_tool: Any = None
 
     @classmethod
