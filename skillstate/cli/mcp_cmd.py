@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from skillstate.cli.exits import ERROR, USAGE
-from skillstate.cli.serve_options import add_serve_options, is_loopback
+from skillstate.cli.serve_options import (
+    TOKEN_FILE_HELP,
+    TokenFileError,
+    add_serve_options,
+    is_loopback,
+    read_token_file,
+)
 from skillstate.errors import SkillstateError
 
 if TYPE_CHECKING:
@@ -96,24 +102,6 @@ class HttpSettings:
     header_timeout: float = 10.0
 
 
-def _read_token_file(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read(64 * 1024 + 1)
-    except OSError as exc:
-        raise HttpUsageError(
-            f"--token-file {path}: cannot read it ({exc.strerror or type(exc).__name__})"
-        ) from None
-    except UnicodeDecodeError:
-        raise HttpUsageError(f"--token-file {path}: the token is not UTF-8 text") from None
-    if len(text) > 64 * 1024:
-        raise HttpUsageError(f"--token-file {path}: over 64 KiB; a token is one line")
-    token = text.strip()
-    if not token:
-        raise HttpUsageError(f"--token-file {path} is empty; write the token into it")
-    return token
-
-
 def http_settings(
     args: argparse.Namespace, environ: Mapping[str, str] = os.environ
 ) -> HttpSettings:
@@ -122,7 +110,8 @@ def http_settings(
     The token comes from ``--token``, else ``--token-file``, else ``$SKILLSTATE_MCP_TOKEN``
     (an empty variable counts as unset). Raises :class:`HttpUsageError` for ``--token ""``
     (what ``--token "$TOKEN"`` becomes when the variable is unset: it must not turn
-    authentication off), for both ``--token`` and ``--token-file``, and for a
+    authentication off), for both ``--token`` and ``--token-file``, for a token file
+    :func:`~skillstate.cli.serve_options.read_token_file` refuses, and for a
     non-loopback ``--host`` without a token unless ``--allow-no-token`` is given.
     """
     token: str | None
@@ -136,7 +125,10 @@ def http_settings(
             )
         token = args.token
     elif args.token_file is not None:
-        token = _read_token_file(args.token_file)
+        try:
+            token = read_token_file(args.token_file)
+        except TokenFileError as exc:
+            raise HttpUsageError(str(exc)) from None
     else:
         token = environ.get(TOKEN_ENV, "").strip() or None
     if token is not None and token != token.strip():
@@ -179,7 +171,7 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
         port_help=f"HTTP port (default $SKILL_STATE_PORT or {DEFAULT_PORT}; 0 = any free port)",
         token_help="require 'Authorization: Bearer TOKEN' on every HTTP request; prefer "
         f"${TOKEN_ENV} or --token-file, since any user can read a command line (ps)",
-        token_file_help="read the bearer token from FILE (its first line, whitespace stripped)",
+        token_file_help=f"read the bearer token from FILE ({TOKEN_FILE_HELP})",
         allow_no_token_help="serve a non-loopback --host without a token (refused otherwise)",
     )
     parser.add_argument(
