@@ -7,6 +7,10 @@ command says so in one line and exits 3 (an optional extra is missing: ``exits.E
 
 The HTTP options (address, port, token) are resolved by one function,
 :func:`http_settings`, for every command that serves HTTP.
+
+Ctrl-C (SIGINT) stops either transport cleanly — over HTTP uvicorn finishes the
+requests in flight — and closes the store; the exit code is 130 (``exits.INTERRUPT``).
+The end of stdin (the client closed the pipe) is the normal end of a stdio server: 0.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillstate.cli.exits import ERROR, USAGE
+from skillstate.cli.exits import ERROR, INTERRUPT, OK, USAGE
 from skillstate.cli.serve_options import (
     TOKEN_FILE_HELP,
     TokenFileError,
@@ -265,19 +269,22 @@ def run(ctx: CliContext) -> int:
     server = build_server(
         runtime, skills=skills, allow_skill_writes=args.allow_skill_writes, offload=args.http
     )
+    code = OK
     try:
         if settings is not None:
-            _serve_http(ctx, runtime, server, settings)
+            code = _serve_http(ctx, runtime, server, settings)
         else:
             from skillstate.mcp.stdio import serve_stdio
 
-            serve_stdio(server, args.transport)
+            serve_stdio(server, args.transport)  # Ctrl-C: KeyboardInterrupt, exit 130
     finally:
         runtime.close()
-    return 0
+        ctx.host.close()  # the store (pending syncs flushed), before the process ends
+    return code
 
 
-def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettings) -> None:
+def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettings) -> int:
+    """Serve until stopped: :data:`~skillstate.cli.exits.INTERRUPT` after Ctrl-C."""
     import anyio
     import anyio.to_thread
 
@@ -343,5 +350,6 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
                 max_connections=settings.max_connections, header_timeout=settings.header_timeout
             ),
         )
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
+        return INTERRUPT
+    return OK

@@ -9,6 +9,9 @@ Security (``docs/ui.md``): loopback by default; Host and Origin are checked; eve
 request but GET and HEAD is refused (405). An optional bearer token comes from
 ``--token``, ``--token-file`` or ``SKILLSTATE_UI_TOKEN``; binding to an address other
 than loopback without one is refused unless ``--allow-no-token`` says it is meant.
+
+Ctrl-C (SIGINT) stops it cleanly — uvicorn finishes the requests in flight, the store
+is closed — and the exit code is 130 (``exits.INTERRUPT``).
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ def _token(ctx: CliContext) -> str | bool | None:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.exits import ERROR, USAGE
+    from skillstate.cli.exits import ERROR, INTERRUPT, OK, USAGE
     from skillstate.ui import MISSING_EXTRA, extra_installed
 
     args = ctx.args
@@ -100,10 +103,12 @@ def run(ctx: CliContext) -> int:
         note = " (token required: open the URL with ?token=TOKEN once)" if token else ""
         print(f"skillstate ui: http://{shown}:{port}/ (store {store_url}){note}", flush=True)
 
+    code = OK
     try:
         serve(app, sock, ready)
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
+        code = INTERRUPT
     finally:
+        ctx.host.close()  # the store, before the process ends
         sys.stdout.flush()
-    return 0
+    return code
