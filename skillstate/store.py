@@ -18,6 +18,17 @@ in :mod:`skillstate.testing` checks them for every store):
   history for free; the bundled stores page by version and keep a snapshot every
   :data:`SNAPSHOT_INTERVAL` versions, which ``snapshots`` lists for ``verify``.
 - ``repair`` (optional) rebuilds a record from its journal.
+
+**Records are shared, never changed in place.** The records and journal entries a
+store is given and those it returns are values that nobody changes in place — not the
+store, not its caller (the pipeline builds a new state for every write). So a store
+may keep the very objects it was given and hand them out again (the memory store, the
+file store's memory of recent runs) or build new ones on every read (SQLite,
+PostgreSQL); a caller must not rely on either, and never mutates a returned record's
+``state``, ``meta``, ``environment`` or ``schema``, nor an entry's ``patch`` or
+``base``: to change one, build a new one (``attrs.evolve``, ``merge_patch``). A store
+never changes what it was given, nor a record it handed out (a commit stores a new
+record; an old one stays as it was).
 """
 
 from __future__ import annotations
@@ -163,7 +174,11 @@ def check_import(record: RunRecord, entries: Sequence[JournalEntry]) -> None:
 
 
 class Store(ABC):
-    """A storage backend. Subclasses validate every run id they turn into a path or key."""
+    """A storage backend. Subclasses validate every run id they turn into a path or key.
+
+    What it is given and what it returns is shared, never changed in place (the module
+    docstring): it may hand out the objects it was given, and must not change them.
+    """
 
     url: str = ""
     durability: str = "unstated"
