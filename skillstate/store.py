@@ -36,13 +36,14 @@ from __future__ import annotations
 import builtins
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import InvalidInput, InvalidRunId
 from skillstate.records import JournalEntry, RunRecord
 
 if TYPE_CHECKING:
+    from skillstate.journal import Merge
     from skillstate.records import HistoryItem, RunSummary, Snapshot
 
 __all__ = [
@@ -124,7 +125,7 @@ def check_run_id(run_id: Any) -> str:
 def imported_records(
     record: RunRecord,
     entries: Sequence[JournalEntry],
-    merge: Callable[[Any, Any], Any] | None = None,
+    merge: Merge | None = None,
 ) -> Iterator[tuple[RunRecord, JournalEntry]]:
     """Each entry of an imported journal with the record after it, creation first.
 
@@ -253,7 +254,7 @@ class Store(ABC):
         after: int | None = None,
         before: int | None = None,
         limit: int | None = None,
-        merge: Callable[[Any, Any], Any] | None = None,
+        merge: Merge | None = None,
     ) -> Iterator[HistoryItem]:
         """The run at each version ``after < version < before``, oldest first, at most ``limit``.
 
@@ -282,7 +283,7 @@ class Store(ABC):
         return self._replay(run_id, low, high, merge)
 
     def _replay(
-        self, run_id: str, low: int, high: int, merge: Callable[[Any, Any], Any] | None
+        self, run_id: str, low: int, high: int, merge: Merge | None
     ) -> Iterator[HistoryItem]:
         from skillstate.journal import replay_history
         from skillstate.merge import merge_patch
@@ -294,9 +295,7 @@ class Store(ABC):
         entries = self.journal_range(run_id, after=after, before=high + 1)
         return replay_history(run_id, entries, start=start, first=low, merge=merge or merge_patch)
 
-    def state_at(
-        self, run_id: str, version: int, *, merge: Callable[[Any, Any], Any] | None = None
-    ) -> HistoryItem:
+    def state_at(self, run_id: str, version: int, *, merge: Merge | None = None) -> HistoryItem:
         """The run at ``version`` (see :meth:`history`).
 
         Raises :class:`~skillstate.errors.VersionNotFound` for a version the run does
@@ -348,7 +347,7 @@ class Store(ABC):
         record: RunRecord,
         entries: Sequence[JournalEntry],
         *,
-        merge: Callable[[Any, Any], Any] | None = None,
+        merge: Merge | None = None,
     ) -> None:
         """Store a run copied from elsewhere: ``record`` with its whole journal ``entries``.
 

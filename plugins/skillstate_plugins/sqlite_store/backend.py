@@ -34,11 +34,11 @@ import urllib.parse
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs
 
 from skillstate.plugin import (
     JournalEntry,
+    Merge,
     RunExists,
     RunNotFound,
     RunRecord,
@@ -396,7 +396,7 @@ class SQLiteStore(Store):
         record: RunRecord,
         entries: Sequence[JournalEntry],
         *,
-        merge: Callable[[Any, Any], Any] | None = None,
+        merge: Merge | None = None,
     ) -> None:
         """Write ``record`` and its whole journal (with its snapshots) in one transaction."""
         check_run_id(record.id)
