@@ -46,7 +46,10 @@ LONG = "long-run"
 
 
 def _pages(runs: int, versions: int) -> dict[str, str]:
-    mid = versions // 2
+    """Each measured page's path; every version named is one the long run has (1..versions),
+    so a short run (``--versions 20`` or fewer) asks for no version 0 (a 400)."""
+    mid = max(1, versions // 2)
+    old = max(1, mid - 10)
     return {
         "list page 1": "/",
         "list, skill filter": "/?skill=rig-task",
@@ -56,7 +59,7 @@ def _pages(runs: int, versions: int) -> dict[str, str]:
         "run page (newest 50 versions)": f"/runs/{LONG}",
         "timeline, oldest page": f"/runs/{LONG}?page={-(-versions // 50)}",
         "timeline, middle page": f"/runs/{LONG}?page={max(1, versions // 100)}",
-        "diff of two versions": f"/runs/{LONG}/diff?from={mid - 10}&to={mid}",
+        "diff of two versions": f"/runs/{LONG}/diff?from={old}&to={mid}",
         "state at a version": f"/runs/{LONG}/at/{mid}",
         "live poll, nothing new": f"/api/runs/{LONG}/versions?after={versions}",
         "export download": f"/runs/{LONG}/export",
@@ -162,14 +165,29 @@ def measure(url: str, runs: int, versions: int, rounds: int, tmp: str) -> dict[s
         proc.wait(10)
 
 
+def _at_least(low: int) -> Any:
+    """An argparse type: a whole number >= ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {value}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     from benchmarks.bench_history import _urls, build
     from benchmarks.bench_stores import PG_URL, drop_schema
     from skillstate.testing.helpers import postgres_unavailable
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10_000)
-    parser.add_argument("--versions", type=int, default=10_000)
+    parser.add_argument("--runs", type=_at_least(0), default=10_000)
+    parser.add_argument("--versions", type=_at_least(1), default=10_000)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--stores", default="file,sqlite,postgresql")
     parser.add_argument("--json", metavar="PATH")

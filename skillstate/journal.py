@@ -8,8 +8,8 @@ from a :class:`~skillstate.records.Snapshot` when the store keeps one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from skillstate.errors import StoreError
 from skillstate.jsondoc import compact
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from skillstate.records import HistoryItem, Snapshot
 
 __all__ = [
+    "Merge",
     "Replay",
     "apply_entry",
     "due_snapshots",
@@ -31,7 +32,12 @@ __all__ = [
 ]
 
 
-Merge = Callable[[Any, Any], Any]
+class Merge(Protocol):
+    """A merge function, ``merge(state, patch) -> state``: :func:`~skillstate.merge.merge_patch`
+    (RFC 7396) or a host's ``host.merge``. What ``Store.history``, ``state_at`` and
+    ``import_run`` take as ``merge=`` to replay a journal as the pipeline merged it."""
+
+    def __call__(self, state: Any, patch: Any, /) -> Any: ...
 
 
 def apply_entry(state: Any, entry: JournalEntry, merge: Merge = merge_patch) -> Any:

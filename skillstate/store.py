@@ -18,6 +18,17 @@ in :mod:`skillstate.testing` checks them for every store):
   history for free; the bundled stores page by version and keep a snapshot every
   :data:`SNAPSHOT_INTERVAL` versions, which ``snapshots`` lists for ``verify``.
 - ``repair`` (optional) rebuilds a record from its journal.
+
+**Records are shared, never changed in place.** The records and journal entries a
+store is given and those it returns are values that nobody changes in place — not the
+store, not its caller (the pipeline builds a new state for every write). So a store
+may keep the very objects it was given and hand them out again (the memory store, the
+file store's memory of recent runs) or build new ones on every read (SQLite,
+PostgreSQL); a caller must not rely on either, and never mutates a returned record's
+``state``, ``meta``, ``environment`` or ``schema``, nor an entry's ``patch`` or
+``base``: to change one, build a new one (``attrs.evolve``, ``merge_patch``). A store
+never changes what it was given, nor a record it handed out (a commit stores a new
+record; an old one stays as it was).
 """
 
 from __future__ import annotations
@@ -25,13 +36,14 @@ from __future__ import annotations
 import builtins
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import InvalidInput, InvalidRunId
 from skillstate.records import JournalEntry, RunRecord
 
 if TYPE_CHECKING:
+    from skillstate.journal import Merge
     from skillstate.records import HistoryItem, RunSummary, Snapshot
 
 __all__ = [
@@ -113,7 +125,7 @@ def check_run_id(run_id: Any) -> str:
 def imported_records(
     record: RunRecord,
     entries: Sequence[JournalEntry],
-    merge: Callable[[Any, Any], Any] | None = None,
+    merge: Merge | None = None,
 ) -> Iterator[tuple[RunRecord, JournalEntry]]:
     """Each entry of an imported journal with the record after it, creation first.
 
@@ -163,7 +175,11 @@ def check_import(record: RunRecord, entries: Sequence[JournalEntry]) -> None:
 
 
 class Store(ABC):
-    """A storage backend. Subclasses validate every run id they turn into a path or key."""
+    """A storage backend. Subclasses validate every run id they turn into a path or key.
+
+    What it is given and what it returns is shared, never changed in place (the module
+    docstring): it may hand out the objects it was given, and must not change them.
+    """
 
     url: str = ""
     durability: str = "unstated"
@@ -238,7 +254,7 @@ class Store(ABC):
         after: int | None = None,
         before: int | None = None,
         limit: int | None = None,
-        merge: Callable[[Any, Any], Any] | None = None,
+        merge: Merge | None = None,
     ) -> Iterator[HistoryItem]:
         """The run at each version ``after < version < before``, oldest first, at most ``limit``.
 
@@ -267,7 +283,7 @@ class Store(ABC):
         return self._replay(run_id, low, high, merge)
 
     def _replay(
-        self, run_id: str, low: int, high: int, merge: Callable[[Any, Any], Any] | None
+        self, run_id: str, low: int, high: int, merge: Merge | None
     ) -> Iterator[HistoryItem]:
         from skillstate.journal import replay_history
         from skillstate.merge import merge_patch
@@ -279,9 +295,7 @@ class Store(ABC):
         entries = self.journal_range(run_id, after=after, before=high + 1)
         return replay_history(run_id, entries, start=start, first=low, merge=merge or merge_patch)
 
-    def state_at(
-        self, run_id: str, version: int, *, merge: Callable[[Any, Any], Any] | None = None
-    ) -> HistoryItem:
+    def state_at(self, run_id: str, version: int, *, merge: Merge | None = None) -> HistoryItem:
         """The run at ``version`` (see :meth:`history`).
 
         Raises :class:`~skillstate.errors.VersionNotFound` for a version the run does
@@ -333,7 +347,7 @@ class Store(ABC):
         record: RunRecord,
         entries: Sequence[JournalEntry],
         *,
-        merge: Callable[[Any, Any], Any] | None = None,
+        merge: Merge | None = None,
     ) -> None:
         """Store a run copied from elsewhere: ``record`` with its whole journal ``entries``.
 

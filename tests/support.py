@@ -78,6 +78,13 @@ def server_env(store_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
+def default_sigint() -> None:
+    """A ``preexec_fn``: Ctrl-C (SIGINT) handled as on a terminal, not ignored."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class ServerProcess:
     """A ``skillstate`` server subprocess logging to ``log``; ``port`` once a line of the
     log matches ``pattern`` (its group 1 is the port). ``what`` names it in failures."""
@@ -93,7 +100,10 @@ class ServerProcess:
         what: str,
         stdout_to_log: bool,
         timeout: float = TIMEOUT,
+        sigint: bool = False,
     ) -> None:
+        """``sigint``: the server gets SIGINT's default handling even when the tests run
+        as a shell's background job (whose children inherit "ignore SIGINT")."""
         self.log = log
         self._log = open(log, "wb")
         self.proc = subprocess.Popen(
@@ -103,6 +113,7 @@ class ServerProcess:
             stdin=subprocess.DEVNULL,
             stdout=self._log if stdout_to_log else subprocess.DEVNULL,
             stderr=subprocess.STDOUT if stdout_to_log else self._log,
+            preexec_fn=default_sigint if sigint else None,
         )
         self.port = self._wait(pattern, what, timeout)
 

@@ -17,7 +17,8 @@ code   name        meaning
 4      CONFLICT    ``patch --expected-version N``: the run is not at version N (nothing
                    was written)
 5      BAD_FILE    ``import FILE``: not a complete, intact export (nothing was written)
-130    INTERRUPT   Ctrl-C
+130    INTERRUPT   Ctrl-C (SIGINT); a server (``ui``, ``mcp``, ``mcp --http``) first shuts
+                   down cleanly and closes its store
 141    CLOSED      the output was closed early (``… | head``), as for any command stopped
                    by ``SIGPIPE``; nothing is printed
 =====  ==========  ==========================================================================
@@ -93,7 +94,12 @@ EXIT_CODES: tuple[tuple[int, str, str], ...] = (
         "`patch --expected-version N`: the run is not at version N; nothing was written",
     ),
     (BAD_FILE, "bad file", "`import FILE`: not a complete, intact export; nothing was written"),
-    (INTERRUPT, "interrupted", "Ctrl-C"),
+    (
+        INTERRUPT,
+        "interrupted",
+        "Ctrl-C (SIGINT); a server (`ui`, `mcp`, `mcp --http`) first shuts down cleanly and "
+        "closes its store",
+    ),
     (
         CLOSED,
         "closed",

@@ -7,6 +7,10 @@ command says so in one line and exits 3 (an optional extra is missing: ``exits.E
 
 The HTTP options (address, port, token) are resolved by one function,
 :func:`http_settings`, for every command that serves HTTP.
+
+Ctrl-C (SIGINT) stops either transport cleanly — over HTTP uvicorn finishes the
+requests in flight — and closes the store; the exit code is 130 (``exits.INTERRUPT``).
+The end of stdin (the client closed the pipe) is the normal end of a stdio server: 0.
 """
 
 from __future__ import annotations
@@ -18,8 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillstate.cli.exits import ERROR, USAGE
-from skillstate.cli.serve_options import add_serve_options, is_loopback
+from skillstate.cli.exits import ERROR, INTERRUPT, OK, USAGE
+from skillstate.cli.serve_options import (
+    TOKEN_FILE_HELP,
+    TokenFileError,
+    add_serve_options,
+    is_loopback,
+    read_token_file,
+)
 from skillstate.errors import SkillstateError
 
 if TYPE_CHECKING:
@@ -96,24 +106,6 @@ class HttpSettings:
     header_timeout: float = 10.0
 
 
-def _read_token_file(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read(64 * 1024 + 1)
-    except OSError as exc:
-        raise HttpUsageError(
-            f"--token-file {path}: cannot read it ({exc.strerror or type(exc).__name__})"
-        ) from None
-    except UnicodeDecodeError:
-        raise HttpUsageError(f"--token-file {path}: the token is not UTF-8 text") from None
-    if len(text) > 64 * 1024:
-        raise HttpUsageError(f"--token-file {path}: over 64 KiB; a token is one line")
-    token = text.strip()
-    if not token:
-        raise HttpUsageError(f"--token-file {path} is empty; write the token into it")
-    return token
-
-
 def http_settings(
     args: argparse.Namespace, environ: Mapping[str, str] = os.environ
 ) -> HttpSettings:
@@ -122,7 +114,8 @@ def http_settings(
     The token comes from ``--token``, else ``--token-file``, else ``$SKILLSTATE_MCP_TOKEN``
     (an empty variable counts as unset). Raises :class:`HttpUsageError` for ``--token ""``
     (what ``--token "$TOKEN"`` becomes when the variable is unset: it must not turn
-    authentication off), for both ``--token`` and ``--token-file``, and for a
+    authentication off), for both ``--token`` and ``--token-file``, for a token file
+    :func:`~skillstate.cli.serve_options.read_token_file` refuses, and for a
     non-loopback ``--host`` without a token unless ``--allow-no-token`` is given.
     """
     token: str | None
@@ -136,7 +129,10 @@ def http_settings(
             )
         token = args.token
     elif args.token_file is not None:
-        token = _read_token_file(args.token_file)
+        try:
+            token = read_token_file(args.token_file)
+        except TokenFileError as exc:
+            raise HttpUsageError(str(exc)) from None
     else:
         token = environ.get(TOKEN_ENV, "").strip() or None
     if token is not None and token != token.strip():
@@ -179,7 +175,7 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
         port_help=f"HTTP port (default $SKILL_STATE_PORT or {DEFAULT_PORT}; 0 = any free port)",
         token_help="require 'Authorization: Bearer TOKEN' on every HTTP request; prefer "
         f"${TOKEN_ENV} or --token-file, since any user can read a command line (ps)",
-        token_file_help="read the bearer token from FILE (its first line, whitespace stripped)",
+        token_file_help=f"read the bearer token from FILE ({TOKEN_FILE_HELP})",
         allow_no_token_help="serve a non-loopback --host without a token (refused otherwise)",
     )
     parser.add_argument(
@@ -273,19 +269,22 @@ def run(ctx: CliContext) -> int:
     server = build_server(
         runtime, skills=skills, allow_skill_writes=args.allow_skill_writes, offload=args.http
     )
+    code = OK
     try:
         if settings is not None:
-            _serve_http(ctx, runtime, server, settings)
+            code = _serve_http(ctx, runtime, server, settings)
         else:
             from skillstate.mcp.stdio import serve_stdio
 
-            serve_stdio(server, args.transport)
+            serve_stdio(server, args.transport)  # Ctrl-C: KeyboardInterrupt, exit 130
     finally:
         runtime.close()
-    return 0
+        ctx.host.close()  # the store (pending syncs flushed), before the process ends
+    return code
 
 
-def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettings) -> None:
+def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettings) -> int:
+    """Serve until stopped: :data:`~skillstate.cli.exits.INTERRUPT` after Ctrl-C."""
     import anyio
     import anyio.to_thread
 
@@ -351,5 +350,6 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
                 max_connections=settings.max_connections, header_timeout=settings.header_timeout
             ),
         )
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
+        return INTERRUPT
+    return OK

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillstate.cli.context import CliContext
 from skillstate.masking import mask_url
+
+if TYPE_CHECKING:
+    from skillstate.journal import Merge
 
 __all__ = ["configure", "run"]
 
@@ -33,7 +36,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool, merge: Any) -> tuple[str, str]:
+def _copy_one(
+    source: Any, target: Any, run_id: str, dry_run: bool, merge: Merge
+) -> tuple[str, str]:
     """``(outcome, detail)``; outcome is copied, present, differs, invalid or failed."""
     from skillstate.errors import RunExists, SkillstateError
     from skillstate.journal import verify_record

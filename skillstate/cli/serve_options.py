@@ -3,14 +3,70 @@
 
 One definition, so the two servers cannot drift in how an address, a port or a
 token is given; each command passes its own defaults and help texts.
+
+A token file (:func:`read_token_file`) holds the token alone: the whole file, with
+the whitespace around it (a final newline) stripped. An empty file, a token with a
+space or line break inside, a file over 64 KiB, an unreadable or non-UTF-8 file is
+refused with one line, the same for both commands (exit 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 
-__all__ = ["add_serve_options", "is_loopback", "port"]
+from skillstate.errors import SkillstateError
+
+__all__ = [
+    "TOKEN_FILE_HELP",
+    "TokenFileError",
+    "add_serve_options",
+    "is_loopback",
+    "port",
+    "read_token_file",
+]
+
+TOKEN_FILE_LIMIT = 64 * 1024
+TOKEN_FILE_HELP = "the whole file, whitespace around it stripped"
+"""How a token file is read, for each command's ``--token-file`` help text."""
+
+
+class TokenFileError(SkillstateError):
+    """``--token-file FILE`` cannot be used: unreadable, empty, not one token (exit 2)."""
+
+    kind = "usage"
+
+
+def read_token_file(path: str) -> str:
+    """The token in ``path``: the whole file, the whitespace around it stripped.
+
+    Raises :class:`TokenFileError` (one line naming the file by its base name, so a
+    directory is not shown) when the file cannot be read, is not UTF-8, is over
+    64 KiB, is empty or blank, or its token holds whitespace (a second line, a space):
+    a file meant to hold a token and holding something else is refused, never half-used.
+    """
+    name = f"--token-file {os.path.basename(path) or path}"
+    try:
+        with open(path, encoding="utf-8-sig") as handle:  # a byte-order mark is dropped
+            text = handle.read(TOKEN_FILE_LIMIT + 1)
+    except OSError as exc:
+        raise TokenFileError(
+            f"{name}: cannot read it ({exc.strerror or type(exc).__name__})"
+        ) from None
+    except UnicodeDecodeError:
+        raise TokenFileError(f"{name}: not UTF-8 text") from None
+    if len(text) > TOKEN_FILE_LIMIT:
+        raise TokenFileError(f"{name}: over 64 KiB; it must hold the token alone")
+    token = text.strip()
+    if not token:
+        raise TokenFileError(f"{name} is empty; write the token into it")
+    if any(character.isspace() for character in token):
+        raise TokenFileError(
+            f"{name}: the token holds whitespace or a line break; the file must hold the "
+            "token alone (one word; whitespace around it is ignored)"
+        )
+    return token
 
 
 def is_loopback(host: str) -> bool:

@@ -9,6 +9,9 @@ Security (``docs/ui.md``): loopback by default; Host and Origin are checked; eve
 request but GET and HEAD is refused (405). An optional bearer token comes from
 ``--token``, ``--token-file`` or ``SKILLSTATE_UI_TOKEN``; binding to an address other
 than loopback without one is refused unless ``--allow-no-token`` says it is meant.
+
+Ctrl-C (SIGINT) stops it cleanly — uvicorn finishes the requests in flight, the store
+is closed — and the exit code is 130 (``exits.INTERRUPT``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ import os
 import sys
 
 from skillstate.cli.context import CliContext
-from skillstate.cli.serve_options import add_serve_options, is_loopback
+from skillstate.cli.serve_options import (
+    TOKEN_FILE_HELP,
+    TokenFileError,
+    add_serve_options,
+    is_loopback,
+    read_token_file,
+)
 from skillstate.ui.serve import DEFAULT_PORT
 
 __all__ = ["configure", "run"]
@@ -32,7 +41,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         port_help=f"port (default {DEFAULT_PORT}; 0 = any free port)",
         token_help="require this bearer token (or a browser cookie set by opening "
         "/?token=TOKEN once); default $SKILLSTATE_UI_TOKEN",
-        token_file_help="read the token from FILE (first line)",
+        token_file_help=f"read the token from FILE ({TOKEN_FILE_HELP})",
         allow_no_token_help="serve a non-loopback address without a token "
         "(anyone who can reach it can read every run)",
         exclusive_token=True,
@@ -49,22 +58,16 @@ def _token(ctx: CliContext) -> str | bool | None:
         return str(args.token.strip())
     if args.token_file is not None:
         try:
-            with open(args.token_file, encoding="utf-8") as handle:
-                line = handle.readline().strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or "not UTF-8 text"
-            ctx.error(f"cannot read --token-file {os.path.basename(args.token_file)}: {reason}")
+            return read_token_file(args.token_file)
+        except TokenFileError as exc:
+            ctx.error(str(exc))
             return False
-        if not line:
-            ctx.error("--token-file holds no token (its first line is empty)")
-            return False
-        return line
     value = os.environ.get("SKILLSTATE_UI_TOKEN", "").strip()
     return value or None
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.exits import ERROR, USAGE
+    from skillstate.cli.exits import ERROR, INTERRUPT, OK, USAGE
     from skillstate.ui import MISSING_EXTRA, extra_installed
 
     args = ctx.args
@@ -100,10 +103,12 @@ def run(ctx: CliContext) -> int:
         note = " (token required: open the URL with ?token=TOKEN once)" if token else ""
         print(f"skillstate ui: http://{shown}:{port}/ (store {store_url}){note}", flush=True)
 
+    code = OK
     try:
         serve(app, sock, ready)
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
+        code = INTERRUPT
     finally:
+        ctx.host.close()  # the store, before the process ends
         sys.stdout.flush()
-    return 0
+    return code

@@ -20,7 +20,7 @@ See ``docs/mcp.md``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from mcp.server import MCPServer
@@ -208,13 +208,68 @@ def _check_prompt(name: str, arguments: dict[str, Any] | None, known: Sequence[s
         )
 
 
+_PROMPT_ARG_HINTS = {"compact": "a string ('true' or 'false')"}
+"""What a prompt argument holds, where more than "a string" helps."""
+
+
+def _json_kind(value: Any) -> str:
+    """The JSON type of a decoded value, as a message names it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, Mapping) else "a string"
+
+
+def _argument_type_problem(params: Any) -> str | None:
+    """Why ``prompts/get`` params do not hold string arguments (MCP: every prompt argument
+    is a string), naming the prompt, the argument and the type wanted; ``None`` if they do."""
+    if not isinstance(params, Mapping) or "name" not in params:
+        return None  # the SDK's own answer (framing.py's for params that are not an object)
+    name, arguments = params["name"], params.get("arguments")
+    if not isinstance(name, str):
+        return f"prompts/get: name must be a string, got {_json_kind(name)}"
+    prompt = f"prompt {excerpt(name, 80)}"
+    if arguments is None:
+        return None
+    if not isinstance(arguments, Mapping):
+        return f"{prompt}: arguments must be an object of strings, got {_json_kind(arguments)}"
+    for key, value in arguments.items():
+        if not isinstance(value, str):
+            wanted = _PROMPT_ARG_HINTS.get(key, "a string") if name in _PROMPT_ARGS else "a string"
+            return (
+                f"{prompt}: the argument {excerpt(key, 80)} must be {wanted}, "
+                f"got {_json_kind(value)}"
+            )
+    return None
+
+
+async def _prompt_argument_types(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+    """Server middleware: a ``prompts/get`` whose arguments are not strings is -32602 naming
+    the argument and the type wanted (the SDK's own answer, before any handler runs, is
+    a bare "Invalid request parameters"). Every other message passes straight through."""
+    if ctx.method == "prompts/get":
+        problem = _argument_type_problem(ctx.params)
+        if problem is not None:
+            raise MCPError(INVALID_PARAMS, problem)
+    return await call_next(ctx)
+
+
 def _guard_prompts(server: MCPServer[Any]) -> None:
     """Wrap the server's ``get_prompt`` so that bad prompt requests are -32602, never code 0.
 
     The SDK answers a missing argument, an unknown prompt or a failed render as a plain
     exception (JSON-RPC code 0, a traceback in the log); the checks here answer them
-    with ``INVALID_PARAMS`` and a message naming what was wrong.
+    with ``INVALID_PARAMS`` and a message naming what was wrong. An argument that is
+    not a string is refused before that, by a middleware (``MCPServer.middleware``, the
+    SDK's public hook that runs before it validates a request), with a message naming
+    the argument and the type wanted.
     """
+    server.middleware.append(_prompt_argument_types)
     original = server.get_prompt
 
     async def get_prompt(

@@ -120,6 +120,7 @@ if TYPE_CHECKING:
     from skillstate.group_sync import PendingSyncs, pending_syncs
     from skillstate.host import Host
     from skillstate.journal import (
+        Merge,
         due_snapshots,
         replay,
         replay_history,
@@ -194,6 +195,7 @@ __all__ = [
     "InvalidInput",
     "InvalidRunId",
     "JournalEntry",
+    "Merge",
     "Outcome",
     "PendingSyncs",
     "PluginConflictError",
@@ -278,6 +280,7 @@ _LAZY = {
     **{
         name: "skillstate.journal"
         for name in (
+            "Merge",
             "due_snapshots",
             "replay",
             "replay_history",

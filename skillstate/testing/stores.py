@@ -14,7 +14,57 @@ __all__ = ["StoreConformance"]
 
 
 class StoreConformance(HistoryConformance):
-    """The store contract, as tests. Subclass it and provide a ``store_url`` fixture."""
+    """The store contract, as tests. Subclass it and provide a ``store_url`` fixture.
+
+    Records and journal entries are shared, never changed in place (:mod:`skillstate.store`):
+    a store may return the very objects it was given (the memory store does) or new ones
+    each time; the suite never mutates what a store returns, and checks that a store
+    changes neither what it is given nor a record it handed out
+    (:meth:`test_a_store_changes_nothing_it_is_given_or_handed_out`).
+    """
+
+    def test_a_store_changes_nothing_it_is_given_or_handed_out(
+        self, store: Any, skill: Any
+    ) -> None:
+        import copy
+
+        import attrs
+
+        from skillstate.records import JournalEntry, RunRecord
+
+        now = "2026-01-01T00:00:00.000Z"
+        state = {"counter": 0, "info": {"detail": {"level": 1}}, "notes": ["a", {"b": 1}]}
+        first = RunRecord(
+            id="given", skill=skill.name, state=state, created=now, updated=now, meta={"m": [1]}
+        )
+        created = JournalEntry(
+            ts=now, step="init", patch={}, version=1, base=state, status="active", turn=0
+        )
+        kept = copy.deepcopy((first, created))
+        store.create(first, created)
+        assert (first, created) == kept, "create changed the record or entry it was given"
+        handed_out = store.get("given")
+        handed_kept = copy.deepcopy(handed_out)
+        second = attrs.evolve(
+            first,
+            state={**state, "info": {"detail": {"level": 2}}, "notes": ["a"]},
+            version=2,
+        )
+        entry = JournalEntry(
+            ts=now,
+            step="s",
+            patch={"info": {"detail": {"level": 2}}, "notes": ["a"]},
+            version=2,
+            status="active",
+            turn=0,
+        )
+        kept_second = copy.deepcopy((second, entry))
+        store.commit(second, entry, expected_version=1)
+        assert (second, entry) == kept_second, "commit changed the record or entry it was given"
+        assert (first, created) == kept, "commit changed the record of the previous version"
+        assert handed_out == handed_kept, "commit changed a record the store had handed out"
+        assert store.get("given") == second
+        assert store.journal("given") == [created, entry]
 
     def test_create_then_get_round_trips_every_field(
         self, host: Any, store: Any, skill: Any

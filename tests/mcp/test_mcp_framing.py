@@ -113,6 +113,48 @@ def test_bad_prompt_requests_are_invalid_params_without_a_traceback(
     assert "Traceback" not in stderr
 
 
+WRONG_TYPES: list[tuple[dict[str, Any], str]] = [
+    # (prompts/get params, the error message)
+    (
+        {"name": "skill_state_turn", "arguments": {"session_id": 5}},
+        "prompt skill_state_turn: the argument session_id must be a string, got a number",
+    ),
+    (
+        {"name": "skill_state_paper_turn", "arguments": {"session_id": "s", "compact": True}},
+        "prompt skill_state_paper_turn: the argument compact must be a string ('true' or "
+        "'false'), got a boolean",
+    ),
+    (
+        {"name": "skill_state_turn", "arguments": {"session_id": None}},
+        "prompt skill_state_turn: the argument session_id must be a string, got null",
+    ),
+    (
+        {"name": "skill_state_turn", "arguments": ["s1"]},
+        "prompt skill_state_turn: arguments must be an object of strings, got an array",
+    ),
+    ({"name": 7}, "prompts/get: name must be a string, got a number"),
+]
+
+
+@pytest.mark.parametrize("transport", ["fast", "sdk"])
+def test_a_prompt_argument_of_the_wrong_type_is_named_with_the_type_wanted(
+    tmp_path: Path, transport: str
+) -> None:
+    """MCP prompt arguments are strings; the SDK refuses any other type before a handler
+    runs with a bare "Invalid request parameters". The answer names the argument."""
+    lines = [INIT, INITIALIZED]
+    for rid, (params, _) in enumerate(WRONG_TYPES, start=1):
+        request = {"jsonrpc": "2.0", "id": rid, "method": "prompts/get", "params": params}
+        lines.append(json.dumps(request).encode())
+    lines.append(b'{"jsonrpc":"2.0","id":99,"method":"ping"}')
+    got, stderr = _serve(tmp_path, transport, lines, len(WRONG_TYPES) + 2)
+    answers = {answer["id"]: answer for answer in got[1:]}
+    for rid, (_, message) in enumerate(WRONG_TYPES, start=1):
+        assert answers[rid]["error"] == {"code": -32602, "message": message}, rid
+    assert answers[99]["result"] == {}  # still serving
+    assert "Traceback" not in stderr
+
+
 def test_reject_is_bounded_and_names_no_more_than_it_must() -> None:
     huge_key = "k" * 100_000
     line = json.dumps(

@@ -44,6 +44,20 @@ def _post(server: HttpServer, body: bytes) -> tuple[int, Any]:
     return status, json.loads(data)
 
 
+def test_a_prompt_argument_of_the_wrong_type_is_named_over_http(served: HttpServer) -> None:
+    status, body = _post(
+        served,
+        b'{"jsonrpc":"2.0","id":21,"method":"prompts/get","params":{"name":"skill_state_turn",'
+        b'"arguments":{"session_id":["s1"]}}}',
+    )
+    assert body["id"] == 21, (status, body)
+    assert body["error"] == {
+        "code": -32602,
+        "message": "prompt skill_state_turn: the argument session_id must be a string, "
+        "got an array",
+    }
+
+
 def test_bodies_the_sdk_cannot_parse_get_400_with_the_request_id(served: HttpServer) -> None:
     status, body = _post(
         served,

@@ -128,7 +128,7 @@ def test_a_token_is_required_when_configured(file_url: str, tmp_path: Path) -> N
 
 def test_token_from_a_file_and_from_the_environment(file_url: str, tmp_path: Path) -> None:
     seed(file_url)
-    (tmp_path / "token.txt").write_text("from-the-file\nignored\n", encoding="utf-8")
+    (tmp_path / "token.txt").write_text("  from-the-file\n\n", encoding="utf-8")
     server = UiServer(file_url, tmp_path, ["--token-file", str(tmp_path / "token.txt")])
     try:
         assert fetch(server.port, "/")[0] == 401
@@ -148,14 +148,14 @@ def test_usage_errors_are_one_line(file_url: str, tmp_path: Path) -> None:
     cases = [
         (["ui", "--token", ""], "--token must not be empty"),
         (["ui", "--token", "   "], "--token must not be empty"),
-        (["ui", "--token-file", str(tmp_path / "missing.txt")], "cannot read --token-file"),
+        (["ui", "--token-file", str(tmp_path / "missing.txt")], "missing.txt: cannot read it"),
         (["ui", "--host", "0.0.0.0"], "refusing to serve 0.0.0.0 without a token"),
         (["ui", "--port", "70000"], "a port is 0-65535"),
         (["ui", "--token", "a", "--token-file", "b"], "not allowed with argument"),
         (["mcp", "--ui"], "--ui applies to --http only"),
     ]
     (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
-    cases.append((["ui", "--token-file", str(tmp_path / "empty.txt")], "holds no token"))
+    cases.append((["ui", "--token-file", str(tmp_path / "empty.txt")], "empty.txt is empty"))
     for args, message in cases:
         done = run_skillstate("--store", file_url, *args, cwd=tmp_path, timeout=30)
         assert done.returncode == 2, (args, done.stderr)

@@ -1,12 +1,12 @@
 """The ``memory:`` store: runs kept in this process only (tests, benchmarks, throwaway sessions).
 
 ``memory:`` opens a fresh, private store; ``memory:NAME`` opens the store named
-NAME, shared by every opener in this process. Records are kept as the (frozen)
-objects committed, without copying: like every state in skillstate they must be
-treated as immutable — the pipeline never changes one in place. That keeps the
-store cheap enough to measure the pipeline itself (docs/benchmarks.md). Like the
-other bundled stores it keeps a snapshot every ``SNAPSHOT_INTERVAL`` versions, so
-reading an old version of a long run replays at most that many entries.
+NAME, shared by every opener in this process. Records are shared, never changed in
+place (the store contract, ``skillstate/store.py``): the (frozen) objects committed
+are kept and handed out as they are, not copied. That keeps the store cheap enough
+to measure the pipeline itself (docs/benchmarks.md). Like the other bundled stores
+it keeps a snapshot every ``SNAPSHOT_INTERVAL`` versions, so reading an old version
+of a long run replays at most that many entries.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from skillstate.plugin import (
     JournalEntry,
+    Merge,
     RunExists,
     RunNotFound,
     RunRecord,
@@ -240,7 +241,7 @@ class PostgresStore(Store):
         record: RunRecord,
         entries: Sequence[JournalEntry],
         *,
-        merge: Callable[[Any, Any], Any] | None = None,
+        merge: Merge | None = None,
     ) -> None:
         """Write ``record`` and its whole journal in one transaction."""
         check_run_id(record.id)

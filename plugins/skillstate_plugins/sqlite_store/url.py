@@ -1,0 +1,59 @@
+"""The ``sqlite:`` store's URLs: the database file and the store's query options.
+
+``sqlite:///abs/path/runs.db`` (absolute; ``sqlite:////abs``, SQLAlchemy's form, too)
+and ``sqlite:relative/runs.db`` (relative to the working directory). Query options:
+``?timeout=SECONDS`` (how long a writer waits for the write lock, default 30) and
+``durability=full|process`` (default: the ``durability`` setting). Anything else is a
+:class:`~skillstate.errors.StoreError` naming the URL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from skillstate.plugin import StoreError, split_durability
+
+__all__ = ["parse_sqlite_options", "parse_sqlite_url"]
+
+
+def parse_sqlite_url(url: str) -> tuple[Path, float]:
+    """The database path and lock timeout of a ``sqlite:`` URL; :class:`StoreError` if malformed."""
+    path, timeout, _ = parse_sqlite_options(url)
+    return path, timeout
+
+
+def parse_sqlite_options(url: str) -> tuple[Path, float, str | None]:
+    """The database path, lock timeout and ``?durability=`` (or ``None``) of a ``sqlite:`` URL."""
+    scheme, _, rest = url.partition(":")
+    if scheme.lower() != "sqlite" or not rest:
+        raise StoreError(
+            f"bad SQLite URL '{url}': expected sqlite:///absolute/path.db or sqlite:relative.db"
+        )
+    rest, _, query = rest.partition("?")
+    if rest.startswith("//"):
+        host, slash, path = rest[2:].partition("/")
+        if host not in ("", "localhost") or not slash:
+            raise StoreError(
+                f"bad SQLite URL '{url}': a host ('{host}') is not supported; "
+                "use sqlite:///absolute/path.db"
+            )
+        rest = "/" + path.lstrip("/")  # sqlite:////abs (SQLAlchemy's form) is /abs too
+    if rest in ("", "/") or rest.endswith("/"):
+        raise StoreError(f"bad SQLite URL '{url}': it names no database file")
+    timeout = 30.0
+    query, level = split_durability(query, f"bad SQLite URL '{url}'", StoreError)
+    for key, values in parse_qs(query, keep_blank_values=True).items():
+        if key != "timeout":
+            raise StoreError(
+                f"bad SQLite URL '{url}': unknown option '{key}' (known: timeout, durability)"
+            )
+        try:
+            timeout = float(values[-1])
+        except ValueError:
+            raise StoreError(
+                f"bad SQLite URL '{url}': timeout must be a number of seconds, got '{values[-1]}'"
+            ) from None
+        if not timeout >= 0:
+            raise StoreError(f"bad SQLite URL '{url}': timeout must be >= 0")
+    return Path(rest), timeout, level

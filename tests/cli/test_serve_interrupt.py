@@ -1,0 +1,147 @@
+"""Ctrl-C on a serving command exits 130 (``exits.INTERRUPT``) after a clean shutdown, as the
+exit-code table says: ``skillstate ui``, ``skillstate mcp --http`` and stdio ``skillstate
+mcp``; the end of stdin is a stdio server's normal end (0). Real processes, real SIGINT."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from support import (
+    SKILLSTATE,
+    TIMEOUT,
+    ServerProcess,
+    default_sigint,
+    run_skillstate,
+    server_env,
+)
+
+from skillstate.cli.exits import INTERRUPT
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+def _post(port: int, path: str, message: dict[str, object]) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    conn.request("POST", path, json.dumps(message).encode(), headers)
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response.status, data
+
+
+def _get(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", path)
+    status = conn.getresponse().status
+    conn.close()
+    return status
+
+
+def _interrupt(server: ServerProcess) -> tuple[int, str]:
+    server.proc.send_signal(signal.SIGINT)
+    try:
+        code = server.proc.wait(TIMEOUT)
+    finally:
+        server.stop()
+    return code, server.log.read_text(errors="replace")
+
+
+def test_ctrl_c_on_the_inspector_exits_130(tmp_path: Path) -> None:
+    url = f"file:{tmp_path / 'store'}"
+    assert run_skillstate("--store", url, "init", "rig-task", "r1", cwd=tmp_path).returncode == 0
+    server = ServerProcess(
+        ["ui", "--port", "0"],
+        cwd=tmp_path,
+        env=server_env(url),
+        log=tmp_path / "ui.log",
+        pattern=r"skillstate ui: http://[^:]+:(\d+)/",
+        what="the inspector",
+        stdout_to_log=True,
+        sigint=True,
+    )
+    assert _get(server.port, "/runs/r1") == 200
+    code, log = _interrupt(server)
+    assert code == INTERRUPT, log
+    assert "Traceback" not in log
+
+
+def test_ctrl_c_on_the_http_server_exits_130_and_keeps_what_was_written(tmp_path: Path) -> None:
+    url = f"file:{tmp_path / 'store'}?durability=process"  # syncs pending until the store closes
+    server = ServerProcess(
+        ["mcp", "--http", "--port", "0"],
+        cwd=tmp_path,
+        env=server_env(url),
+        log=tmp_path / "http.log",
+        pattern=r"listening on http://[^:]+:(\d+)/mcp",
+        what="the HTTP server",
+        stdout_to_log=False,
+        sigint=True,
+    )
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "initialize_skill",
+            "arguments": {"session_id": "s1", "skill_specification": "count"},
+        },
+    }
+    assert _post(server.port, "/mcp", INITIALIZE)[0] == 200
+    status, body = _post(server.port, "/mcp", call)
+    assert status == 200 and '"isError":true' not in body.decode(), body
+    code, log = _interrupt(server)
+    assert code == INTERRUPT, log
+    assert "Traceback" not in log
+    shown = run_skillstate("--store", url, "get", "s1", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+
+
+@pytest.mark.parametrize("transport", ["fast", "sdk"])
+def test_stdio_exits_130_on_ctrl_c_and_0_at_the_end_of_stdin(
+    tmp_path: Path, transport: str
+) -> None:
+    command = [SKILLSTATE, "mcp", "--transport", transport]
+    env = server_env(f"file:{tmp_path / 'store'}")
+    proc = subprocess.Popen(
+        command,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+    proc.stdin.flush()
+    assert b'"result"' in proc.stdout.readline()  # it is serving: stdin still open
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert proc.returncode == INTERRUPT, err
+    assert b"Traceback" not in err
+
+    started = time.monotonic()
+    done = subprocess.run(command, cwd=tmp_path, env=env, input=b"", capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b"" and time.monotonic() - started < TIMEOUT

@@ -1,0 +1,87 @@
+"""``--token-file`` reads a token the same way, with the same messages, for ``skillstate ui``
+and ``skillstate mcp --http`` (``skillstate.cli.serve_options.read_token_file``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import run_skillstate
+
+from skillstate.cli.serve_options import TokenFileError, read_token_file
+
+SERVERS = (["ui", "--port", "0"], ["mcp", "--http", "--port", "0"])
+
+
+@pytest.mark.parametrize(
+    ("content", "token"),
+    [
+        ("tok-123", "tok-123"),
+        ("tok-123\n", "tok-123"),
+        ("  \ttok-123 \r\n\n", "tok-123"),
+        ("\ufefftok-123\n", "tok-123"),  # a UTF-8 byte-order mark (Windows editors) is dropped
+    ],
+)
+def test_the_whole_file_with_the_whitespace_around_it_stripped(
+    tmp_path: Path, content: str, token: str
+) -> None:
+    path = tmp_path / "token"
+    path.write_text(content, encoding="utf-8", newline="")
+    assert read_token_file(str(path)) == token
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "--token-file token is empty; write the token into it"),
+        (b" \n\n", "--token-file token is empty; write the token into it"),
+        (b"first\nsecond\n", "--token-file token: the token holds whitespace or a line break"),
+        (b"two words", "--token-file token: the token holds whitespace or a line break"),
+        (b"\xff\xfe", "--token-file token: not UTF-8 text"),
+        (b"x" * (64 * 1024 + 1), "--token-file token: over 64 KiB"),
+    ],
+)
+def test_a_file_that_is_not_one_token_is_refused(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "token"
+    path.write_bytes(content)
+    with pytest.raises(TokenFileError) as caught:
+        read_token_file(str(path))
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value) and str(tmp_path) not in str(caught.value)
+    assert caught.value.kind == "usage"
+
+
+def test_a_missing_file_is_named_by_its_base_name(tmp_path: Path) -> None:
+    with pytest.raises(TokenFileError) as caught:
+        read_token_file(str(tmp_path / "nope.txt"))
+    assert str(caught.value) == "--token-file nope.txt: cannot read it (No such file or directory)"
+
+
+@pytest.mark.parametrize(
+    "content", [None, b"", b"first\nsecond\n", b"two words\n"], ids=["missing", "empty", "2", "sp"]
+)
+def test_both_servers_refuse_a_bad_token_file_with_the_same_line(
+    tmp_path: Path, content: bytes | None
+) -> None:
+    path = tmp_path / "token.txt"
+    if content is not None:
+        path.write_bytes(content)
+    lines = []
+    for command in SERVERS:
+        done = run_skillstate(
+            "--store",
+            f"file:{tmp_path / 'store'}",
+            *command,
+            "--token-file",
+            str(path),
+            cwd=tmp_path,
+            timeout=30,
+        )
+        assert done.returncode == 2, (command, done.stderr)
+        assert done.stderr.startswith("skillstate: --token-file token.txt")
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        lines.append(done.stderr)
+    assert lines[0] == lines[1]
+    assert not (tmp_path / "store").exists()
