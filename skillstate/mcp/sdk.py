@@ -44,6 +44,7 @@ __all__ = [
     "internals_allowed",
     "internals_refusal",
     "lowlevel_server",
+    "passes_tools_call",
     "sdk_version",
     "serve_loop",
     "tool_table",
@@ -193,6 +194,17 @@ def install_result_fast_path() -> bool:
 
 _call_installed: list[type] = []
 
+_PASSES_TOOLS_CALL: list[Any] = []
+"""skillstate's own server middleware that hands a ``tools/call`` on untouched."""
+
+
+def passes_tools_call(middleware: Any) -> Any:
+    """Mark ``middleware`` (a server middleware of skillstate's) as one that calls
+    ``call_next(ctx)`` for a ``tools/call`` and returns its result unchanged, so the call
+    fast path may skip it; any other middleware on the server sends calls the SDK's way."""
+    _PASSES_TOOLS_CALL.append(middleware)
+    return middleware
+
 
 class _SDK:
     """The SDK names the call fast path checks against, bound once when it is installed."""
@@ -223,7 +235,8 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     ``arguments`` (an object, absent or null) — a ``_meta`` (progress token, log level,
     the 2026 envelope), ``requestState``, ``task`` —; a connection not yet initialized
     or of the 2026 era; server middleware other than the SDK's ``RequestStateBoundary``
-    (a pass-through for such params: it acts only on ``requestState``), e.g. tracing; a
+    (a pass-through for such params: it acts only on ``requestState``) and those
+    :func:`passes_tools_call` marks, e.g. tracing; a
     cache hint for ``tools/call``; a ``tools/call`` handler that is not ``MCPServer``'s own.
     """
     if type(params) is not dict or not 1 <= len(params) <= 2:
@@ -243,7 +256,9 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
         return None
     server = runner.server
     for middleware in server.middleware:
-        if type(middleware) is not _SDK.request_state_boundary:
+        if type(middleware) is not _SDK.request_state_boundary and not any(
+            middleware is known for known in _PASSES_TOOLS_CALL
+        ):
             return None
     if server.cache_hints.get("tools/call") is not None:
         return None
@@ -291,7 +306,7 @@ def install_call_fast_path(tool_type: type) -> bool:
 
     For a request :func:`_fast_tool` accepts, the runner's ``_on_request`` runs the tool
     and shapes its result with the runner's own ``_serialize`` (so the answer is the
-    SDK's, byte for byte — tests/mcp/test_mcp_sdk_internals.py compares the two paths
+    SDK's, byte for byte — tests/mcp/test_mcp_call_fast_path.py compares the two paths
     on generated calls), without the request context, the two validations of the
     params (which such params always pass), the middleware chain and the tool manager.
     The dispatcher around it (a task per request, cancellation, the response) is the

@@ -248,6 +248,7 @@ def _argument_type_problem(params: Any) -> str | None:
     return None
 
 
+@sdk.passes_tools_call
 async def _prompt_argument_types(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
     """Server middleware: a ``prompts/get`` whose arguments are not strings is -32602 naming
     the argument and the type wanted (the SDK's own answer, before any handler runs, is
