@@ -14,7 +14,8 @@ the figures compare on a noisy machine:
   SQLite; ``skillstate-fast-file-process`` is the file store at ``durability=process``
   (synced in the background, at most a second behind);
 - ``warehouse`` — Store steps on the warehouse environment (file store, fast);
-- ``http`` — the steps scenario over Streamable HTTP (file store);
+- ``http`` — the steps scenario over Streamable HTTP (file store); ``http-memory`` the
+  same on the memory store (the HTTP request path without the file store's commit);
 - ``reference-standin`` / ``reference-standin-warehouse`` / ``reference-standin-http`` —
   ``benchmarks/reference_standin/server.mjs`` under Node (stdio steps, stdio warehouse,
   Streamable HTTP steps): a stand-in for the TypeScript reference server written from its
@@ -221,6 +222,12 @@ def configs(tmp: Path) -> dict[str, dict[str, Any]]:
         "url": f"http://127.0.0.1:{port}/mcp",
         "store": f"file:{tmp / 'http' / 'state'}",
     }
+    memory_port = _free_port()
+    out["http-memory"] = {  # the request path over HTTP without the file store's commit
+        "spawn": f"{SKILLSTATE} mcp --http --port {memory_port}",
+        "url": f"http://127.0.0.1:{memory_port}/mcp",
+        "store": "memory:",
+    }
     standin = [shutil.which("node") or "node", str(STANDIN / "server.mjs")]
     standin_port = _free_port()
     out["reference-standin"] = {"stdio": shlex.join(standin), "standin": True}
@@ -336,7 +343,7 @@ def _baseline_for(name: str, baseline: str, names: list[str]) -> str:
     """The baseline for ``name``: the same scenario and transport (``-http``,
     ``-warehouse``) of the baseline when it was measured, else the baseline itself."""
     for kind in ("http", "warehouse"):
-        if name == kind or name.endswith(f"-{kind}"):
+        if name == kind or name.endswith(f"-{kind}") or name.startswith(f"{kind}-"):
             candidate = f"{baseline}-{kind}"
             if candidate in names:
                 return candidate

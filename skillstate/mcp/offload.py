@@ -30,7 +30,6 @@ call in 32.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections import deque
 from collections.abc import Callable
@@ -69,6 +68,8 @@ class OffloadPolicy:
     @property
     def median(self) -> float:
         """The median duration of the last calls timed inline (0 before any)."""
+        import statistics  # only this policy needs it; the server's is ThreadPolicy
+
         return statistics.median(self.recent) if self.recent else 0.0
 
     def record(self, seconds: float) -> None:

@@ -13,8 +13,8 @@ those steps reproduces its input, so :func:`ok_result`:
   dicts with string keys, lists, strings, integers, booleans and nulls — with a float
   anywhere it uses ``pretty``, since the two write some floats differently
   (``1e-07``/``1e-7``, ``1.0``/``1``);
-- builds the ``CallToolResult`` without re-validating it (``model_construct``) and
-  attaches the wire dict ``{"content": [{"type": "text", "text": …}], "isError": false,
+- builds the ``CallToolResult`` without re-validating it (what ``model_construct``
+  builds, made from a template instance: :func:`_constructed`) and attaches the wire dict ``{"content": [{"type": "text", "text": …}], "isError": false,
   "structuredContent": payload}``, which the runner returns as is
   (:func:`skillstate.mcp.sdk.install_result_fast_path`) instead of validating and
   dumping the model twice.
@@ -91,6 +91,33 @@ class EncodedToolResult(CallToolResult):
     _skillstate_wire: dict[str, Any] | None = PrivateAttr(default=None)
 
 
+_TEXT_DEFAULTS = TextContent.model_construct(type="text", text="").__dict__
+_RESULT_DEFAULTS = EncodedToolResult.model_construct(content=[], structured_content=None).__dict__
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _constructed(cls: type, defaults: dict[str, Any], values: dict[str, Any]) -> Any:
+    """``cls.model_construct(**values)`` (a model without validation), in a few attribute sets.
+
+    pydantic's ``model_construct`` walks every field for its default on each call (about
+    10 µs for the two models of a result, here); the defaults of these two models are
+    constants, so they are taken once from a template instance. The fields set, the
+    extra and the private attributes are what ``model_construct`` gives
+    (tests/mcp/test_mcp_results.py compares the two).
+    """
+    obj: Any = _new(cls)
+    _set(obj, "__dict__", {**defaults, **values})
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", None)
+    _set(
+        obj,
+        "__pydantic_private__",
+        {"_skillstate_wire": None} if cls is EncodedToolResult else None,
+    )
+    return obj
+
+
 def ok_result(data: dict[str, Any]) -> CallToolResult:
     """Success: pretty JSON text (2-space indent, non-ASCII kept) plus ``structuredContent``."""
     text = _native_pretty(data) if is_plain_json(data) else None
@@ -98,8 +125,10 @@ def ok_result(data: dict[str, Any]) -> CallToolResult:
         return CallToolResult(
             content=[TextContent(type="text", text=pretty(data))], structured_content=data
         )
-    block = TextContent.model_construct(type="text", text=text)
-    result = EncodedToolResult.model_construct(content=[block], structured_content=data)
+    block = _constructed(TextContent, _TEXT_DEFAULTS, {"type": "text", "text": text})
+    result: EncodedToolResult = _constructed(
+        EncodedToolResult, _RESULT_DEFAULTS, {"content": [block], "structured_content": data}
+    )
     # the keys in the order the SDK's dump of the result schema gives them
     result._skillstate_wire = {
         "content": [{"type": "text", "text": text}],

@@ -12,7 +12,12 @@ convenience need more, and they all live here:
 - :func:`install_result_fast_path` — ``ServerRunner._serialize``: a ``tools/call``
   result made by :func:`skillstate.mcp.results.ok_result` carries its wire form, built
   once with the result, so the runner does not validate and dump it twice more (see
-  :mod:`skillstate.mcp.results`).
+  :mod:`skillstate.mcp.results`);
+- :func:`install_call_fast_path` — ``ServerRunner._on_request``: a plain ``tools/call``
+  of one of skillstate's own tools (``StrictTool``) on an initialized 2025-era
+  connection goes to the tool directly, skipping what cannot change its answer (the
+  request context, the ``tools/call`` params validated twice, the pass-through
+  ``requestState`` middleware, the tool manager); anything else takes the SDK's path.
 
 They are used only on an SDK version listed in :data:`KNOWN_SDK_VERSIONS` (each one
 checked by the test suite: tests/mcp/test_mcp_sdk_internals.py). On any other version,
@@ -34,10 +39,12 @@ __all__ = [
     "INTERNALS_ENV",
     "KNOWN_SDK_VERSIONS",
     "drop_tracing",
+    "install_call_fast_path",
     "install_result_fast_path",
     "internals_allowed",
     "internals_refusal",
     "lowlevel_server",
+    "passes_tools_call",
     "sdk_version",
     "serve_loop",
     "tool_table",
@@ -182,4 +189,148 @@ def install_result_fast_path() -> bool:
     _serialize.__wrapped__ = original  # type: ignore[attr-defined]
     ServerRunner._serialize = _serialize  # type: ignore[method-assign]
     _installed.append(True)
+    return True
+
+
+_call_installed: list[type] = []
+
+_PASSES_TOOLS_CALL: list[Any] = []
+"""skillstate's own server middleware that hands a ``tools/call`` on untouched."""
+
+
+def passes_tools_call(middleware: Any) -> Any:
+    """Mark ``middleware`` (a server middleware of skillstate's) as one that calls
+    ``call_next(ctx)`` for a ``tools/call`` and returns its result unchanged, so the call
+    fast path may skip it; any other middleware on the server sends calls the SDK's way."""
+    _PASSES_TOOLS_CALL.append(middleware)
+    return middleware
+
+
+class _SDK:
+    """The SDK names the call fast path checks against, bound once when it is installed."""
+
+    handshake_versions: frozenset[str] = frozenset()
+    request_state_boundary: Any = type(None)
+    mcp_server: Any = type(None)
+    handle_call_tool: Any = None
+
+    @classmethod
+    def bind(cls) -> None:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.request_state import RequestStateBoundary
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        cls.handshake_versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
+        cls.request_state_boundary = RequestStateBoundary
+        cls.mcp_server = MCPServer
+        cls.handle_call_tool = MCPServer._handle_call_tool
+
+
+def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
+    """The ``tool_type`` tool a ``tools/call`` with these params reaches, if the fast path may
+    serve it; ``None`` sends the request down the SDK's own path.
+
+    Every condition under which the SDK's path could answer differently than the tool
+    itself is a ``None`` here: params other than exactly ``name`` (a string) and
+    ``arguments`` (an object, absent or null) — a ``_meta`` (progress token, log level,
+    the 2026 envelope), ``requestState``, ``task`` —; a connection not yet initialized
+    or of the 2026 era; server middleware other than the SDK's ``RequestStateBoundary``
+    (a pass-through for such params: it acts only on ``requestState``) and those
+    :func:`passes_tools_call` marks, e.g. tracing; a
+    cache hint for ``tools/call``; a ``tools/call`` handler that is not ``MCPServer``'s own.
+    """
+    if type(params) is not dict or not 1 <= len(params) <= 2:
+        return None
+    name = params.get("name")
+    if type(name) is not str:
+        return None
+    arguments = params.get("arguments")
+    if len(params) == 2 and (
+        "arguments" not in params or not (arguments is None or type(arguments) is dict)
+    ):
+        return None
+    connection = runner.connection
+    if connection.protocol_version not in _SDK.handshake_versions:
+        return None
+    if not connection.initialize_accepted:
+        return None
+    server = runner.server
+    for middleware in server.middleware:
+        if type(middleware) is not _SDK.request_state_boundary and not any(
+            middleware is known for known in _PASSES_TOOLS_CALL
+        ):
+            return None
+    if server.cache_hints.get("tools/call") is not None:
+        return None
+    entry = server.get_request_handler("tools/call")
+    handler = getattr(entry, "handler", None)
+    owner: Any = getattr(handler, "__self__", None)
+    if getattr(handler, "__func__", None) is not _SDK.handle_call_tool or not isinstance(
+        owner, _SDK.mcp_server
+    ):
+        return None
+    tool = owner._tool_manager.get_tool(name)
+    return tool if type(tool) is tool_type else None
+
+
+async def _run_fast(runner: Any, tool: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """What the SDK's path returns for this call: the tool's result, shaped by ``_serialize``.
+
+    An exception from the tool is answered as ``MCPServer._handle_call_tool`` answers it
+    (an ``MCPError`` goes on to the dispatcher; anything else is logged and becomes an
+    ``isError`` result with its text). skillstate's tools catch their own errors, so
+    this is a safety net, not a path they take.
+    """
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CallToolResult, TextContent
+
+    try:
+        result = await tool.run(params.get("arguments") or {}, None, convert_result=True)
+    except MCPError:
+        raise
+    except Exception as exc:
+        sdk_log = logging.getLogger(MCPServer.__module__)
+        if isinstance(exc, ToolError):
+            sdk_log.info("Tool %r failed: %r", params["name"], str(exc))
+        else:
+            sdk_log.exception("Tool %r raised an unexpected exception", params["name"])
+        result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+    version = runner.connection.protocol_version
+    return dict(runner._serialize("tools/call", version, result))
+
+
+def install_call_fast_path(tool_type: type) -> bool:
+    """Serve plain ``tools/call`` requests for ``tool_type`` tools directly; whether on.
+
+    For a request :func:`_fast_tool` accepts, the runner's ``_on_request`` runs the tool
+    and shapes its result with the runner's own ``_serialize`` (so the answer is the
+    SDK's, byte for byte — tests/mcp/test_mcp_call_fast_path.py compares the two paths
+    on generated calls), without the request context, the two validations of the
+    params (which such params always pass), the middleware chain and the tool manager.
+    The dispatcher around it (a task per request, cancellation, the response) is the
+    SDK's. Any other request — other methods, other tools, params with ``_meta`` — goes
+    to the SDK's ``_on_request``. Installed once per process, for one tool type.
+    """
+    if _call_installed:
+        return _call_installed[0] is tool_type
+    if not internals_allowed():
+        return False
+    from mcp.server.runner import ServerRunner
+
+    _SDK.bind()
+    original = ServerRunner._on_request
+
+    async def _on_request(self: Any, dctx: Any, method: str, params: Any) -> dict[str, Any]:
+        if method == "tools/call":
+            tool = _fast_tool(self, params, tool_type)
+            if tool is not None:
+                return await _run_fast(self, tool, params)
+        result: dict[str, Any] = await original(self, dctx, method, params)
+        return result
+
+    _on_request.__wrapped__ = original  # type: ignore[attr-defined]
+    ServerRunner._on_request = _on_request  # type: ignore[method-assign]
+    _call_installed.append(tool_type)
     return True

@@ -37,6 +37,7 @@ from skillstate.mcp import sdk
 from skillstate.mcp.offload import shared_policy
 from skillstate.mcp.scrub import scrub
 from skillstate.mcp.skill_tools import skill_tools
+from skillstate.mcp.tooling import StrictTool
 from skillstate.mcp.tools import INSTRUCTIONS, session_tools
 
 if TYPE_CHECKING:
@@ -247,6 +248,7 @@ def _argument_type_problem(params: Any) -> str | None:
     return None
 
 
+@sdk.passes_tools_call
 async def _prompt_argument_types(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
     """Server middleware: a ``prompts/get`` whose arguments are not strings is -32602 naming
     the argument and the type wanted (the SDK's own answer, before any handler runs, is
@@ -433,6 +435,7 @@ def build_server(
     add_resources(server, runtime, offload=offload)
     add_prompts(server, runtime, offload=offload)
     sdk.install_result_fast_path()
+    sdk.install_call_fast_path(StrictTool)
     if not (tracing if tracing is not None else _tracing_configured()):
         _drop_tracing(server)
     return server

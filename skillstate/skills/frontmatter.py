@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 __all__ = [
@@ -55,13 +56,21 @@ ENVIRONMENT_KEY = "skillstate-environment"
 
 _KEY_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
-_yaml: Any
-try:  # PyYAML is a dependency (pyproject.toml); a broken install falls back to the flat parser
-    _yaml = importlib.import_module("yaml")
-    _YAML_LOADER: Any = getattr(_yaml, "CSafeLoader", None) or _yaml.SafeLoader
-except ImportError:  # pragma: no cover - depends on the environment
-    _yaml = None
-    _YAML_LOADER = None
+
+@cache
+def _yaml_loader() -> tuple[Any, Any] | None:
+    """``(yaml, its safe loader)``, imported on first use; ``None`` without PyYAML.
+
+    PyYAML is a dependency (pyproject.toml); a broken install falls back to the flat
+    parser. It is imported here, not at module import, so a process that never reads
+    a SKILL.md (``skillstate mcp`` until a skill tool is called) does not load it
+    (~0.7 MiB of resident memory).
+    """
+    try:
+        yaml = importlib.import_module("yaml")
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    return yaml, getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
 
 class HeaderProblem(ValueError):
@@ -70,7 +79,7 @@ class HeaderProblem(ValueError):
 
 def yaml_available() -> bool:
     """Whether PyYAML is importable (the read path then tries it first)."""
-    return _yaml is not None
+    return _yaml_loader() is not None
 
 
 def split_frontmatter(text: str) -> tuple[str, str, int] | None:
@@ -111,11 +120,11 @@ def _jsonable(value: Any) -> Any:
 
 def parse_source(source: str, *, use_yaml: bool | None = None) -> dict[str, Any]:
     """Parse the text between the fences: PyYAML first when installed (and not ``use_yaml=False``)."""
-    if use_yaml is not False and _yaml is not None:
+    found = _yaml_loader() if use_yaml is not False else None
+    if found is not None:
+        yaml, loader = found
         try:
-            loaded = _yaml.load(
-                source, Loader=_YAML_LOADER
-            )  # a safe loader (CSafeLoader or SafeLoader)
+            loaded = yaml.load(source, Loader=loader)  # a safe loader (CSafeLoader or SafeLoader)
         except Exception:
             return parse_flat(source)
         if isinstance(loaded, Mapping):
@@ -141,10 +150,12 @@ def parse_frontmatter(text: str, *, use_yaml: bool | None = None) -> tuple[dict[
 
 def _nested_fields(source: str) -> dict[str, Any]:
     """The YAML reading of a frontmatter with nested values (indented lines), or a problem."""
-    if _yaml is None:  # pragma: no cover - PyYAML is a dependency; a broken install
+    found = _yaml_loader()
+    if found is None:  # pragma: no cover - PyYAML is a dependency; a broken install
         raise HeaderProblem("Frontmatter with indented lines needs PyYAML, which is not installed.")
+    yaml, loader = found
     try:
-        loaded = _yaml.load(source, Loader=_YAML_LOADER)
+        loaded = yaml.load(source, Loader=loader)
     except Exception as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = " ".join(str(getattr(exc, "problem", None) or exc).split())[:200]

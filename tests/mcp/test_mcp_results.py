@@ -129,3 +129,22 @@ def test_a_non_plain_result_is_left_to_the_sdk() -> None:
     result = results.ok_result({"x": 0.5})
     assert not isinstance(result, results.EncodedToolResult)
     assert result.structured_content == {"x": 0.5}
+
+
+def test_the_result_models_are_what_model_construct_builds() -> None:
+    data = {"session_id": "s", "payload": {"a": [1, "x", None]}}
+    fast = results.ok_result(data)
+    block = fast.content[0]
+    expected_block = TextContent.model_construct(type="text", text=block.text)
+    expected = results.EncodedToolResult.model_construct(
+        content=[expected_block], structured_content=data
+    )
+    for mine, theirs in ((block, expected_block), (fast, expected)):
+        assert type(mine) is type(theirs)
+        assert mine.__dict__ == theirs.__dict__
+        assert mine.model_fields_set == theirs.model_fields_set
+        assert mine.__pydantic_extra__ == theirs.__pydantic_extra__
+    assert fast.__pydantic_private__ == {"_skillstate_wire": fast._skillstate_wire}
+    assert expected.__pydantic_private__ == {"_skillstate_wire": None}
+    assert fast.model_dump(by_alias=True) == expected.model_dump(by_alias=True)
+    assert fast.content[0] is not results.ok_result(data).content[0]  # fresh models per call

@@ -76,6 +76,7 @@ def test_an_unknown_sdk_version_is_refused_for_the_public_path(tmp_path: Path) -
             "allowed": sdk.internals_allowed(),
             "lowlevel": sdk.lowlevel_server(server) is None,
             "fast_path": hasattr(ServerRunner._serialize, "__wrapped__"),
+            "call_fast_path": hasattr(ServerRunner._on_request, "__wrapped__"),
             "add_tools": refused,
         }))
         """,
@@ -87,6 +88,7 @@ def test_an_unknown_sdk_version_is_refused_for_the_public_path(tmp_path: Path) -
     assert report["allowed"] is False
     assert report["lowlevel"] is True
     assert report["fast_path"] is False
+    assert report["call_fast_path"] is False
     assert "build the server with" in report["add_tools"]
     assert done.stderr.count("MCP SDK 9.9.9 is not one skillstate knows") == 1
 

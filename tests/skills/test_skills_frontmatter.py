@@ -105,10 +105,26 @@ def test_yaml_path_when_pyyaml_is_installed() -> None:
 def test_default_is_the_flat_parser_without_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
     import skillstate.skills.frontmatter as frontmatter_module
 
-    monkeypatch.setattr(frontmatter_module, "_yaml", None)  # as on a machine without PyYAML
+    # as on a machine without PyYAML
+    monkeypatch.setattr(frontmatter_module, "_yaml_loader", lambda: None)
     assert not yaml_available()
     frontmatter, _ = parse_frontmatter('---\nname: "q"\n---\nb\n')
     assert frontmatter == {"name": '"q"'}
+
+
+def test_pyyaml_is_imported_on_first_use_only() -> None:
+    """Importing the module (as ``skillstate mcp`` does at start) leaves PyYAML unloaded."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, skillstate.skills, skillstate.skills.frontmatter as f\n"
+        "before = 'yaml' in sys.modules\n"
+        "f.parse_frontmatter('---\\nname: a\\n---\\n')\n"
+        "print(before, 'yaml' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
 
 
 # -- the strict write path ----------------------------------------------------------------

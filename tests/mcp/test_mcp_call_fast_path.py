@@ -1,0 +1,205 @@
+"""The ``tools/call`` fast path (skillstate/mcp/sdk.py, ``install_call_fast_path``) answers
+exactly as the SDK's own path does.
+
+Two servers, each over its own memory store, get the same seeded series of calls (every
+tool, valid and invalid arguments, as in the transport differential test): one through
+the runner's patched ``_on_request`` (the fast path), one through the SDK's original
+``_on_request`` (``__wrapped__``: the request context, both params validations, the
+middleware chain, ``MCPServer._handle_call_tool``, the tool manager). The wire dicts
+must be the same, key order included, timestamps aside. Requests the fast path must
+not take (``_meta``, ``requestState``, an unknown tool, a tool that is not skillstate's,
+a connection not yet initialized, the 2026 era, extra middleware) must reach the SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from mcp.server.connection import Connection
+from mcp.server.runner import ServerRunner
+from mcp.shared.transport_context import TransportContext
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION
+
+from skillstate.mcp import sdk
+from skillstate.mcp.server import build_server
+from skillstate.mcp.tooling import StrictTool
+from skillstate.runtime import Runtime
+
+pytestmark = pytest.mark.anyio
+
+CHOICES: dict[str, list[Any]] = {
+    "session_id": ["s1", "s1", "s2", "", "bad id", None, 5],
+    "reasoning_trace": ["", "thinking", None, 3],
+    "state_update": [{}, {"a": 1}, {"a": None}, {"n": {"m": [1, None]}}, [], '{"b":2}', "x"],
+    "action": ["go", "", "  ", {"type": "noop"}, {"type": "complete"}, 5, [], None],
+    "environment_observation": ["", "obs", None, 1],
+    "skill_specification": ["P", "", {}, {"goal": 1}, None, 3, '{"x":1}'],
+    "initial_state": [{}, {"a": 1.5}, None, [], '{"a":1}', "text"],
+    "environment": ["mock", "warehouse", "Mock", None, 3],
+    "observation": ["alert", "", None, 5],
+    "state_patch": [{}, {"q": 2**70}, None, [], "{}"],
+    "response_text": ['```json\n{"state_patch":{},"action":"go"}\n```', "", "no block"],
+    "at_step": [0, 1, -1, "1", None],
+}
+TOOLS: dict[str, list[str]] = {
+    "initialize_skill": ["session_id", "skill_specification", "initial_state", "environment"],
+    "execute_step": [
+        "session_id",
+        "reasoning_trace",
+        "state_update",
+        "action",
+        "environment_observation",
+    ],
+    "inject_observation": ["session_id", "observation", "state_patch"],
+    "close_session": ["session_id"],
+    "get_session": ["session_id", "at_step"],
+    "parse_turn_response": ["response_text"],
+    "list_sessions": [],
+}
+STAMPS = ("createdAt", "updatedAt", "created_at", "updated_at", "at", "time")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class _Context:
+    """The dispatch context a request arrives with (no back channel, as JSON-mode HTTP)."""
+
+    def __init__(self, request_id: int) -> None:
+        import anyio
+
+        self.transport = TransportContext(kind="test", can_send_request=False)
+        self.request_id = request_id
+        self.message_metadata = None
+        self.progress_token = None
+        self.cancel_requested = anyio.Event()
+        self.can_send_request = False
+
+    async def send_raw_request(self, method: str, params: Any, opts: Any = None) -> Any:
+        raise AssertionError("no server-to-client requests here")
+
+    async def notify(self, method: str, params: Any, opts: Any = None) -> None:
+        return None
+
+    async def progress(self, *args: Any) -> None:
+        return None
+
+
+def _runner(version: str = HANDSHAKE_PROTOCOL_VERSIONS[-1]) -> ServerRunner[Any]:
+    server = build_server(Runtime("memory:"), offload=False)
+    lowlevel = sdk.lowlevel_server(server)
+    connection = Connection.from_envelope(version, None, None)
+    return ServerRunner(lowlevel, connection, None)
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in STAMPS}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def _comparable(answer: dict[str, Any]) -> Any:
+    """The wire dict, with the text block parsed (when JSON) and timestamps dropped."""
+    out = dict(answer)
+    blocks = []
+    for block in answer["content"]:
+        block = dict(block)
+        try:
+            block["text"] = _strip(json.loads(block["text"]))
+        except ValueError:
+            pass
+        blocks.append(block)
+    out["content"] = blocks
+    if "structuredContent" in out:
+        out["structuredContent"] = _strip(out["structuredContent"])
+    return out
+
+
+def _calls(seed: int, count: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    names = [name for name in TOOLS for _ in range(3 if name == "execute_step" else 1)]
+    calls = []
+    for _ in range(count):
+        tool = rng.choice(names)
+        args = {key: rng.choice(CHOICES[key]) for key in TOOLS[tool] if rng.random() < 0.9}
+        if rng.random() < 0.1:
+            args["unexpected"] = 1
+        params: dict[str, Any] = {"name": tool, "arguments": args}
+        if rng.random() < 0.1:
+            params = {"name": tool} if not args else {"name": tool, "arguments": None}
+        calls.append(params)
+    return calls
+
+
+def test_the_call_fast_path_is_installed_here() -> None:
+    _runner()
+    assert hasattr(ServerRunner._on_request, "__wrapped__")
+    assert sdk.install_call_fast_path(StrictTool) is True
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+async def test_the_fast_path_answers_as_the_sdk(version: str) -> None:
+    fast, reference = _runner(version), _runner(version)
+    original = ServerRunner._on_request.__wrapped__  # type: ignore[attr-defined]
+    taken = 0
+    for index, params in enumerate(_calls(seed=hash(version) % 1000, count=160)):
+        assert sdk._fast_tool(fast, params, StrictTool) is not None
+        taken += 1
+        mine = await fast._on_request(_Context(index), "tools/call", params)
+        theirs = await original(reference, _Context(index), "tools/call", params)
+        assert list(mine) == list(theirs), params
+        assert _comparable(mine) == _comparable(theirs), params
+    assert taken == 160
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"name": "list_sessions", "arguments": {}, "_meta": {"progressToken": 1}},
+        {"name": "list_sessions", "arguments": {}, "requestState": "x"},
+        {"name": "list_sessions", "arguments": {}, "task": {"ttl": 1}},
+        {"name": "no_such_tool", "arguments": {}},
+        {"name": 5, "arguments": {}},
+        {"name": "list_sessions", "arguments": []},
+        {"arguments": {}},
+        {},
+    ],
+)
+async def test_other_calls_go_to_the_sdk(params: dict[str, Any]) -> None:
+    runner = _runner()
+    assert sdk._fast_tool(runner, params, StrictTool) is None
+
+
+def test_the_sdks_own_tools_middleware_and_eras_go_to_the_sdk() -> None:
+    params = {"name": "list_sessions", "arguments": {}}
+    modern = _runner(LATEST_MODERN_VERSION)
+    assert sdk._fast_tool(modern, params, StrictTool) is None
+
+    fresh = _runner()
+    fresh.connection = Connection.for_loop(object(), session_id=None)  # type: ignore[arg-type]
+    assert not fresh.connection.initialize_accepted
+    assert sdk._fast_tool(fresh, params, StrictTool) is None
+
+    traced = _runner()
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        return await call_next(ctx)
+
+    traced.server.middleware.append(middleware)
+    assert sdk._fast_tool(traced, params, StrictTool) is None
+
+    plain = _runner()
+    owner = plain.server.get_request_handler("tools/call").handler.__self__
+
+    @owner.tool()
+    def echo(text: str) -> str:
+        return text
+
+    assert sdk._fast_tool(plain, {"name": "echo", "arguments": {"text": "x"}}, StrictTool) is None
