@@ -11,8 +11,9 @@ says — and, once the store has committed to the run, the lock file, open but u
 The record is used only while the journal is *the same file* (same device and
 inode — the open descriptor keeps the inode from being reused, so a run deleted and
 created again never matches) *with the same size* (every commit, by any process,
-appends to it). ``get`` checks that with one ``lstat`` of the journal's path; a commit,
-under the lock, with one ``fstat`` of the open journal (see :meth:`OpenRuns.hit` and
+appends to it) and no ``.json.new`` is present. ``get`` checks that with two ``lstat``
+calls (the journal, ``.json.new``); a commit, under the lock, with one ``fstat`` of the
+open journal (see :meth:`OpenRuns.hit` and
 ``FileStore.commit`` for why nothing more is needed). Anything else and the run is
 read from disk again. Records are shared, not copied: like every state in skillstate
 they are never changed in place.
@@ -95,12 +96,15 @@ class OpenRuns:
                 run.close()
 
     def hit(self, run_id: str) -> RunRecord | None:
-        """``get``: the remembered record if the journal at its path is unchanged.
+        """``get``: the remembered record if the journal at its path is unchanged and no
+        ``.json.new`` is there.
 
-        One ``lstat``: the same file (device, inode) with the same size. A ``.json.new``
-        needs no check: with the journal as long as the remembered record says, one is
-        either a commit that has not reached its commit point (the append) or one cut
-        short before it, and the remembered record is the last one committed either way.
+        Two ``lstat`` calls: the journal is the same file (device, inode) with the same
+        size, and there is no ``.json.new``. The record would be right without the
+        second (with the journal unchanged, a ``.json.new`` is a commit that has not
+        reached its commit point, or one cut short before it), but one cut short is
+        cleaned up by whoever next opens the run, as ``docs/storage-format.md`` says: a
+        miss sends this ``get`` through recovery.
         """
         if self._forks != _forks[0]:
             self._check_fork()
@@ -115,7 +119,12 @@ class OpenRuns:
         except OSError:
             self._forget(run_id, run)
             return None
-        if st.st_size != level[1] or st.st_ino != journal.ino or st.st_dev != journal.dev:
+        if (
+            st.st_size != level[1]
+            or st.st_ino != journal.ino
+            or st.st_dev != journal.dev
+            or os.path.lexists(run.files.pending)
+        ):
             self._forget(run_id, run)
             return None
         with self._lock:
