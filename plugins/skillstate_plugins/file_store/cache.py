@@ -11,10 +11,10 @@ says — and, once the store has committed to the run, the lock file, open but u
 The record is used only while the journal is *the same file* (same device and
 inode — the open descriptor keeps the inode from being reused, so a run deleted and
 created again never matches) *with the same size* (every commit, by any process,
-appends to it) and no ``.json.new`` is present. ``get`` checks that with two ``lstat``
-calls (the journal, ``.json.new``); a commit, under the lock, with one ``fstat`` of the
-open journal (see :meth:`OpenRuns.hit` and
-``FileStore.commit`` for why nothing more is needed). Anything else and the run is
+appends to it). ``get`` checks that with an ``lstat`` of the journal's path, and that
+no ``.json.new`` is there (a commit in flight or cut short: it goes through recovery,
+which cleans up); a commit, under the lock, with one ``fstat`` of the open journal
+(``FileStore._before_commit`` says why that is enough). Anything else and the run is
 read from disk again. Records are shared, not copied: like every state in skillstate
 they are never changed in place.
 
