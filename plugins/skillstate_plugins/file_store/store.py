@@ -9,11 +9,12 @@ or ``file:`` alone for the default ``.skillstate/state``; the one query option i
     <run-id>.lock       the per-run lock (flock), held around read–check–write
     <run-id>.json.new   the next record, present only while a commit is in flight (or cut short)
 
-A commit, under the lock: take the current record from this store's memory of the
-run or read it (recovering first if it is not level with the journal); compare its
-version; write ``.json.new`` (not synced); append the journal line (``O_APPEND``) and
-``fdatasync`` it — the commit point, the only sync; put ``.json.new`` in place of
-``.json``. The record is never ahead of the journal, and every journal line carries
+A commit (:mod:`.commit`), under the lock: take the current record from this store's
+memory of the run or read it (recovering first if it is not level with the journal);
+compare its version; write ``.json.new`` (not synced); append the journal line
+(``O_APPEND``) and ``fdatasync`` it — the commit point, the only sync; put
+``.json.new`` in place of ``.json``. A run the store remembers is committed through
+the lock file and journal it keeps open (:mod:`.cache`): ten system calls. The record is never ahead of the journal, and every journal line carries
 the record fields its entry does not imply, so whoever next opens the run after a
 crash or a power loss replays the lines the record lacks (:mod:`.recovery`). A run
 written by the original rig-state is read by :mod:`.legacy`. Full rules:
