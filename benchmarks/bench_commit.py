@@ -8,9 +8,11 @@ kept; they are then replayed onto a second store (``get`` then ``commit``, as th
 runtime calls them) at ``durability=full`` and ``process``, and the CPU time of this
 thread per step printed (``time.thread_time``: the store's Python work and its system
 calls, not the waits). Run it with two checkouts' interpreters to compare them, e.g.
-``/work/main/.venv/bin/python benchmarks/bench_commit.py`` and this one's; the
-system calls per step: ``strace -f -c`` of a loop of steps (docs/benchmarks.md,
-"File-store commit").
+``/work/main/.venv/bin/python benchmarks/bench_commit.py`` and this one's (a copy of
+this script runs on an older checkout). ``--steps-on URL`` only makes the steps, to
+count system calls (``strace -f -c``) or instructions (``valgrind --tool=callgrind``)
+per step: run it with ``--n 0`` and ``--n 300`` and divide the difference
+(docs/benchmarks.md, "File-store commit").
 """
 
 from __future__ import annotations
@@ -29,6 +31,17 @@ from skillstate_plugins.file_store import store as store_module
 from skillstate.runtime import Runtime
 
 
+def steps(url: str, n: int) -> None:
+    """``n`` MCP-like steps (``Runtime.execute_step``) on a new session of ``url``."""
+    runtime = Runtime(url)
+    first = runtime.initialize_skill("bench-rt", "Benchmark skill.", {})
+    obs = first["prompt_payload"]["latest_observation"]
+    for i in range(n):
+        done = runtime.execute_step("bench-rt", f"r{i}", {"counter": i}, "noop", obs)
+        obs = done["prompt_payload"]["latest_observation"]
+    runtime.close()
+
+
 def capture(directory: str, n: int) -> list[tuple[Any, Any, int]]:
     """The (record, entry, expected version) of ``n`` MCP-like steps' commits."""
     commits: list[tuple[Any, Any, int]] = []
@@ -40,13 +53,7 @@ def capture(directory: str, n: int) -> list[tuple[Any, Any, int]]:
 
     store_module.FileStore.commit = keep  # type: ignore[method-assign]
     try:
-        runtime = Runtime(f"file:{directory}")
-        first = runtime.initialize_skill("bench-rt", "Benchmark skill.", {})
-        obs = first["prompt_payload"]["latest_observation"]
-        for i in range(n):
-            done = runtime.execute_step("bench-rt", f"r{i}", {"counter": i}, "noop", obs)
-            obs = done["prompt_payload"]["latest_observation"]
-        runtime.close()
+        steps(f"file:{directory}", n)
     finally:
         store_module.FileStore.commit = real  # type: ignore[method-assign]
     return commits
@@ -83,7 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="steps (the first 50 untimed)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--steps-on",
+        metavar="URL",
+        help="only make --n steps on this store and exit (to run under strace or callgrind)",
+    )
     args = parser.parse_args(argv)
+    if args.steps_on:
+        steps(args.steps_on, args.n)
+        return 0
     with tempfile.TemporaryDirectory(prefix="bench-commit-") as tmp:
         source = os.path.join(tmp, "source")
         commits = capture(source, args.n)
