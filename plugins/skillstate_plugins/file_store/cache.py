@@ -14,9 +14,9 @@ created again never matches) *with the same size* (every commit, by any process,
 appends to it). ``get`` checks that with an ``lstat`` of the journal's path, and that
 no ``.json.new`` is there (a commit in flight or cut short: it goes through recovery,
 which cleans up); a commit, under the lock, with one ``fstat`` of the open journal
-(``FileStore._before_commit`` says why that is enough). Anything else and the run is
-read from disk again. Records are shared, not copied: like every state in skillstate
-they are never changed in place.
+(``Committing._before_commit`` in :mod:`.commit` says why that is enough). Anything
+else and the run is read from disk again. Records are shared, not copied: like every
+state in skillstate they are never changed in place.
 
 Descriptors are never shared between threads: a commit :meth:`~OpenRuns.take`\\ s the
 run out of the memory (another thread committing meanwhile opens the files afresh and
