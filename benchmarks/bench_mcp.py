@@ -179,9 +179,14 @@ def peer_configs(peer: str, http_template: str | None) -> dict[str, dict[str, An
 
 
 def before_configs(skillstate: str, tmp: Path) -> dict[str, dict[str, Any]]:
-    """Another install's ``skillstate mcp`` (e.g. the main branch's), file and memory store."""
+    """Another install's ``skillstate mcp`` (e.g. the main branch's): file store at both
+    durability levels, memory store."""
     return {
         "before-file": {"stdio": f"{skillstate} mcp", "store": f"file:{tmp / 'before' / 'state'}"},
+        "before-file-process": {
+            "stdio": f"{skillstate} mcp",
+            "store": f"file:{tmp / 'before-process' / 'state'}?durability=process",
+        },
         "before-memory": {"stdio": f"{skillstate} mcp", "store": "memory:"},
     }
 
@@ -403,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         metavar="SKILLSTATE",
         help="another install's skillstate executable (e.g. the main branch's venv): adds "
-        "before-file and before-memory, measured in the same rounds",
+        "before-file, before-file-process and before-memory, measured in the same rounds",
     )
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args(argv)

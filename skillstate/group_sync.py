@@ -78,9 +78,12 @@ class PendingSyncs:
                 self._raise_left_over()
 
     def _late(self, now: float) -> bool:
-        with self._lock:
-            times = [t for t in (self._oldest, self._inflight) if t is not None]
-        return bool(times) and now - min(times) >= self.window
+        # Read without the lock (it runs twice per write): each attribute is read whole,
+        # and a value one write stale at most delays a catch-up sync by that write.
+        oldest, inflight = self._oldest, self._inflight
+        if inflight is not None and (oldest is None or inflight < oldest):
+            oldest = inflight
+        return oldest is not None and now - oldest >= self.window
 
     def add(self, path: str, directory: bool = False) -> None:
         """Remember ``path`` as written but not synced (never raises: see :meth:`check`)."""

@@ -1,17 +1,29 @@
 """The ``file`` store's memory of the runs it last read or wrote in this process.
 
 A long-running writer (an MCP server, a runtime stepping one session) reads a run
-and commits to it over and over. Parsing the record file for every ``get`` and the
-journal's last line for every ``commit`` would cost more than the pipeline itself.
-So each store keeps, for the last runs it saw (64), the record and the size of the
-journal that record is level with, plus an open descriptor on that journal.
+and commits to it over and over. Parsing the record file for every ``get``, and
+opening the lock file and the journal for every ``commit``, would cost more than the
+pipeline itself. So each store keeps, for the last runs it saw (64), an
+:class:`OpenRun`: the record, the journal that record is level with — open
+(``O_APPEND``, so a commit appends through it) and as long as :attr:`OpenJournal.size`
+says — and, once the store has committed to the run, the lock file, open but unlocked.
 
-The entry is used only while the journal at the run's path is *the same file* (same
-device and inode — the open descriptor keeps the inode from being reused, so a run
-deleted and created again never matches) *with the same size* (every commit, by any
-process, appends to it), and no ``.json.new`` is present (no commit in flight or cut
-short). Anything else and the run is read from disk again. Records are shared, not
-copied: like every state in skillstate they are never changed in place.
+The record is used only while the journal is *the same file* (same device and
+inode — the open descriptor keeps the inode from being reused, so a run deleted and
+created again never matches) *with the same size* (every commit, by any process,
+appends to it). ``get`` checks that with an ``lstat`` of the journal's path, and that
+no ``.json.new`` is there (a commit in flight or cut short: it goes through recovery,
+which cleans up); a commit, under the lock, with one ``fstat`` of the open journal
+(``Committing._before_commit`` in :mod:`.commit` says why that is enough). Anything
+else and the run is read from disk again. Records are shared, not copied: like every
+state in skillstate they are never changed in place.
+
+Descriptors are never shared between threads: a commit :meth:`~OpenRuns.take`\\ s the
+run out of the memory (another thread committing meanwhile opens the files afresh and
+waits on the ``flock``, which serialises different open files) and :meth:`~OpenRuns.put`\\ s
+it back. In a child process after ``fork`` the memory is forgotten on first use: the
+child's copies of the descriptors share the parent's open files, and with them its
+``flock``.
 """
 
 from __future__ import annotations
@@ -22,26 +34,46 @@ from collections import OrderedDict
 
 from skillstate.plugin import RunRecord
 
+from .fileio import OpenJournal, RunFiles
+
 __all__ = ["OpenRun", "OpenRuns"]
 
-_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_forks = [0]  # how many times this process is a fork's child (a copy of the parent's memory)
+
+
+def _forked() -> None:
+    _forks[0] += 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 class OpenRun:
-    """A run as last seen: its record, the journal size it is level with, that journal.
+    """A run as last seen: its paths, ``level`` — the record and the journal length it
+    is level with, one pair so that a reader never sees one without the other — the
+    open journal, and the kept lock descriptor (-1: none yet).
 
     A plain slotted class: this module is imported by every CLI call that opens the
     file store, and building an attrs class costs about a millisecond of start-up.
     """
 
-    __slots__ = ("dev", "fd", "ino", "journal_size", "record")
+    __slots__ = ("files", "journal", "level", "lock")
 
-    def __init__(self, record: RunRecord, journal_size: int, fd: int, dev: int, ino: int) -> None:
-        self.record = record
-        self.journal_size = journal_size
-        self.fd = fd
-        self.dev = dev
-        self.ino = ino
+    def __init__(self, files: RunFiles, journal: OpenJournal | None = None) -> None:
+        self.files = files
+        self.level: tuple[RunRecord, int] | None = None
+        self.journal = journal
+        self.lock = -1
+
+    def close(self) -> None:
+        """Close the journal and the lock file (releasing a ``flock`` still held)."""
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
+        if self.lock >= 0:
+            os.close(self.lock)
+            self.lock = -1
 
 
 class OpenRuns:
@@ -51,74 +83,126 @@ class OpenRuns:
         self.limit = limit
         self._runs: OrderedDict[str, OpenRun] = OrderedDict()
         self._lock = threading.Lock()
+        self._forks = _forks[0]
 
-    def hit(self, run_id: str, journal: str, pending: str) -> OpenRun | None:
-        """The remembered run if its journal is unchanged and no commit is in flight."""
-        with self._lock:
-            run = self._runs.get(run_id)
+    def _check_fork(self) -> None:
+        """In a fork's child: forget the parent's runs (closing only the child's copies)."""
+        if self._forks != _forks[0]:
+            runs = list(self._runs.values())
+            self._runs = OrderedDict()
+            self._lock = threading.Lock()  # the parent's may have been held by another thread
+            self._forks = _forks[0]
+            for run in runs:
+                run.close()
+
+    def hit(self, run_id: str) -> RunRecord | None:
+        """``get``: the remembered record if the journal at its path is unchanged and no
+        ``.json.new`` is there.
+
+        Two ``lstat`` calls: the journal is the same file (device, inode) with the same
+        size, and there is no ``.json.new``. The record would be right without the
+        second (with the journal unchanged, a ``.json.new`` is a commit that has not
+        reached its commit point, or one cut short before it), but one cut short is
+        cleaned up by whoever next opens the run, as ``docs/storage-format.md`` says: a
+        miss sends this ``get`` through recovery.
+        """
+        if self._forks != _forks[0]:
+            self._check_fork()
+        run = self._runs.get(run_id)
         if run is None:
             return None
+        level, journal = run.level, run.journal
+        if level is None or journal is None:
+            return None
         try:
-            st = os.lstat(journal)
+            st = os.lstat(run.files.journal)
         except OSError:
-            self.drop(run_id)
+            self._forget(run_id, run)
             return None
         if (
-            st.st_ino != run.ino
-            or st.st_dev != run.dev
-            or st.st_size != run.journal_size
-            or os.path.lexists(pending)
+            st.st_size != level[1]
+            or st.st_ino != journal.ino
+            or st.st_dev != journal.dev
+            or os.path.lexists(run.files.pending)
         ):
-            self.drop(run_id)
+            self._forget(run_id, run)
             return None
         with self._lock:
-            if run_id in self._runs:
+            if self._runs.get(run_id) is run:
                 self._runs.move_to_end(run_id)
-        return run
+        return level[0]
 
-    def remember(self, run_id: str, journal: str, record: RunRecord, journal_size: int) -> None:
-        """Remember ``record`` as level with the journal at ``journal_size`` bytes.
+    def take(self, run_id: str) -> OpenRun | None:
+        """The remembered run, taken out of the memory: this thread alone uses its
+        descriptors until it :meth:`put`\\ s it back (or closes it)."""
+        if self._forks != _forks[0]:
+            self._check_fork()
+        with self._lock:
+            return self._runs.pop(run_id, None)
 
-        Nothing is remembered if the journal cannot be opened or no longer has that
-        size (a commit slipped in since the record was read).
+    def put(self, run_id: str, run: OpenRun) -> None:
+        """Remember ``run``, whose ``level`` is set and whose journal is open.
+
+        If another thread remembered the run meanwhile, the one level with the longer
+        journal is kept (the other closed); beyond ``limit`` runs the least recently
+        used go.
         """
+        if self._forks != _forks[0]:
+            self._check_fork()
+        assert run.level is not None and run.journal is not None
         with self._lock:
-            run = self._runs.get(run_id)
-            if run is not None and run.journal_size <= journal_size:
-                try:
-                    st = os.fstat(run.fd)
-                except OSError:
-                    st = None
-                if st is not None and st.st_nlink and st.st_size == journal_size:
-                    run.record, run.journal_size = record, journal_size
-                    self._runs.move_to_end(run_id)
-                    return
-        try:
-            fd = os.open(journal, _FLAGS)
-        except OSError:
-            self.drop(run_id)
-            return
-        st = os.fstat(fd)
-        if st.st_size != journal_size:
-            os.close(fd)
-            self.drop(run_id)
-            return
-        fresh = OpenRun(record, journal_size, fd, st.st_dev, st.st_ino)
-        with self._lock:
-            old = self._runs.pop(run_id, None)
-            self._runs[run_id] = fresh
-            evicted = [old] if old is not None else []
+            other = self._runs.pop(run_id, None)
+            if other is not None and other.level is not None and other.level[1] > run.level[1]:
+                run, other = other, run
+            self._runs[run_id] = run
+            closing = [other] if other is not None else []
             while len(self._runs) > self.limit:
-                evicted.append(self._runs.popitem(last=False)[1])
-        for gone in evicted:
-            os.close(gone.fd)
+                closing.append(self._runs.popitem(last=False)[1])
+        for gone in closing:
+            gone.close()
+
+    def remember(self, run_id: str, files: RunFiles, record: RunRecord, journal_size: int) -> None:
+        """Remember ``record``, just read, as level with the journal at ``journal_size`` bytes.
+
+        The journal is opened (for appending where allowed); nothing is remembered if it
+        cannot be, or no longer has that size (a commit slipped in since the record was
+        read). A kept lock descriptor of the run is carried over.
+        """
+        old = self.take(run_id)
+        try:
+            journal = OpenJournal(files.journal, read_only=True)
+        except OSError:
+            journal = None
+        if journal is None or journal.size != journal_size:
+            if journal is not None:
+                journal.close()
+            if old is not None:
+                old.close()
+            return
+        run = OpenRun(files, journal)
+        run.level = (record, journal_size)
+        if old is not None:
+            run.lock, old.lock = old.lock, -1
+            old.close()
+        self.put(run_id, run)
+
+    def _forget(self, run_id: str, run: OpenRun) -> None:
+        """Drop ``run`` if it is still the one remembered (another thread may have
+        replaced it)."""
+        with self._lock:
+            if self._runs.get(run_id) is not run:
+                return
+            del self._runs[run_id]
+        run.close()
 
     def drop(self, run_id: str) -> None:
-        """Forget ``run_id`` (and close its journal)."""
+        """Forget ``run_id`` (and close its files)."""
+        if self._forks != _forks[0]:
+            self._check_fork()
         with self._lock:
             run = self._runs.pop(run_id, None)
         if run is not None:
-            os.close(run.fd)
+            run.close()
 
     def __del__(self) -> None:  # a store dropped without close() leaks no descriptor
         try:
@@ -128,8 +212,10 @@ class OpenRuns:
 
     def clear(self) -> None:
         """Forget every run."""
+        if self._forks != _forks[0]:
+            self._check_fork()
         with self._lock:
             runs = list(self._runs.values())
             self._runs.clear()
         for run in runs:
-            os.close(run.fd)
+            run.close()

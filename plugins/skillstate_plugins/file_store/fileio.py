@@ -32,6 +32,7 @@ __all__ = [
     "read_file",
     "remove",
     "store_error",
+    "unlock",
     "write_file",
 ]
 
@@ -39,6 +40,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _TAIL_CHUNK = 4096
 _READ_CHUNK = 1 << 16
+_REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)  # opening for writing refused
 
 
 class RunFiles(NamedTuple):
@@ -226,27 +228,63 @@ class OpenJournal:
     A missing journal is created by the first :meth:`append`. :meth:`append` writes and
     ``fdatasync``\ s; on failure it truncates the file back to the size it had when
     opened (or last repaired), so a full disk never leaves a partial line behind.
+
+    A store keeps the journal of each run it remembers open in one of these
+    (:mod:`.cache`), so a commit appends without opening it; ``read_only`` opens it for
+    reading alone where writing is refused (a read-only copy of a store), and
+    :attr:`appendable` says which.
     """
 
-    def __init__(self, path: str) -> None:
+    __slots__ = ("appendable", "dev", "fd", "ino", "path", "size")
+
+    def __init__(self, path: str, *, read_only: bool = False) -> None:
         self.path = path
         self.fd = -1
-        self.size = self.ino = 0
-        self.reopen()
+        self.size = self.ino = self.dev = 0
+        self.appendable = True
+        if read_only:
+            self._open_for_reading()
+        else:
+            self.reopen()
+
+    def _open_for_reading(self) -> None:
+        """Open for appending if allowed, else for reading; ``OSError`` if neither works."""
+        try:
+            self.fd = self._open(0)
+        except OSError as exc:
+            if exc.errno not in _REFUSED:
+                raise
+            self.fd = os.open(self.path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+            self.appendable = False
+        st = os.fstat(self.fd)
+        self.size, self.ino, self.dev = st.st_size, st.st_ino, st.st_dev
 
     def reopen(self) -> None:
         """(Re)open the file and read its size: after recovery may have rewritten it."""
         self.close()
-        self.size = self.ino = 0
+        self.size = self.ino = self.dev = 0
+        self.appendable = True
         try:
             self.fd = self._open(0)
             st = os.fstat(self.fd)
-            self.size, self.ino = st.st_size, st.st_ino
+            self.size, self.ino, self.dev = st.st_size, st.st_ino, st.st_dev
         except FileNotFoundError:
             pass
         except OSError as exc:
             self.close()
             raise store_error(exc, "open the journal", self.path) from None
+
+    def refresh(self) -> bool:
+        """Read the open journal's length again (one ``fstat``); ``False`` if it is not
+        open or has no name any more (removed: reopen the path instead)."""
+        if self.fd < 0:
+            return False
+        try:
+            st = os.fstat(self.fd)
+        except OSError:
+            return False
+        self.size = st.st_size
+        return st.st_nlink > 0
 
     def _open(self, create: int) -> int:
         return os.open(self.path, os.O_RDWR | os.O_APPEND | create | _NOFOLLOW | _CLOEXEC, 0o644)
@@ -291,7 +329,9 @@ class OpenJournal:
             except OSError as exc:
                 raise store_error(exc, "create the journal", self.path) from None
         try:
-            _write_all(self.fd, data)
+            written = os.write(self.fd, data)
+            if written != len(data):  # a short write: the rest, or the error, comes next
+                _write_all(self.fd, data[written:])
             if sync:
                 sync_file(self.fd)  # F_FULLFSYNC on macOS, fdatasync elsewhere
         except OSError as exc:
@@ -316,6 +356,15 @@ class RunLock:
     waiting on the old file notices (the file it locked has no name any more) and
     locks the file now at the path instead, so two writers never hold "the" lock at
     once.
+
+    A store that commits to a run again and again keeps the lock file open between
+    commits (:mod:`.cache`): :meth:`acquire` takes that descriptor, and :func:`unlock`
+    releases the lock without closing it. The same check applies to it: a kept
+    descriptor whose file lost its name (the run was deleted, maybe created again) is
+    closed and the file at the path locked instead. ``flock`` locks belong to the open
+    file description, so a kept descriptor must never be used by two threads at once
+    (the cache lends it to one commit at a time) nor after a ``fork`` (the child's copy
+    shares the parent's lock: the cache forgets every descriptor in a child).
     """
 
     def __init__(self, path: str) -> None:
@@ -330,15 +379,20 @@ class RunLock:
         finally:
             os.close(fd)  # closing the descriptor releases the flock
 
-    def acquire(self) -> int:
-        """Block until the lock is held; returns the descriptor, whose closing releases it."""
+    def acquire(self, fd: int = -1) -> int:
+        """Block until the lock is held; returns the descriptor, whose closing releases it.
+
+        ``fd``, when given, is the lock file kept open since an earlier commit; it is
+        used if its file is still the one at the path (or closed, and the path opened).
+        """
         if fcntl is None:
             raise StoreError(NO_FLOCK)
         while True:
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
-            except OSError as exc:
-                raise store_error(exc, "open the lock file", self.path) from None
+            if fd < 0:
+                try:
+                    fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
+                except OSError as exc:
+                    raise store_error(exc, "open the lock file", self.path) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 deleted = os.fstat(fd).st_nlink == 0
@@ -347,4 +401,11 @@ class RunLock:
                 raise store_error(exc, "lock", self.path) from None
             if not deleted:
                 return fd
-            os.close(fd)  # deleted while we waited: lock the file now at the path
+            # deleted while we waited, or since we kept it: lock the file now at the path
+            os.close(fd)
+            fd = -1
+
+
+def unlock(fd: int) -> None:
+    """Release the ``flock`` held on ``fd`` and keep the descriptor open for the next commit."""
+    fcntl.flock(fd, fcntl.LOCK_UN)  # type: ignore[union-attr]  # fcntl exists: the lock was taken

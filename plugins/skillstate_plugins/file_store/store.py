@@ -9,11 +9,12 @@ or ``file:`` alone for the default ``.skillstate/state``; the one query option i
     <run-id>.lock       the per-run lock (flock), held around read–check–write
     <run-id>.json.new   the next record, present only while a commit is in flight (or cut short)
 
-A commit, under the lock: take the current record from this store's memory of the
-run or read it (recovering first if it is not level with the journal); compare its
-version; write ``.json.new`` (not synced); append the journal line (``O_APPEND``) and
-``fdatasync`` it — the commit point, the only sync; put ``.json.new`` in place of
-``.json``. The record is never ahead of the journal, and every journal line carries
+A commit (:mod:`.commit`), under the lock: take the current record from this store's
+memory of the run or read it (recovering first if it is not level with the journal);
+compare its version; write ``.json.new`` (not synced); append the journal line
+(``O_APPEND``) and ``fdatasync`` it — the commit point, the only sync; put
+``.json.new`` in place of ``.json``. A run the store remembers is committed through
+the lock file and journal it keeps open (:mod:`.cache`): ten system calls. The record is never ahead of the journal, and every journal line carries
 the record fields its entry does not imply, so whoever next opens the run after a
 crash or a power loss replays the lines the record lacks (:mod:`.recovery`). A run
 written by the original rig-state is read by :mod:`.legacy`. Full rules:
@@ -34,8 +35,7 @@ import builtins
 import os
 import urllib.parse
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin import (
@@ -48,7 +48,6 @@ from skillstate.plugin import (
     Store,
     StoreError,
     StoreWarning,
-    VersionConflict,
     check_import,
     check_run_id,
     flock_module,
@@ -61,6 +60,7 @@ from skillstate.plugin import (
 )
 
 from .cache import OpenRuns
+from .commit import Committing, snapshot_of
 from .fileio import (
     OpenJournal,
     RunFiles,
@@ -84,7 +84,7 @@ from .format import (
     encode_record,
     parse_record_file,
 )
-from .legacy import import_line, read_rig_state_run, rig_state_entries, starts_with_rig_state_line
+from .legacy import read_rig_state_run, rig_state_entries, starts_with_rig_state_line
 from .recovery import rebuild, recover
 from .replay import record_delta
 
@@ -131,7 +131,7 @@ def parse_file_url(url: str) -> tuple[str, str | None]:
     return os.path.abspath(os.path.expanduser(path)), level
 
 
-class FileStore(Store):
+class FileStore(Committing, Store):
     """Runs as files in one directory; safe under crashes and concurrent processes."""
 
     def __init__(self, url: str = "file:") -> None:
@@ -251,12 +251,12 @@ class FileStore(Store):
         return stored.record, stored.journal_size
 
     def get(self, run_id: str) -> RunRecord:
+        record = self._open.hit(run_id)
+        if record is not None:
+            return record
         files = self._files(run_id)
-        hit = self._open.hit(run_id, files.journal, files.pending)
-        if hit is not None:
-            return hit.record
         record, size = self._current(run_id, files)
-        self._open.remember(run_id, files.journal, record, size)
+        self._open.remember(run_id, files, record, size)
         return record
 
     def journal(self, run_id: str) -> builtins.list[JournalEntry]:
@@ -320,9 +320,7 @@ class FileStore(Store):
                     raise StoreError(f"'{name}' is not named after a valid run id")
                 if name in entries and entries[name].is_symlink():
                     raise StoreError(f"{entries[name].path} is a symbolic link")
-                files = self._files(run_id)
-                hit = self._open.hit(run_id, files.journal, files.pending)
-                record = hit.record if hit else self._current(run_id, files)[0]
+                record = self._open.hit(run_id) or self._current(run_id, self._files(run_id))[0]
             except RunNotFound:
                 continue  # deleted while we listed
             except StoreError as exc:
@@ -350,7 +348,7 @@ class FileStore(Store):
         check_import(record, entries)
         lines, before = [], None
         for current, entry in imported_records(record, entries, merge):
-            snapshot = _snapshot(current) if snapshot_due(entry.version) else None
+            snapshot = snapshot_of(current) if snapshot_due(entry.version) else None
             lines.append(encode_entry(entry, record_delta(before, current, entry), snapshot))
             before = current
         self._write_new(record, b"".join(lines))
@@ -372,7 +370,9 @@ class FileStore(Store):
                 raise RunExists(record.id)
             try:
                 write_file(files.pending, encode_record(record, len(journal)), sync=sync)
-                try:  # a journal without a record is debris of a deleted run: start afresh
+                try:  # a journal without a record is debris of a deleted run: start afresh,
+                    # with a new file (a store that remembers the old one sees it gone)
+                    remove(files.journal)
                     write_file(files.journal, journal, sync=sync)
                     put_in_place(files.pending, files.record)
                 except StoreError:
@@ -388,104 +388,17 @@ class FileStore(Store):
                 self._syncs.add(files.journal)
                 self._syncs.add(files.record)
                 self._syncs.add(self.root, directory=True)
-        self._open.remember(record.id, files.journal, record, len(journal))
-
-    def commit(self, record: RunRecord, entry: JournalEntry, expected_version: int) -> None:
-        """Write the next record: one ``fdatasync`` (of the journal line) per commit,
-        none at ``process`` (the journal handed to the pending syncs).
-
-        Under the lock: the record is brought level with its journal if it is not and
-        its version checked; ``.json.new`` is written (not synced); the journal line —
-        the entry plus the record fields it does not imply — is appended and
-        ``fdatasync``ed, which is the commit point; then ``.json.new`` is put in place
-        of the record.
-        """
-        files = self._files(record.id)
-        run_id = record.id
-        if self._syncs is not None:
-            self._syncs.check()  # a deferred sync that failed fails this write, unwritten
-        try:
-            with self._existing_run_lock(files, run_id):
-                journal = OpenJournal(files.journal)
-                try:
-                    before = self._before_commit(run_id, files, journal)
-                    if before.version != expected_version:
-                        raise VersionConflict(run_id, expected_version, before.version)
-                    size = journal.size
-                    snapshot = _snapshot(record) if snapshot_due(record.version) else None
-                    line = encode_entry(entry, record_delta(before, record, entry), snapshot)
-                    if size == 0:  # a rig-state run without a journal: its state comes first
-                        line = import_line(before) + line
-                    write_file(files.pending, encode_record(record, size + len(line)), sync=False)
-                    created = journal.fd < 0  # a rig-state run's first journal
-                    try:
-                        journal.append(line, sync=self._syncs is None)  # the commit point
-                        if created and self._syncs is None:
-                            fsync_dir(self.root)  # the new journal's name, before the ack
-                        put_in_place(files.pending, files.record)
-                        if self._syncs is not None:
-                            self._syncs.add(files.journal)
-                            if created:
-                                self._syncs.add(self.root, directory=True)
-                    except StoreError:
-                        self._undo(files, journal, size)
-                        raise
-                finally:
-                    journal.close()
-        except BaseException:
-            self._open.drop(run_id)
-            raise
-        self._open.remember(run_id, files.journal, record, size + len(line))
-
-    def _before_commit(self, run_id: str, files: RunFiles, journal: OpenJournal) -> RunRecord:
-        """The record a commit replaces, level with ``journal`` (under the lock).
-
-        When this store remembers the run and the journal is the same file with the
-        same size, nothing is read.
-        """
-        hit = self._open.hit(run_id, files.journal, files.pending)
-        if hit is not None and hit.ino == journal.ino and hit.journal_size == journal.size:
-            return hit.record
-        try:
-            return self._current(run_id, files, journal)[0]
-        except RunNotFound:
-            remove(files.lock)  # held, so removing it is safe (see RunLock)
-            raise
-
-    @staticmethod
-    def _undo(files: RunFiles, journal: OpenJournal, size: int) -> None:
-        """After a failed append or swap: the unacknowledged line cut off, ``.json.new`` removed.
-
-        A failed append has cut its partial line off already. If cutting fails,
-        recovery finishes the commit on the next open.
-        """
-        try:
-            if journal.size != size:
-                journal.cut(size)
-        except StoreError:
-            pass
-        discard(files.pending)
-
-    @contextmanager
-    def _existing_run_lock(self, files: RunFiles, run_id: str) -> Iterator[None]:
-        """The run's lock; :class:`RunNotFound` (not a path error) when the root is missing."""
-        try:
-            fd = RunLock(files.lock).acquire()
-        except StoreError:
-            if not os.path.isdir(self.root):
-                raise RunNotFound(run_id) from None
-            raise
-        try:
-            yield
-        finally:
-            os.close(fd)
+        self._open.remember(record.id, files, record, len(journal))
 
     def repair(self, run_id: str) -> str:
         """Rebuild the run's record from its journal alone (``verify --repair``)."""
         files = self._files(run_id)
         self._open.drop(run_id)
-        with self._existing_run_lock(files, run_id):
+        fd = self._lock_run(files, run_id)
+        try:
             lines = rebuild(run_id, files, self.root)
+        finally:
+            os.close(fd)
         return f"record rebuilt from its journal ({lines} line{'s' if lines != 1 else ''})"
 
     def delete(self, run_id: str) -> bool:
@@ -499,10 +412,3 @@ class FileStore(Store):
                 remove(path)
             fsync_dir(self.root)
         return existed
-
-
-def _snapshot(record: RunRecord) -> Snapshot:
-    """``Snapshot.of(record)``, the snapshot records built only when one is first due."""
-    from skillstate.plugin import Snapshot
-
-    return Snapshot.of(record)

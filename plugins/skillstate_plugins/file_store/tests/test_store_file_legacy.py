@@ -23,6 +23,7 @@ from skillstate.plugin import (
 )
 
 from .. import FileStore
+from .. import commit as commit_module
 from .. import store as store_module
 from ..format import encode_entry, encode_record
 from .test_store_file import _create, _files, _next, _patch
@@ -207,14 +208,18 @@ def test_the_legacy_module_reads_rig_state_runs_and_nothing_else(
 ) -> None:
     """Our own runs never reach :mod:`..legacy`; a rig-state run reaches it at every step."""
     calls: list[str] = []
-    for name in ("read_rig_state_run", "rig_state_entries", "import_line"):
-        original = getattr(store_module, name)
+    for module, name in (
+        (store_module, "read_rig_state_run"),
+        (store_module, "rig_state_entries"),
+        (commit_module, "import_line"),
+    ):
+        original = getattr(module, name)
 
         def spy(*args: Any, _name: str = name, _original: Any = original) -> Any:
             calls.append(_name)
             return _original(*args)
 
-        monkeypatch.setattr(store_module, name, spy)
+        monkeypatch.setattr(module, name, spy)
     _create(host, store, "ours")
     _patch(host, store, "ours", {"counter": 1})
     fresh = FileStore(f"file:{root}")  # remembers nothing: reads the files
