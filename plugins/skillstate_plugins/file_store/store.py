@@ -35,12 +35,13 @@ import builtins
 import os
 import urllib.parse
 import warnings
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from skillstate.plugin import (
     NO_FLOCK,
     JournalEntry,
+    Merge,
     PendingSyncs,
     RunExists,
     RunNotFound,
@@ -340,7 +341,7 @@ class FileStore(Committing, Store):
         record: RunRecord,
         entries: Sequence[JournalEntry],
         *,
-        merge: Callable[[Any, Any], Any] | None = None,
+        merge: Merge | None = None,
     ) -> None:
         """The whole journal written at once, like a creation (every sync, one lock):
         each line carries what rebuilding its record needs, and its snapshot when due."""

@@ -112,8 +112,12 @@ def test_disk_full_during_the_journal_append_undoes_the_partial_line(tiny_fs: Pa
 
 
 def test_read_only_disk_refuses_writes_and_still_reads(tiny_fs: Path) -> None:
+    writer = FileStore(f"file:{tiny_fs / 'state'}")
+    record = _run(writer)
+    # A store keeps the journal it writes open (for appending), and Linux refuses to make
+    # a file system read-only while a file on it is open for writing: close it first.
+    writer.close()
     store = FileStore(f"file:{tiny_fs / 'state'}")
-    record = _run(store)
     before = _snapshot(tiny_fs / "state")
     remount = subprocess.run(
         ["mount", "-o", "remount,ro", str(tiny_fs)], capture_output=True, text=True
