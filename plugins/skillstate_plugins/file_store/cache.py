@@ -23,7 +23,9 @@ run out of the memory (another thread committing meanwhile opens the files afres
 waits on the ``flock``, which serialises different open files) and :meth:`~OpenRuns.put`\\ s
 it back. In a child process after ``fork`` the memory is forgotten on first use: the
 child's copies of the descriptors share the parent's open files, and with them its
-``flock``.
+``flock``. The copies of the lock files are closed at the fork itself
+(:func:`.fileio.close_lock`): a child that never uses the store must not keep a run
+locked after its parent dies holding the lock.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections import OrderedDict
 
 from skillstate.plugin import RunRecord
 
-from .fileio import OpenJournal, RunFiles
+from .fileio import OpenJournal, RunFiles, close_lock
 
 __all__ = ["OpenRun", "OpenRuns"]
 
@@ -72,8 +74,8 @@ class OpenRun:
             self.journal.close()
             self.journal = None
         if self.lock >= 0:
-            os.close(self.lock)
-            self.lock = -1
+            fd, self.lock = self.lock, -1
+            close_lock(fd)
 
 
 class OpenRuns:
@@ -93,6 +95,7 @@ class OpenRuns:
             self._lock = threading.Lock()  # the parent's may have been held by another thread
             self._forks = _forks[0]
             for run in runs:
+                run.lock = -1  # closed in the child at the fork itself (fileio)
                 run.close()
 
     def hit(self, run_id: str) -> RunRecord | None:

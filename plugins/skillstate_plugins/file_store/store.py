@@ -72,6 +72,7 @@ from .fileio import (
     fsync_dir,
     put_in_place,
     read_file,
+    release,
     remove,
     store_error,
     write_file,
@@ -399,7 +400,7 @@ class FileStore(Committing, Store):
         try:
             lines = rebuild(run_id, files, self.root)
         finally:
-            os.close(fd)
+            release(fd)
         return f"record rebuilt from its journal ({lines} line{'s' if lines != 1 else ''})"
 
     def delete(self, run_id: str) -> bool:

@@ -38,7 +38,7 @@ from skillstate.plugin import (
 from skillstate.testing import sample_skill
 
 from .. import FileStore
-from ..fileio import RunLock
+from ..fileio import RunLock, close_lock
 from ..format import compact_line, encode_entry
 from ..replay import MERGE_KEY, _patch_between, _same, implied_record, record_delta
 
@@ -136,7 +136,7 @@ def test_a_kept_lock_is_given_up_when_another_process_deletes_and_recreates_the_
     try:
         assert not done.wait(0.5), "the commit went ahead without the lock at the path"
     finally:
-        os.close(holder)
+        close_lock(holder)
     writer.join(timeout=30)
     assert done.is_set()
     record = FileStore(store.url).get("r")

@@ -1,0 +1,125 @@
+"""The run lock across ``fork``: a killed writer never leaves a run locked.
+
+``flock`` belongs to the open file description, which a forked child's copy of a
+descriptor shares. A child that keeps such a copy keeps the lock alive after its
+parent lets go of it by closing, or dies holding it. A store keeps every run's lock
+file open between commits, so a child forked at any moment would hold copies of them
+all: these tests fork a child that never touches the store and check that the lock
+still goes away with the holder.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ..fileio import RunLock
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and flock (POSIX)")
+
+
+def _lock_is_free(path: Path) -> bool:
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def _wait_free(path: Path, seconds: float = 3.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _lock_is_free(path):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+WRITER = """
+import os, sys, time
+from skillstate.plugin import Change, create_run, transition
+from skillstate.testing import make_host, sample_skill
+from skillstate_plugins.file_store import FileStore, commit
+
+url = sys.argv[1]
+host = make_host(url); store = FileStore(url); skill = sample_skill()
+create_run(host, store, skill, "r", {"counter": 0})
+transition(host, store, "r", Change(patch={"counter": 1}), skill=skill)  # keeps the lock open
+child = os.fork()
+if child == 0:  # a worker that never touches the store
+    time.sleep(60)
+    os._exit(0)
+print(child, flush=True)
+
+def stuck(*args, **kwargs):  # the next commit stops under the lock, where the kill lands
+    print("locked", flush=True)
+    time.sleep(60)
+
+commit.write_file = stuck
+transition(host, store, "r", Change(patch={"counter": 2}), skill=skill)
+"""
+
+
+def test_a_writer_killed_under_the_lock_leaves_it_free_though_its_child_lives(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "state"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, f"file:{root}"], stdout=subprocess.PIPE, text=True
+    )
+    assert writer.stdout is not None
+    child = int(writer.stdout.readline())
+    try:
+        assert writer.stdout.readline() == "locked\n"
+        assert not _lock_is_free(root / "r.lock")
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+        assert _wait_free(root / "r.lock"), (
+            "the run stays locked after its writer was killed: the forked child's copy "
+            "of the kept lock descriptor holds it"
+        )
+    finally:
+        writer.kill()
+        writer.wait(timeout=30)
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_a_lock_held_while_another_thread_forks_is_free_once_released(tmp_path: Path) -> None:
+    """``hold()`` (create, delete, recovery) released while a child forked meanwhile lives."""
+    tmp_path.joinpath("r.lock").touch()
+    lock = RunLock(str(tmp_path / "r.lock"))
+    held, forked = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with lock.hold():
+            held.set()
+            forked.wait(10)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(10)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child: lives on without touching the lock
+        time.sleep(30)
+        os._exit(0)
+    try:
+        forked.set()
+        thread.join(10)
+        assert _wait_free(tmp_path / "r.lock"), "the child's copy keeps the released lock held"
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
