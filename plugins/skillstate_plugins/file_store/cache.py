@@ -164,17 +164,36 @@ class OpenRuns:
         for gone in closing:
             gone.close()
 
-    def remember(self, run_id: str, files: RunFiles, record: RunRecord, journal_size: int) -> None:
+    @staticmethod
+    def open_journal(files: RunFiles) -> OpenJournal | None:
+        """The run's journal, open (for appending where allowed); ``None`` if it cannot be."""
+        try:
+            return OpenJournal(files.journal, read_only=True)
+        except OSError:
+            return None
+
+    def remember(
+        self,
+        run_id: str,
+        files: RunFiles,
+        record: RunRecord,
+        journal_size: int,
+        journal: OpenJournal | None = None,
+    ) -> None:
         """Remember ``record``, just read, as level with the journal at ``journal_size`` bytes.
 
-        The journal is opened (for appending where allowed); nothing is remembered if it
-        cannot be, or no longer has that size (a commit slipped in since the record was
-        read). A kept lock descriptor of the run is carried over.
+        ``journal`` is the journal opened before ``record`` was read (:meth:`open_journal`);
+        it is used only if it still has a name, so it is the file the record was read
+        beside, not one of a run deleted and created again since. Without it (the
+        caller holds the run's lock) the journal is opened now. Nothing is remembered if
+        it cannot be, or no longer has that size (a commit slipped in since the record
+        was read). A kept lock descriptor of the run is carried over.
         """
         old = self.take(run_id)
-        try:
-            journal = OpenJournal(files.journal, read_only=True)
-        except OSError:
+        if journal is None:
+            journal = self.open_journal(files)
+        elif not journal.refresh():
+            journal.close()
             journal = None
         if journal is None or journal.size != journal_size:
             if journal is not None:

@@ -1,4 +1,5 @@
-"""The run lock across ``fork``: a killed writer never leaves a run locked.
+"""The run lock across ``fork``, and the memory of runs against a run deleted and
+created again meanwhile.
 
 ``flock`` belongs to the open file description, which a forked child's copy of a
 descriptor shares. A child that keeps such a copy keeps the lock alive after its
@@ -18,10 +19,16 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from skillstate.plugin import create_run, verify_record
+from skillstate.testing import sample_skill
+
+from .. import FileStore
 from ..fileio import RunLock
+from .test_store_file_commit import _increment
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and flock (POSIX)")
 
@@ -123,3 +130,55 @@ def test_a_lock_held_while_another_thread_forks_is_free_once_released(tmp_path: 
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+
+
+# -- a run deleted and created again between reading it and remembering it ---------
+
+
+def _recreate_before_remembering(store: Any, host: Any) -> threading.Thread:
+    """Make another store delete the run and create it again with a journal of the same
+    length (counter 0 -> 7) just before the next ``remember`` of ``store``: as soon as
+    the run's lock lets it (the thread is given 0.3 s)."""
+    real = store._open.remember
+
+    def recreate() -> None:
+        other = FileStore(store.url)
+        other.delete("r")
+        assert create_run(host, other, sample_skill(), "r", {"counter": 7}).accepted
+        other.close()
+
+    thread = threading.Thread(target=recreate)
+
+    def late(*args: Any, **kwargs: Any) -> Any:
+        store._open.remember = real
+        thread.start()
+        thread.join(0.3)
+        return real(*args, **kwargs)
+
+    store._open.remember = late
+    return thread
+
+
+def test_a_get_never_pairs_a_record_with_the_journal_of_the_run_created_after_it(
+    host: Any, store: FileStore, root: Path
+) -> None:
+    assert create_run(host, store, sample_skill(), "r", {"counter": 0}).accepted
+    store.close()  # forget it: the next get reads the files
+    size = (root / "r.jsonl").stat().st_size
+    other = _recreate_before_remembering(store, host)
+    assert store.get("r").state["counter"] == 0  # read before the delete: right then
+    other.join(10)
+    assert (root / "r.jsonl").stat().st_size == size  # the new run's journal: same length
+    assert store.get("r").state["counter"] == 7, "the deleted run's record was remembered"
+    assert _increment(host, store).state["counter"] == 8
+    assert verify_record(FileStore(store.url).get("r"), store.journal("r")) == []
+
+
+def test_a_creation_never_pairs_its_record_with_the_journal_of_the_run_created_after_it(
+    host: Any, store: FileStore, root: Path
+) -> None:
+    other = _recreate_before_remembering(store, host)
+    assert create_run(host, store, sample_skill(), "r", {"counter": 0}).accepted
+    other.join(10)
+    assert not other.is_alive()
+    assert store.get("r").state["counter"] == 7, "the deleted run's record was remembered"
