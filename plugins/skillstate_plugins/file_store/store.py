@@ -409,6 +409,9 @@ class FileStore(Committing, Store):
         fd = self._lock_run(files, run_id)
         try:
             lines = rebuild(run_id, files, self.root)
+            # again, under the lock: the record another thread read meanwhile is the one
+            # just replaced (the journal, unchanged, would keep it remembered)
+            self._open.drop(run_id)
         finally:
             release(fd)
         return f"record rebuilt from its journal ({lines} line{'s' if lines != 1 else ''})"

@@ -182,3 +182,29 @@ def test_a_creation_never_pairs_its_record_with_the_journal_of_the_run_created_a
     other.join(10)
     assert not other.is_alive()
     assert store.get("r").state["counter"] == 7, "the deleted run's record was remembered"
+
+
+def test_repair_is_never_undone_by_the_record_another_thread_read_meanwhile(
+    host: Any, store: FileStore, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``repair`` forgot the run before rebuilding it: a ``get`` by another thread in
+    between remembered the damaged record, served after the repair (and built upon)."""
+    from .. import store as store_module
+
+    assert create_run(host, store, sample_skill(), "r", {"counter": 0}).accepted
+    _increment(host, store)
+    record = root / "r.json"
+    record.write_text(record.read_text().replace('"counter": 1', '"counter": 5'))  # a hand edit
+    fresh = FileStore(store.url)
+    real = store_module.rebuild
+
+    def rebuild(*args: Any) -> int:
+        reader = threading.Thread(target=fresh.get, args=("r",))
+        reader.start()
+        reader.join(10)
+        return real(*args)
+
+    monkeypatch.setattr(store_module, "rebuild", rebuild)
+    assert "rebuilt" in fresh.repair("r")
+    assert fresh.get("r").state["counter"] == 1, "the record from before the repair was kept"
+    fresh.close()
