@@ -13,7 +13,7 @@ inode — the open descriptor keeps the inode from being reused, so a run delete
 created again never matches) *with the same size* (every commit, by any process,
 appends to it). ``get`` checks that with an ``lstat`` of the journal's path, and that
 no ``.json.new`` is there (a commit in flight or cut short: it goes through recovery,
-which cleans up); a commit, under the lock, with one ``fstat`` of the open journal
+which cleans up); a commit, under the lock, with one ``lstat`` compared with the open journal
 (``Committing._before_commit`` in :mod:`.commit` says why that is enough). Anything
 else and the run is read from disk again. Records are shared, not copied: like every
 state in skillstate they are never changed in place.
@@ -183,7 +183,7 @@ class OpenRuns:
         """Remember ``record``, just read, as level with the journal at ``journal_size`` bytes.
 
         ``journal`` is the journal opened before ``record`` was read (:meth:`open_journal`);
-        it is used only if it still has a name, so it is the file the record was read
+        it is used only if it is still the file at the path, so the one the record was read
         beside, not one of a run deleted and created again since. Without it (the
         caller holds the run's lock) the journal is opened now. Nothing is remembered if
         it cannot be, or no longer has that size (a commit slipped in since the record
@@ -192,7 +192,7 @@ class OpenRuns:
         old = self.take(run_id)
         if journal is None:
             journal = self.open_journal(files)
-        elif not journal.refresh():
+        elif not journal.at_path():
             journal.close()
             journal = None
         if journal is None or journal.size != journal_size:

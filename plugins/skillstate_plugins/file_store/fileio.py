@@ -276,17 +276,20 @@ class OpenJournal:
             self.close()
             raise store_error(exc, "open the journal", self.path) from None
 
-    def refresh(self) -> bool:
-        """Read the open journal's length again (one ``fstat``); ``False`` if it is not
-        open or has no name any more (removed: reopen the path instead)."""
+    def at_path(self) -> bool:
+        """Whether the open journal is still the file at its path (one ``lstat``: device
+        and inode), reading its length; ``False`` if it is not open, was removed, or was
+        moved aside or replaced (reopen the path instead)."""
         if self.fd < 0:
             return False
         try:
-            st = os.fstat(self.fd)
+            st = os.lstat(self.path)
         except OSError:
             return False
+        if st.st_ino != self.ino or st.st_dev != self.dev:
+            return False
         self.size = st.st_size
-        return st.st_nlink > 0
+        return True
 
     def _open(self, create: int) -> int:
         return os.open(self.path, os.O_RDWR | os.O_APPEND | create | _NOFOLLOW | _CLOEXEC, 0o644)

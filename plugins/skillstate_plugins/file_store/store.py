@@ -257,9 +257,10 @@ class FileStore(Committing, Store):
         if record is not None:
             return record
         files = self._files(run_id)
-        # The journal is opened before the record is read: remembered only if it still
-        # has a name afterwards, so a run deleted and created again in between (a new
-        # journal, perhaps of the same length) is never paired with the old record.
+        # The journal is opened before the record is read: remembered only if it is
+        # still the file at the path afterwards, so a run deleted and created again in
+        # between (a new journal, perhaps of the same length) is never paired with the
+        # old record.
         journal = OpenRuns.open_journal(files)
         try:
             record, size = self._current(run_id, files)

@@ -208,3 +208,29 @@ def test_repair_is_never_undone_by_the_record_another_thread_read_meanwhile(
     assert "rebuilt" in fresh.repair("r")
     assert fresh.get("r").state["counter"] == 1, "the record from before the repair was kept"
     fresh.close()
+
+
+def test_a_commit_appends_to_the_journal_at_the_path_after_a_restore_moved_the_old_aside(
+    host: Any, store: FileStore, root: Path
+) -> None:
+    """A restore that moves the journal aside and puts a copy in its place, between a
+    writer's ``get`` and its commit: the line must go to the journal at the path."""
+    import shutil
+
+    import attrs
+
+    from skillstate.plugin import JournalEntry
+
+    assert create_run(host, store, sample_skill(), "r", {"counter": 0}).accepted
+    _increment(host, store)
+    current = store.get("r")  # the writer read the run...
+    shutil.copyfile(root / "r.jsonl", root / "r.jsonl.restored")  # ...then a restore:
+    os.rename(root / "r.jsonl", root / "r.jsonl.old")
+    os.rename(root / "r.jsonl.restored", root / "r.jsonl")
+    aside = (root / "r.jsonl.old").read_bytes()
+    new = attrs.evolve(current, state={**current.state, "counter": 2}, version=3)
+    store.commit(new, JournalEntry(ts="t", step="s", patch={"counter": 2}, version=3), 2)
+    assert (root / "r.jsonl.old").read_bytes() == aside, "the line went to the file moved aside"
+    fresh = FileStore(store.url)
+    assert fresh.get("r").version == 3
+    assert verify_record(fresh.get("r"), fresh.journal("r")) == []
