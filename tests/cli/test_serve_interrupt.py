@@ -112,6 +112,27 @@ def test_ctrl_c_on_the_http_server_exits_130_and_keeps_what_was_written(tmp_path
     assert shown.returncode == 0, shown.stderr
 
 
+def test_a_second_ctrl_c_on_the_http_server_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    """Ctrl-C again while uvicorn shuts down forces it: the connections are not waited
+    for, but the app's lifespan still ends (it was left to asyncio.run, and logged)."""
+    server = ServerProcess(
+        ["mcp", "--http", "--port", "0"],
+        cwd=tmp_path,
+        env=server_env(f"file:{tmp_path / 'store'}"),
+        log=tmp_path / "http.log",
+        pattern=r"listening on http://[^:]+:(\d+)/mcp",
+        what="the HTTP server",
+        stdout_to_log=False,
+        sigint=True,
+    )
+    assert _post(server.port, "/mcp", INITIALIZE)[0] == 200
+    server.proc.send_signal(signal.SIGINT)
+    time.sleep(0.05)  # uvicorn is shutting down (it waits 0.1 s for the connections)
+    code, log = _interrupt(server)
+    assert code == INTERRUPT, log
+    assert "Traceback" not in log and "ERROR" not in log, log
+
+
 @pytest.mark.parametrize("transport", ["fast", "sdk"])
 def test_stdio_exits_130_on_ctrl_c_and_0_at_the_end_of_stdin(
     tmp_path: Path, transport: str
