@@ -8,14 +8,15 @@ from a :class:`~skillstate.records.Snapshot` when the store keeps one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from skillstate.errors import StoreError
 from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
 from skillstate.records import JournalEntry, RunRecord
-from skillstate.records.runs import Replay
 
 if TYPE_CHECKING:
     from skillstate.records import HistoryItem, Snapshot
@@ -32,6 +33,16 @@ __all__ = [
 
 
 Merge = Callable[[Any, Any], Any]
+
+
+@attrs.frozen
+class Replay:
+    """What a journal says the run should be (:func:`replay`)."""
+
+    state: Mapping[str, Any]
+    version: int
+    status: str | None
+    turn: int | None
 
 
 def apply_entry(state: Any, entry: JournalEntry, merge: Merge = merge_patch) -> Any:
