@@ -8,10 +8,8 @@ from a :class:`~skillstate.records.Snapshot` when the store keeps one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
-
-import attrs
 
 from skillstate.errors import StoreError
 from skillstate.jsondoc import compact
@@ -20,9 +18,9 @@ from skillstate.records import JournalEntry, RunRecord
 
 if TYPE_CHECKING:
     from skillstate.records import HistoryItem, Snapshot
+    from skillstate.records.replays import Replay
 
 __all__ = [
-    "Replay",
     "apply_entry",
     "due_snapshots",
     "replay",
@@ -33,16 +31,6 @@ __all__ = [
 
 
 Merge = Callable[[Any, Any], Any]
-
-
-@attrs.frozen
-class Replay:
-    """What a journal says the run should be (:func:`replay`)."""
-
-    state: Mapping[str, Any]
-    version: int
-    status: str | None
-    turn: int | None
 
 
 def apply_entry(state: Any, entry: JournalEntry, merge: Merge = merge_patch) -> Any:
@@ -79,6 +67,8 @@ def replay(
             status = entry.status
         if entry.turn is not None:
             turn = entry.turn
+    from skillstate.records.replays import Replay  # built on the first replay
+
     return Replay(state=state, version=version, status=status, turn=turn)
 
 
@@ -203,3 +193,11 @@ def _span(versions: list[int]) -> str:
     if len(versions) <= 6:
         return str(versions)
     return f"[{versions[0]}, {versions[1]}, ..., {versions[-1]}]"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Replay":  # where it was defined before skillstate.records.replays
+        from skillstate.records.replays import Replay
+
+        return Replay
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

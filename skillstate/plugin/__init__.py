@@ -120,6 +120,7 @@ if TYPE_CHECKING:
     from skillstate.group_sync import PendingSyncs, pending_syncs
     from skillstate.host import Host
     from skillstate.journal import (
+        apply_entry,
         due_snapshots,
         replay,
         replay_history,
@@ -214,6 +215,7 @@ __all__ = [
     "StoreWarning",
     "VersionConflict",
     "VersionNotFound",
+    "apply_entry",
     "check_document",
     "check_import",
     "check_level",
@@ -278,6 +280,7 @@ _LAZY = {
     **{
         name: "skillstate.journal"
         for name in (
+            "apply_entry",
             "due_snapshots",
             "replay",
             "replay_history",

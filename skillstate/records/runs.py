@@ -152,10 +152,10 @@ class JournalEntry:
 
 
 def __getattr__(name: str) -> Any:
-    # Replay is built with the journal's replay (skillstate.journal), where it is used:
-    # a read or a patch does not replay, so it does not build that class.
+    # Replay is built on the first replay of a journal (skillstate.records.replays):
+    # a read or a patch replays nothing, so it does not build that class.
     if name == "Replay":
-        from skillstate.journal import Replay
+        from skillstate.records.replays import Replay
 
         return Replay
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
