@@ -223,6 +223,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             using_host(ctx.host)  # bench's sub-commands come from this host's benchmarks
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)
+            if not {"-h", "--help"} & set(before):
+                # Only the command's own parser: nothing but the top-level help lists the
+                # others, and each sub-parser costs argparse's gettext look-ups (~1 ms).
+                commands = [spec for spec in commands if spec.name == name]
         else:
             commands, owners = all_commands(ctx)
         parser = build_parser(commands, name, owners)
