@@ -87,3 +87,31 @@ def test_the_console_scripts_are_the_run_console_entries() -> None:
         "skillstate": "skillstate.cli.main:console",
         "rig-state": "skillstate_plugins.rig.cli:console",
     }
+
+
+def test_a_core_command_builds_only_its_own_parser(capsys: object) -> None:
+    """Each sub-parser costs argparse's gettext look-ups: ``skillstate list`` builds one,
+    ``skillstate -h`` (which lists every command) all of them."""
+    import argparse
+
+    from skillstate.cli.main import CORE_COMMANDS, main
+
+    added: list[str] = []
+    original = argparse._SubParsersAction.add_parser
+
+    def counting(self: argparse._SubParsersAction, name: str, **kwargs: object) -> object:  # type: ignore[type-arg]
+        added.append(name)
+        return original(self, name, **kwargs)  # type: ignore[arg-type]
+
+    argparse._SubParsersAction.add_parser = counting  # type: ignore[method-assign]
+    try:
+        assert main(["--store", "memory:", "list"]) == 0
+        assert added == ["list"]
+        added.clear()
+        try:
+            main(["-h", "list"])
+        except SystemExit as exc:
+            assert exc.code == 0
+        assert len(added) >= len(CORE_COMMANDS)
+    finally:
+        argparse._SubParsersAction.add_parser = original  # type: ignore[method-assign]

@@ -38,9 +38,14 @@ HEAVY = (
 )
 """Modules no run command may import (``logging`` waits for a store driver that logs)."""
 
-LISTING_ONLY = ("skillstate.records.history", "skillstate.records.replays")
+LISTING_ONLY = (
+    "skillstate.records.history",
+    "skillstate.records.replays",
+    "skillstate.plugin_table",
+)
 """Record modules (and their attrs classes) a read or a patch does not build (a
-journal's ``Replay``: a read or a patch replays nothing).
+journal's ``Replay``: a read or a patch replays nothing; ``PluginInfo``: nothing shows
+the plugin table).
 (``skillstate.records.extensions`` would be one too, but the third-party-style
 ``skillstate-repo`` plugin imports ``EnvironmentSpec`` at its import, as it may.)"""
 
@@ -139,6 +144,7 @@ def test_the_check_fails_on_a_heavy_module() -> None:
         [*loaded, "jsonschema.validators"],
         [*loaded, "sqlite3"],
         [*loaded, "skillstate.records.history"],
+        [*loaded, "skillstate.plugin_table"],
         loaded[:2],
     ):
         with pytest.raises(AssertionError):
