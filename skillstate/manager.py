@@ -76,7 +76,7 @@ class SkillstatePluginManager(pluggy.PluginManager):
         self.add_hookspecs(hookspecs)
         self.rows: list[Row] = []
         """The table as loaded (tuples: its records are built when someone reads it)."""
-        self._table: tuple[int, list[PluginInfo]] | None = None
+        self._table: tuple[tuple[Row, ...], list[PluginInfo]] | None = None
         for name, cls in ESSENTIAL.items():
             plugin = cls()
             self.register(plugin, name=name)
@@ -95,10 +95,11 @@ class SkillstatePluginManager(pluggy.PluginManager):
     @property
     def plugin_table(self) -> list[PluginInfo]:
         """One :class:`PluginInfo` per plugin: essentials, then by (distribution, name)."""
-        if self._table is None or self._table[0] != len(self.rows):
+        rows = tuple(self.rows)
+        if self._table is None or self._table[0] != rows:  # built again after any change
             from skillstate.plugin_table import PluginInfo
 
-            self._table = (len(self.rows), [PluginInfo(*row) for row in self.rows])
+            self._table = (rows, [PluginInfo(*row) for row in rows])
         return self._table[1]
 
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
