@@ -20,7 +20,8 @@ from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.records.commands import CommandSpec
-    from skillstate.records.extensions import ActionResult, DoctorFinding, EnvironmentSpec
+    from skillstate.records.environments import EnvironmentSpec
+    from skillstate.records.extensions import ActionResult, DoctorFinding
     from skillstate.records.history import HistoryItem, RunSummary, Snapshot
     from skillstate.records.problems import DEFAULT_BUDGET, MAX_MESSAGE, MAX_PATH, Budget, Problem
     from skillstate.records.runs import JournalEntry, RunRecord
@@ -60,7 +61,8 @@ _MODULES = {
     "runs": ("JournalEntry", "RunRecord"),
     "history": ("HistoryItem", "RunSummary", "Snapshot"),
     "commands": ("CommandSpec",),
-    "extensions": ("ActionResult", "DoctorFinding", "EnvironmentSpec"),
+    "environments": ("EnvironmentSpec",),
+    "extensions": ("ActionResult", "DoctorFinding"),
 }
 _LAZY = {name: f"{__name__}.{module}" for module, names in _MODULES.items() for name in names}
 

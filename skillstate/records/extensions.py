@@ -1,50 +1,24 @@
-"""What environment and doctor plugins register, and an environment's answer.
+"""What doctor plugins register, and an environment's answer to an action.
 
-None of these is needed to read or patch a run, so they are built only when a
-surface that uses them (sessions, ``doctor``) asks. (What command plugins register,
-:class:`~skillstate.records.commands.CommandSpec`, is a module of its own: every
-``skillstate`` command builds it, and none of these.)
+Neither is needed to read or patch a run, so they are built only when a surface that
+uses them (sessions, ``doctor``) asks. What command and environment plugins register
+(:class:`~skillstate.records.commands.CommandSpec`,
+:class:`~skillstate.records.environments.EnvironmentSpec`) are modules of their own:
+every ``skillstate`` command builds the first, ``skillstate plugins`` the second
+(the registries' conflict check), and neither needs these.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
-
-if TYPE_CHECKING:
-    from skillstate.environment import Environment
-
 
 __all__ = [
     "ActionResult",
     "DoctorFinding",
-    "EnvironmentSpec",
 ]
-
-
-@attrs.frozen
-class EnvironmentSpec:
-    """An environment, selected by name (``mock``, ``warehouse``...).
-
-    ``factory(options, snapshot)`` builds a fresh environment: from ``options`` for a
-    new session (``snapshot`` is ``None``), or restored from a previous
-    :meth:`Environment.snapshot`. ``default`` offers it as the environment of sessions
-    that name none, unless ``default_environment`` is configured (the bundled ``mock``
-    does, as the reference server defaults to its mock); two plugins offering one is
-    an error naming both.
-    """
-
-    name: str
-    factory: Callable[[Mapping[str, Any], Any], Environment]
-    description: str = ""
-    default: bool = False
-
-    def __attrs_post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"an environment name must be a non-empty string, got {self.name!r}")
-        object.__setattr__(self, "name", self.name.strip())
 
 
 @attrs.frozen
@@ -90,4 +64,8 @@ def __getattr__(name: str) -> Any:
         from skillstate.records.commands import CommandSpec
 
         return CommandSpec
+    if name == "EnvironmentSpec":  # in skillstate.records.environments, likewise
+        from skillstate.records.environments import EnvironmentSpec
+
+        return EnvironmentSpec
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
