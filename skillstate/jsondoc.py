@@ -43,8 +43,8 @@ __all__ = [
 MAX_DEPTH = 100
 MAX_STRING_CHARS = 1_000_000
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = "[\ud800-\udfff]"
+_ESCAPED_SURROGATE = r"\\u[dD][89a-fA-F]"  # both compiled on first use (re's cache)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -83,7 +83,7 @@ def find_surrogate(text: str) -> int:
     """The index of the first lone surrogate in ``text`` (``-1`` when it is valid Unicode)."""
     if text.isascii():
         return -1
-    match = _SURROGATE.search(text)
+    match = re.search(_SURROGATE, text)
     return -1 if match is None else match.start()
 
 
@@ -177,7 +177,9 @@ def parse_stored(data: str | bytes, what: str) -> Any:
     """
     text = data.decode("utf-8") if isinstance(data, bytes) else data  # UnicodeDecodeError
     value = json.loads(text, parse_constant=_refuse_constant)  # is a ValueError
-    if ("\\u" in text and _ESCAPED_SURROGATE.search(text) is not None) or find_surrogate(text) >= 0:
+    if ("\\u" in text and re.search(_ESCAPED_SURROGATE, text) is not None) or find_surrogate(
+        text
+    ) >= 0:
         for problem in check_document(value, what):
             if "not valid Unicode" in problem.message:
                 raise ValueError(problem.message)
