@@ -34,7 +34,7 @@ HEAVY = (
     "email",
     "logging",
     "asyncio",
-    "ctypes.util",
+    "ctypes",  # the file store's record exchange: loaded from a process's 17th swap
 )
 """Modules no run command may import (``logging`` waits for a store driver that logs)."""
 
