@@ -140,7 +140,12 @@ class Host:
         self._commands: Registry[CommandSpec] | None = None
         self._benchmarks: Registry[BenchmarkSpec] | None = None
         self._open_stores: dict[str, Store] = {}
-        self._budgets: dict[str, Budget] = {}
+        self._budgets: dict[int, tuple[SkillDefinition, Budget]] = {}
+        """id(skill) → (skill, its budget), for :attr:`_generation` (see :meth:`budget`)."""
+        self._generation = -1
+        """The plugin manager's generation the cached answers belong to."""
+        self._observed = True
+        """Whether commits are observed (an after-commit implementation or a hook-call monitor)."""
 
     @classmethod
     def from_config(cls, config: Config | None = None) -> Host:
@@ -366,18 +371,33 @@ class Host:
         )
         return _problems(results, "validation", "plugin")
 
+    def _current(self) -> None:
+        """Drop what was kept for an earlier plugin generation (a plugin came or went)."""
+        pm = self.pm
+        self._budgets.clear()
+        observers = pm.hook.skillstate_after_commit.get_hookimpls()
+        self._observed = bool(observers) or pm.monitors > 0
+        self._generation = pm.generation
+
     def budget(self, skill: SkillDefinition) -> Budget:
-        """The skill's effective budget (first plugin's answer, else config, else defaults)."""
-        registered = self.skills.get(skill.name) is skill
-        cached = self._budgets.get(skill.name) if registered else None
-        if cached is not None:
-            return cached
+        """The skill's effective budget (first plugin's answer, else config, else defaults).
+
+        Asked once per skill definition (the object) and plugin generation: the
+        answer is kept until a plugin is registered or unregistered or a hook-call
+        monitor is added or removed (:attr:`SkillstatePluginManager.generation`).
+        """
+        if self._generation != self.pm.generation:
+            self._current()
+        cached = self._budgets.get(id(skill))
+        if cached is not None and cached[0] is skill:
+            return cached[1]
         found = self.pm.hook.skillstate_budget(skill=skill)
         if isinstance(found, HookFailure):
             raise HookFailed(_closed(found, "budget", "budget"))
         budget = found if isinstance(found, Budget) else (self.config.budget or DEFAULT_BUDGET)
-        if registered:
-            self._budgets[skill.name] = budget
+        if len(self._budgets) >= 256:  # skills built per call: keep the cache bounded
+            self._budgets.clear()
+        self._budgets[id(skill)] = (skill, budget)  # the skill kept: its id stays its own
         return budget
 
     def check_budget(
@@ -399,7 +419,15 @@ class Host:
         return _problems(results, "guard", "guard")
 
     def after_commit(self, record: RunRecord, entry: JournalEntry) -> None:
-        """Tell the observers; one that fails is a warning, never undoes the write."""
+        """Tell the observers; one that fails is a warning, never undoes the write.
+
+        With no after-commit implementation and no hook-call monitor in place, the
+        call would do nothing and show nowhere, so it is not made.
+        """
+        if self._generation != self.pm.generation:
+            self._current()
+        if not self._observed:
+            return
         for result in self.pm.hook.skillstate_after_commit(record=record, entry=entry):
             if isinstance(result, HookFailure):
                 warnings.warn(

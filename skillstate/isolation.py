@@ -166,25 +166,6 @@ POLICIES: dict[str, HookPolicy] = {
 _DEFAULT = HookPolicy()
 
 
-def _run(plugin: str, hook: str, policy: HookPolicy, fn: Callable[..., Any], args: Any) -> Any:
-    token = CURRENT_PLUGIN.set(plugin)
-    try:
-        result = fn(*args)
-        if policy.iterable and result is not None and not isinstance(result, list):
-            result = list(result)
-    except PluginConflictError:
-        raise
-    except Exception as exc:
-        return HookFailure(plugin, hook, exc)
-    finally:
-        CURRENT_PLUGIN.reset(token)
-    if policy.check is not None and result is not None:
-        problem = policy.check(result)
-        if problem is not None:
-            return HookFailure(plugin, hook, problem)
-    return result
-
-
 def _with_failure(result: Any, failure: HookFailure, policy: HookPolicy) -> Any:
     if policy.firstresult:
         return failure
@@ -287,13 +268,69 @@ def _guard_wrapper(
 
 
 def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) -> Callable[..., Any]:
-    """The guarded replacement for one hook implementation's function (see the module doc)."""
+    """The guarded replacement for one hook implementation's function (see the module doc).
+
+    Built once, when the plugin is registered, and specialised to the hook's policy:
+    every hook call runs one guard frame per implementation, with the policy's
+    choices already made (this is on the path of every transition, five hook calls).
+    """
     policy = POLICIES.get(hook, _DEFAULT)
     if wrapper:
         return _guard_wrapper(plugin, hook, policy, fn)
+    check = policy.check
+    set_plugin, reset_plugin = CURRENT_PLUGIN.set, CURRENT_PLUGIN.reset
 
-    @functools.wraps(fn)
-    def guarded(*args: Any) -> Any:
-        return _run(plugin, hook, policy, fn, args)
+    if policy.iterable:  # validate, guards, doctor: a list of records (or None)
 
-    return guarded
+        def guarded_list(*args: Any) -> Any:
+            token = set_plugin(plugin)
+            try:
+                result = fn(*args)
+                if result is not None and not isinstance(result, list):
+                    result = list(result)  # a generator runs here, inside the guard
+            except PluginConflictError:
+                raise
+            except Exception as exc:
+                return HookFailure(plugin, hook, exc)
+            finally:
+                reset_plugin(token)
+            if result and check is not None:  # an empty list has nothing to check
+                problem = check(result)
+                if problem is not None:
+                    return HookFailure(plugin, hook, problem)
+            return result
+
+        return functools.wraps(fn)(guarded_list)
+
+    if check is not None:  # merge, budget: one value (or None), type-checked
+
+        def guarded_one(*args: Any) -> Any:
+            token = set_plugin(plugin)
+            try:
+                result = fn(*args)
+            except PluginConflictError:
+                raise
+            except Exception as exc:
+                return HookFailure(plugin, hook, exc)
+            finally:
+                reset_plugin(token)
+            if result is not None:
+                problem = check(result)
+                if problem is not None:
+                    return HookFailure(plugin, hook, problem)
+            return result
+
+        return functools.wraps(fn)(guarded_one)
+
+    def guarded(*args: Any) -> Any:  # observers and registries: exceptions only
+        token = set_plugin(plugin)
+        try:
+            return fn(*args)
+        except PluginConflictError:
+            raise
+        except Exception as exc:
+            return HookFailure(plugin, hook, exc)
+        finally:
+            reset_plugin(token)
+
+    return functools.wraps(fn)(guarded)

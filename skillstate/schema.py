@@ -126,16 +126,39 @@ def _compiled(
     fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str
 ) -> _Compiled:
     """The walker for ``fields``, built once: checks are closures, paths built only on failure."""
+    last = _LAST_USED  # one read: another thread may replace it meanwhile
+    walker = last[4]
+    if (
+        walker is not None
+        and last[0] is fields
+        and last[1] is budget
+        and last[2] == source
+        and last[3] == units
+    ):
+        return walker  # the walker asked for last time: no Budget hashed
     key = (id(fields), budget, source, units)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is fields:
+        _remember(fields, budget, source, units, hit[1])
         return hit[1]
     checkers: dict[str, Checker] = {}
     compiled = _Compiled(_object_walker(fields, budget, source, units, checkers), checkers)
     if len(_CACHE) > 512:
         _CACHE.clear()
     _CACHE[key] = (fields, compiled)
+    _remember(fields, budget, source, units, compiled)
     return compiled
+
+
+_LAST_USED: tuple[Any, Any, Any, Any, _Compiled | None] = (None, None, None, None, None)
+"""(fields, budget, source, units, walker) of the last :func:`_compiled` answer."""
+
+
+def _remember(
+    fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str, walker: _Compiled
+) -> None:
+    global _LAST_USED
+    _LAST_USED = (fields, budget, source, units, walker)
 
 
 def _join(prefix: str, key: str) -> str:
