@@ -18,6 +18,7 @@ from skillstate.host import HookFailed, Host
 from skillstate.jsondoc import check_document, js_numbers, unicode_problem
 from skillstate.merge import copy_json
 from skillstate.records import Problem, RunRecord, SkillDefinition
+from skillstate.unchanged import checking, done_checking
 
 if TYPE_CHECKING:
     from skillstate.records import ActionResult
@@ -93,12 +94,20 @@ def check_candidate(
     candidate: Mapping[str, Any],
     schema: Mapping[str, Any] | None,
 ) -> list[Problem]:
+    """The candidate's problems: validation, budget, then (when both are clean) the guards.
+
+    The field walk and the size check share the candidate's fingerprints
+    (:func:`skillstate.unchanged.checking`): taken once, retaken if plugin code ran.
+    """
+    token = checking(candidate)
     try:
         budget = host.budget(skill)  # asked once: validation and the size check share it
         problems = host.validate(skill, candidate, schema, budget)
         problems.extend(host.check_budget(skill, candidate, budget))
     except HookFailed as failed:  # a budget plugin failed: fail closed
         return [failed.problem]
+    finally:
+        done_checking(token)
     if not problems:
         problems = host.guards(skill, before, candidate)
     return problems

@@ -33,12 +33,19 @@ from typing import Any
 
 from skillstate.errors import PluginConflictError
 
-__all__ = ["CURRENT_PLUGIN", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
+__all__ = ["CURRENT_PLUGIN", "PLUGIN_RUNS", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
 
 CURRENT_PLUGIN: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "skillstate_current_plugin", default=None
 )
 """The name of the plugin whose hook implementation is running (``None`` outside one)."""
+
+PLUGIN_RUNS = [0]
+"""How many times plugin code has started or resumed in this process: every guard
+counts its implementation's start (a wrapper's resumption too), and the manager counts
+each call of a hook-call monitor. What the core derived from a state it is checking
+(:mod:`skillstate.unchanged`) stays valid while this number does not change. A count,
+not a lock: under threads an increment may be lost to another, never all of them."""
 
 
 class HookFailure:
@@ -218,6 +225,7 @@ def _guard_wrapper(
     @functools.wraps(fn)
     def guarded(*args: Any) -> Generator[None, Any, Any]:
         failure: HookFailure | None = None
+        PLUGIN_RUNS[0] += 1
         token = CURRENT_PLUGIN.set(plugin)
         try:
             gen = fn(*args)
@@ -235,6 +243,7 @@ def _guard_wrapper(
         except BaseException as exc:  # pluggy throws an inner error into the wrappers
             if failure is not None:
                 raise
+            PLUGIN_RUNS[0] += 1
             token = CURRENT_PLUGIN.set(plugin)
             try:
                 gen.throw(exc)
@@ -250,6 +259,7 @@ def _guard_wrapper(
             raise
         if failure is not None:
             return _with_failure(result, failure, policy)
+        PLUGIN_RUNS[0] += 1
         token = CURRENT_PLUGIN.set(plugin)
         try:
             gen.send(result)
@@ -279,10 +289,12 @@ def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) ->
         return _guard_wrapper(plugin, hook, policy, fn)
     check = policy.check
     set_plugin, reset_plugin = CURRENT_PLUGIN.set, CURRENT_PLUGIN.reset
+    runs = PLUGIN_RUNS
 
     if policy.iterable:  # validate, guards, doctor: a list of records (or None)
 
         def guarded_list(*args: Any) -> Any:
+            runs[0] += 1
             token = set_plugin(plugin)
             try:
                 result = fn(*args)
@@ -305,6 +317,7 @@ def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) ->
     if check is not None:  # merge, budget: one value (or None), type-checked
 
         def guarded_one(*args: Any) -> Any:
+            runs[0] += 1
             token = set_plugin(plugin)
             try:
                 result = fn(*args)
@@ -323,6 +336,7 @@ def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) ->
         return functools.wraps(fn)(guarded_one)
 
     def guarded(*args: Any) -> Any:  # observers and registries: exceptions only
+        runs[0] += 1
         token = set_plugin(plugin)
         try:
             return fn(*args)

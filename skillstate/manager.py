@@ -152,8 +152,22 @@ class SkillstatePluginManager(pluggy.PluginManager):
         super().add_hookspecs(module_or_class)
 
     def add_hookcall_monitoring(self, before: Any, after: Any) -> Callable[[], None]:
-        """pluggy's hook-call monitoring, counted in :attr:`monitors` (its undo too)."""
-        undo = super().add_hookcall_monitoring(before, after)
+        """pluggy's hook-call monitoring, counted in :attr:`monitors` (its undo too).
+
+        Each call of ``before`` or ``after`` counts as plugin code running
+        (:data:`~skillstate.isolation.PLUGIN_RUNS`): a monitor is handed the states.
+        """
+        from skillstate.isolation import PLUGIN_RUNS
+
+        def counted_before(*args: Any) -> Any:
+            PLUGIN_RUNS[0] += 1
+            return before(*args)
+
+        def counted_after(*args: Any) -> Any:
+            PLUGIN_RUNS[0] += 1
+            return after(*args)
+
+        undo = super().add_hookcall_monitoring(counted_before, counted_after)
         self.monitors += 1
         self.generation += 1
         done = False

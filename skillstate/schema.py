@@ -18,7 +18,7 @@ from skillstate.budgets import text_length
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
-from skillstate.unchanged import fingerprint
+from skillstate.unchanged import fingerprints
 
 __all__ = [
     "check_fields",
@@ -95,7 +95,7 @@ class _Compiled:
     def __init__(self, walk: Walker, checkers: Mapping[str, Checker]) -> None:
         self.walk = walk
         self.checkers = checkers
-        self.clean: Mapping[str, bytes] = {}
+        self.clean: Mapping[str, bytes | str] = {}
 
     def check(self, state: Mapping[str, Any], out: list[Problem]) -> None:
         if type(state) is not dict:
@@ -104,13 +104,14 @@ class _Compiled:
         before = len(out)
         clean = self.clean  # one read: another thread may replace it meanwhile
         checkers = self.checkers
-        seen: dict[str, bytes] = {}
+        prints = fingerprints(state)
+        seen: dict[str, bytes | str] = {}
         for key, value in state.items():
             check = checkers.get(key)
             if check is None:
                 self.walk({key: value}, "", out)  # an unknown key: the walker's message
                 continue
-            print_ = fingerprint(value)
+            print_ = prints.get(key)
             if print_ is None or clean.get(key) != print_:
                 check(value, "", key, out)
             if print_ is not None:
