@@ -42,7 +42,7 @@ def document_size(state: Any, units: str = "unicode") -> int:
     return _text_size(compact(state), units)
 
 
-_LAST: list[dict[str, tuple[bytes | str, str]]] = [{}]
+_LAST: list[dict[str, tuple[bytes | str | int, str]]] = [{}]
 """The items of the last document measured: key → (its value's fingerprint, its ``"key":value`` text)."""
 
 
@@ -61,7 +61,7 @@ def _document_text(state: Any) -> str:
         return compact(state)
     last = _LAST[0]
     prints = fingerprints(state)  # those the field walk took, when it just checked state
-    items: dict[str, tuple[bytes | str, str]] = {}
+    items: dict[str, tuple[bytes | str | int, str]] = {}
     pieces = []
     for key, value in state.items():
         print_ = prints.get(key)

@@ -95,7 +95,7 @@ class _Compiled:
     def __init__(self, walk: Walker, checkers: Mapping[str, Checker]) -> None:
         self.walk = walk
         self.checkers = checkers
-        self.clean: Mapping[str, bytes | str] = {}
+        self.clean: Mapping[str, bytes | str | int] = {}
 
     def check(self, state: Mapping[str, Any], out: list[Problem]) -> None:
         if type(state) is not dict:
@@ -105,7 +105,7 @@ class _Compiled:
         clean = self.clean  # one read: another thread may replace it meanwhile
         checkers = self.checkers
         prints = fingerprints(state)
-        seen: dict[str, bytes | str] = {}
+        seen: dict[str, bytes | str | int] = {}
         for key, value in state.items():
             check = checkers.get(key)
             if check is None:

@@ -10,8 +10,9 @@ place, and a check skipped on identity would then miss what it finds. Nor can it
 A :func:`fingerprint` is the value's pickle: C code (a few µs for a 2 KB state, far
 less than the walk it saves), a private copy nobody can change, and exact about types
 (``bool``/``int``/``float``, the sign of zero, ``list``/``tuple``, subclasses, key types
-and order). A ``str`` is its own fingerprint: it cannot change, and it equals no
-pickle and no other type's value. Equal fingerprints mean values that check and encode
+and order). A ``str`` or an ``int`` (exactly those types) is its own fingerprint: it
+cannot change, and it equals no pickle, no other ``str`` or ``int``, and no value of
+another type (``bool`` and ``float`` are pickled). Equal fingerprints mean values that check and encode
 alike; a value pickled differently though equal (shared strings are memoized) is
 merely checked again. A value that cannot be pickled has none, and is always checked.
 
@@ -41,11 +42,13 @@ _dumps: Callable[[Any, int], bytes] | None = None
 """The C pickler's ``dumps``, imported on first use (``pickle`` itself costs start-up)."""
 
 
-def fingerprint(value: Any) -> bytes | str | None:
-    """``value``'s fingerprint (its pickle, or a ``str`` itself), or ``None`` when it has none."""
+def fingerprint(value: Any) -> bytes | str | int | None:
+    """``value``'s fingerprint (its pickle; a ``str`` or ``int`` itself), or ``None`` when it has none."""
     global _dumps
-    if type(value) is str:
-        return value
+    kind = type(value)
+    if kind is str or kind is int:  # exact types: no bool, no float, no subclass
+        itself: str | int = value
+        return itself
     if _dumps is None:
         try:
             from _pickle import dumps as c_dumps
@@ -67,7 +70,7 @@ class _Memo:
         self.state = state
         self.runs = -1
         self.values: list[Any] = []
-        self.prints: dict[str, bytes | str | None] = {}
+        self.prints: dict[str, bytes | str | int | None] = {}
 
 
 _CHECKING: contextvars.ContextVar[_Memo | None] = contextvars.ContextVar(
@@ -85,7 +88,7 @@ def done_checking(token: contextvars.Token[_Memo | None]) -> None:
     _CHECKING.reset(token)
 
 
-def fingerprints(state: dict[str, Any]) -> dict[str, bytes | str | None]:
+def fingerprints(state: dict[str, Any]) -> dict[str, bytes | str | int | None]:
     """The :func:`fingerprint` of each top-level value of ``state``, by key.
 
     Within :func:`checking` of this very state, taken once and reused while no
