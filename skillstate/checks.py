@@ -99,7 +99,7 @@ def check_candidate(
     The field walk and the size check share the candidate's fingerprints
     (:func:`skillstate.unchanged.checking`): taken once, retaken if plugin code ran.
     """
-    token = checking(candidate)
+    previous = checking(candidate)
     try:
         budget = host.budget(skill)  # asked once: validation and the size check share it
         problems = host.validate(skill, candidate, schema, budget)
@@ -107,7 +107,7 @@ def check_candidate(
     except HookFailed as failed:  # a budget plugin failed: fail closed
         return [failed.problem]
     finally:
-        done_checking(token)
+        done_checking(previous)
     if not problems:
         problems = host.guards(skill, before, candidate)
     return problems

@@ -8,8 +8,9 @@ going when one implementation raises. So when a plugin is registered, the manage
 replaces the function of each of its hook implementations (``HookImpl.function``)
 with a guard made here, which:
 
-- runs the implementation with :data:`CURRENT_PLUGIN` set to the plugin's name (the
-  registries use it to know who registered what);
+- runs a registry hook's implementation (``skillstate_register_*``), and every
+  wrapper, with :data:`CURRENT_PLUGIN` set to the plugin's name (the registries use
+  it to know who registered what);
 - turns an exception into a :class:`HookFailure` returned in the implementation's
   place (a value, so a ``firstresult`` hook stops there rather than silently falling
   through to the next implementation);
@@ -38,7 +39,8 @@ __all__ = ["CURRENT_PLUGIN", "PLUGIN_RUNS", "POLICIES", "HookFailure", "HookPoli
 CURRENT_PLUGIN: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "skillstate_current_plugin", default=None
 )
-"""The name of the plugin whose hook implementation is running (``None`` outside one)."""
+"""The name of the plugin whose registry hook implementation (``skillstate_register_*``) or
+wrapper is running (``None`` outside one)."""
 
 PLUGIN_RUNS = [0]
 """How many times plugin code has started or resumed in this process: every guard
@@ -277,35 +279,53 @@ def _guard_wrapper(
     return guarded
 
 
+REGISTRY_PREFIX = "skillstate_register_"
+"""The hooks whose implementations register records through a ``register`` callback."""
+
+
+def _naming(plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` run with :data:`CURRENT_PLUGIN` set to ``plugin`` (the registries read it)."""
+    set_plugin, reset_plugin = CURRENT_PLUGIN.set, CURRENT_PLUGIN.reset
+
+    def named(*args: Any) -> Any:
+        token = set_plugin(plugin)
+        try:
+            return fn(*args)
+        finally:
+            reset_plugin(token)
+
+    return named
+
+
 def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) -> Callable[..., Any]:
     """The guarded replacement for one hook implementation's function (see the module doc).
 
     Built once, when the plugin is registered, and specialised to the hook's policy:
     every hook call runs one guard frame per implementation, with the policy's
     choices already made (this is on the path of every transition, five hook calls).
+    :data:`CURRENT_PLUGIN` is set around the registry hooks' implementations (and
+    every wrapper's), which are what reads it: setting a context variable costs
+    more than a guard's other work.
     """
     policy = POLICIES.get(hook, _DEFAULT)
     if wrapper:
         return _guard_wrapper(plugin, hook, policy, fn)
+    call = _naming(plugin, fn) if hook.startswith(REGISTRY_PREFIX) else fn
     check = policy.check
-    set_plugin, reset_plugin = CURRENT_PLUGIN.set, CURRENT_PLUGIN.reset
     runs = PLUGIN_RUNS
 
     if policy.iterable:  # validate, guards, doctor: a list of records (or None)
 
         def guarded_list(*args: Any) -> Any:
             runs[0] += 1
-            token = set_plugin(plugin)
             try:
-                result = fn(*args)
+                result = call(*args)
                 if result is not None and not isinstance(result, list):
                     result = list(result)  # a generator runs here, inside the guard
             except PluginConflictError:
                 raise
             except Exception as exc:
                 return HookFailure(plugin, hook, exc)
-            finally:
-                reset_plugin(token)
             if result and check is not None:  # an empty list has nothing to check
                 problem = check(result)
                 if problem is not None:
@@ -318,15 +338,12 @@ def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) ->
 
         def guarded_one(*args: Any) -> Any:
             runs[0] += 1
-            token = set_plugin(plugin)
             try:
-                result = fn(*args)
+                result = call(*args)
             except PluginConflictError:
                 raise
             except Exception as exc:
                 return HookFailure(plugin, hook, exc)
-            finally:
-                reset_plugin(token)
             if result is not None:
                 problem = check(result)
                 if problem is not None:
@@ -337,14 +354,11 @@ def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) ->
 
     def guarded(*args: Any) -> Any:  # observers and registries: exceptions only
         runs[0] += 1
-        token = set_plugin(plugin)
         try:
-            return fn(*args)
+            return call(*args)
         except PluginConflictError:
             raise
         except Exception as exc:
             return HookFailure(plugin, hook, exc)
-        finally:
-            reset_plugin(token)
 
     return functools.wraps(fn)(guarded)

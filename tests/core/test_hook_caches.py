@@ -141,3 +141,24 @@ def test_tracing_shows_the_after_commit_call_with_no_implementation(
         "skillstate_after_commit(record=<RunRecord n>, entry=<JournalEntry>) → (no implementation)"
         in err
     )
+
+
+def test_the_plugin_name_is_set_for_registries_only(host: Any) -> None:
+    from skillstate.isolation import CURRENT_PLUGIN
+
+    seen: dict[str, str | None] = {}
+
+    class Both:
+        @hookimpl
+        def skillstate_register_skills(self, register: Any) -> None:
+            seen["register"] = CURRENT_PLUGIN.get()
+            register(SkillDefinition(name="both-skill"))
+
+        @hookimpl
+        def skillstate_guards(self) -> None:
+            seen["guards"] = CURRENT_PLUGIN.get()
+
+    host.pm.register_local(Both(), "both")
+    assert host.skills.owner("both-skill") == "both"  # the registry knows who registered it
+    assert _patch(host, "a").accepted
+    assert seen == {"register": "both", "guards": None}

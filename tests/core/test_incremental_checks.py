@@ -251,3 +251,20 @@ def test_the_same_dict_changed_in_place_between_direct_calls_is_checked_again() 
     assert [p.path for p in check_fields(fields, state, budget)] == ["notes"]
     state["notes"][-1] = "y" * 100
     assert [p.code for p in check_budget(state, budget, per_value=False)] == ["budget"]
+
+
+def test_a_top_level_number_swapped_for_an_equal_boolean_in_place_is_found() -> None:
+    host, store = started()
+    store.get("r").state["counter"] = True  # an int is its own fingerprint; True is not 1
+    outcome = transition(host, store, "r", Change(patch={"flag": True}), skill=SKILL)
+    assert codes(outcome) == [("type", "counter")]
+
+
+def test_a_subclass_put_in_place_of_a_clean_value_is_always_checked() -> None:
+    class Notes(list[Any]):
+        pass
+
+    fields = dict(SKILL.fields or {})
+    state: dict[str, Any] = {"notes": ["a"]}
+    assert check_fields(fields, state, Budget()) == []
+    assert [p.code for p in check_fields(fields, {"notes": Notes(["a"])}, Budget())] == ["type"]
