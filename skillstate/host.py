@@ -16,8 +16,8 @@ naming both.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from skillstate.budgets import check_budget
 from skillstate.config import Config, load_config
@@ -43,6 +43,7 @@ from skillstate.records import (
     SkillDefinition,
     StoreSpec,
 )
+from skillstate.registry import CORE, Registry
 from skillstate.store import Store
 
 if TYPE_CHECKING:
@@ -52,11 +53,6 @@ if TYPE_CHECKING:
     from skillstate.records import CommandSpec, DoctorFinding, EnvironmentSpec
 
 __all__ = ["CORE", "HookFailed", "Host", "ObserverWarning", "PluginWarning", "Registry"]
-
-T = TypeVar("T")
-
-CORE = "skillstate"
-"""The owner name of what the core registers itself (its own commands)."""
 
 
 class PluginWarning(UserWarning):
@@ -84,48 +80,6 @@ def _closed(failure: HookFailure, what: str, code: str) -> Problem:
         "",
         failure.plugin,
     )
-
-
-class Registry(Generic[T]):
-    """Records registered by plugins under unique names, in registration order."""
-
-    def __init__(
-        self, kind: str, pm: SkillstatePluginManager, reserved: Mapping[str, str] | None = None
-    ) -> None:
-        self.kind = kind
-        self._pm = pm
-        self._items: dict[str, T] = {}
-        self._owners: dict[str, str] = dict(reserved or {})
-
-    def _describe(self, owner: str) -> str:
-        return "skillstate itself" if owner == CORE else self._pm.describe(owner)
-
-    def add(self, key: str, item: T, plugin: str) -> None:
-        if key in self._owners:
-            first, second = self._owners[key], plugin
-            block = second if first == CORE else f"{second} (or {first})"
-            raise PluginConflictError(
-                f"{self.kind} '{key}' is registered by two plugins: {self._describe(first)} and "
-                f"{self._describe(second)}; block one with SKILLSTATE_DISABLE_PLUGINS={block}, "
-                "or disable_plugins in skillstate.toml"
-            )
-        self._items[key] = item
-        self._owners[key] = plugin
-
-    def get(self, key: str) -> T | None:
-        return self._items.get(key)
-
-    def owner(self, key: str) -> str | None:
-        return self._owners.get(key)
-
-    def names(self) -> list[str]:
-        return list(self._items)
-
-    def __iter__(self) -> Iterator[T]:
-        return iter(self._items.values())
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 class Host:

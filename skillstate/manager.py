@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
-import pluggy
 
 from skillstate.errors import PluginError
+from skillstate.generation import CountingPluginManager
 from skillstate.isolation import HookFailure
 from skillstate.markers import PROJECT
 
@@ -80,7 +80,7 @@ def parse_name_list(value: str | None) -> tuple[str, ...] | None:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-class SkillstatePluginManager(pluggy.PluginManager):
+class SkillstatePluginManager(CountingPluginManager):
     """A pluggy manager: ``skillstate_*`` attributes only, isolated implementations, a plugin table.
 
     The essential plugins (:mod:`skillstate.essentials`) are registered when it is
@@ -89,17 +89,10 @@ class SkillstatePluginManager(pluggy.PluginManager):
     using an old-style ``hookwrapper=True`` implementation is refused with a
     :class:`~skillstate.errors.PluginError` naming it.
 
-    ``generation`` counts the changes to what a hook call does: it grows whenever a
-    plugin is registered or unregistered (``set_blocked`` included), hook specs are
-    added, or a hook-call monitor is added or removed. What the host keeps between
-    hook calls (a skill's budget, whether anyone observes commits) is kept for one
-    generation. ``monitors`` is the number of hook-call monitors in place
-    (``add_hookcall_monitoring``, which pluggy's ``enable_tracing`` and
-    ``SKILLSTATE_TRACE_PLUGINS`` use).
+    It counts its :attr:`~skillstate.generation.CountingPluginManager.generation`
+    (:mod:`skillstate.generation`): what the host keeps between hook calls is kept
+    for one.
     """
-
-    generation: int = 0
-    monitors: int = 0
 
     def __init__(self) -> None:
         super().__init__(PROJECT)
@@ -130,7 +123,6 @@ class SkillstatePluginManager(pluggy.PluginManager):
 
     def register(self, plugin: Any, name: str | None = None) -> str | None:
         """Register ``plugin`` as pluggy does, then guard its hook implementations."""
-        self.generation += 1  # also when it fails: pluggy may have added some of it
         registered = super().register(plugin, name)
         if registered is None:  # blocked
             return None
@@ -140,47 +132,6 @@ class SkillstatePluginManager(pluggy.PluginManager):
             self.unregister(plugin)
             raise
         return registered
-
-    def unregister(self, plugin: Any | None = None, name: str | None = None) -> Any | None:
-        """Unregister a plugin as pluggy does (and start a new :attr:`generation`)."""
-        self.generation += 1
-        return super().unregister(plugin, name)
-
-    def add_hookspecs(self, module_or_class: Any) -> None:
-        """Add hook specs as pluggy does (and start a new :attr:`generation`)."""
-        self.generation += 1
-        super().add_hookspecs(module_or_class)
-
-    def add_hookcall_monitoring(self, before: Any, after: Any) -> Callable[[], None]:
-        """pluggy's hook-call monitoring, counted in :attr:`monitors` (its undo too).
-
-        Each call of ``before`` or ``after`` counts as plugin code running
-        (:data:`~skillstate.isolation.PLUGIN_RUNS`): a monitor is handed the states.
-        """
-        from skillstate.isolation import PLUGIN_RUNS
-
-        def counted_before(*args: Any) -> Any:
-            PLUGIN_RUNS[0] += 1
-            return before(*args)
-
-        def counted_after(*args: Any) -> Any:
-            PLUGIN_RUNS[0] += 1
-            return after(*args)
-
-        undo = super().add_hookcall_monitoring(counted_before, counted_after)
-        self.monitors += 1
-        self.generation += 1
-        done = False
-
-        def counted_undo() -> None:
-            nonlocal done
-            undo()
-            if not done:
-                done = True
-                self.monitors -= 1
-                self.generation += 1
-
-        return counted_undo
 
     def _guard(self, plugin: Any, name: str) -> None:
         from skillstate.isolation import guard_impl
