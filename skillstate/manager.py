@@ -14,9 +14,8 @@ import warnings
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import pluggy
-
 from skillstate.errors import PluginError
+from skillstate.generation import CountingPluginManager
 from skillstate.isolation import HookFailure
 from skillstate.markers import PROJECT
 
@@ -57,7 +56,7 @@ def parse_name_list(value: str | None) -> tuple[str, ...] | None:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-class SkillstatePluginManager(pluggy.PluginManager):
+class SkillstatePluginManager(CountingPluginManager):
     """A pluggy manager: ``skillstate_*`` attributes only, isolated implementations, a plugin table.
 
     The essential plugins (:mod:`skillstate.essentials`) are registered when it is
@@ -65,6 +64,10 @@ class SkillstatePluginManager(pluggy.PluginManager):
     has its hook implementations guarded (:mod:`skillstate.isolation`); a plugin
     using an old-style ``hookwrapper=True`` implementation is refused with a
     :class:`~skillstate.errors.PluginError` naming it.
+
+    It counts its :attr:`~skillstate.generation.CountingPluginManager.generation`
+    (:mod:`skillstate.generation`): what the host keeps between hook calls is kept
+    for one.
     """
 
     def __init__(self) -> None:
