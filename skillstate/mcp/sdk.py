@@ -307,20 +307,31 @@ async def _run_fast(runner: Any, tool: Any, params: dict[str, Any]) -> dict[str,
     this is a safety net, not a path they take.
     """
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.shared.exceptions import MCPError
     from mcp_types import CallToolResult, TextContent
+    from pydantic import ValidationError
 
+    name = params["name"]
     try:
         result = await tool.run(params.get("arguments") or {}, None, convert_result=True)
     except MCPError:
         raise
     except Exception as exc:
+        # the same log lines as _handle_call_tool: an UnexpectedToolError (a ToolError
+        # subclass) is a crash with its traceback; a rejected argument logs field names
+        # only, never the caller's values
         sdk_log = logging.getLogger(MCPServer.__module__)
-        if isinstance(exc, ToolError):
-            sdk_log.info("Tool %r failed: %r", params["name"], str(exc))
+        if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
+            if isinstance(exc.__cause__, ValidationError):
+                fields = sorted(
+                    {".".join(str(part) for part in e["loc"]) for e in exc.__cause__.errors()}
+                )
+                sdk_log.info("Tool %r rejected arguments: %r", name, fields)
+            else:
+                sdk_log.info("Tool %r failed: %r", name, str(exc))
         else:
-            sdk_log.exception("Tool %r raised an unexpected exception", params["name"])
+            sdk_log.exception("Tool %r raised an unexpected exception", name)
         result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
     version = runner.connection.protocol_version
     return dict(runner._serialize("tools/call", version, result))

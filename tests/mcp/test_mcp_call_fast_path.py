@@ -303,3 +303,66 @@ def test_a_runner_subclass_or_another_params_type_goes_to_the_sdk() -> None:
     entry = plain.server.get_request_handler("tools/call")
     plain.server.add_request_handler("tools/call", Loose, entry.handler)
     assert sdk._fast_tool(plain, params, StrictTool) is None
+
+
+def _raising_tool(exc: BaseException) -> StrictTool:
+    """A StrictTool whose function raises ``exc`` (make_tool's guard taken off): the fast
+    path's safety net for an exception out of a tool must answer and log as the SDK does."""
+    from skillstate.mcp.args import Param
+    from skillstate.mcp.tooling import make_tool
+
+    def fail(args: dict[str, Any]) -> CallToolResult:
+        raise exc
+
+    tool = make_tool("boom", "Boom", "Raises.", [Param("x", "text", "x", required=False)], fail)
+    object.__setattr__(tool, "fn", fail)
+    tool.offload = False
+    return tool
+
+
+def _validation_error() -> Exception:
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pydantic import BaseModel, ValidationError
+
+    class Shape(BaseModel):
+        size: int
+
+    try:
+        Shape.model_validate({"size": "secret-value"})
+    except ValidationError as cause:
+        try:
+            raise ToolError(f"Error executing tool boom: {cause}") from cause  # as Tool.run
+        except ToolError as exc:
+            return exc
+    raise AssertionError("unreachable")
+
+
+def _raised() -> list[Exception]:
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+
+    try:
+        raise UnexpectedToolError("Error executing tool boom") from KeyError("k")
+    except UnexpectedToolError as unexpected:
+        crash = unexpected
+    return [RuntimeError("disk gone"), ToolError("told you"), crash, _validation_error()]
+
+
+@pytest.mark.parametrize("exc", _raised(), ids=lambda e: type(e).__name__)
+async def test_an_exception_out_of_a_tool_is_answered_and_logged_as_the_sdk_does(
+    exc: Exception, caplog: pytest.LogCaptureFixture
+) -> None:
+    runner = _runner()
+    sdk.tool_table(_owner(runner))["boom"] = _raising_tool(exc)  # type: ignore[index]
+    params = {"name": "boom", "arguments": {}}
+    assert sdk._fast_tool(runner, params, StrictTool) is not None
+    original = ServerRunner._on_request.__wrapped__  # type: ignore[attr-defined]
+    logs = []
+    for call in (runner._on_request, lambda *a: original(runner, *a)):
+        caplog.clear()
+        with caplog.at_level("INFO", logger="mcp.server.mcpserver.server"):
+            answer = await call(_Context(1), "tools/call", params)
+        logs.append([(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records])
+        assert answer["isError"] is True
+        assert answer["content"][0]["text"] == str(exc)
+    assert logs[0] == logs[1]
+    assert "secret-value" not in repr(logs)  # the SDK logs the fields, not the values
