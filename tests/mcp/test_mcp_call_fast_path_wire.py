@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp_support import SKILLSTATE, initialize_request, server_env, start_http
+from mcp_types.jsonrpc import CONNECTION_CLOSED
 from test_mcp_http import request
 
 MARK = "skillstate-call-fast-path:"
@@ -116,6 +118,7 @@ TOOLS = {
     "initialize_skill",
     "close_session",
     "inject_observation",
+    "parse_turn_response",
 }
 
 
@@ -146,19 +149,44 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-def _stdio(tmp_path: Path, kind: str, messages: list[dict[str, Any]]) -> tuple[list[Any], str]:
-    """All of ``messages`` written to a stdio server, stdin closed; (its answers, stderr)."""
-    done = subprocess.run(
-        [SKILLSTATE, "mcp"],
-        input=b"".join(json.dumps(m).encode() + b"\n" for m in messages),
-        capture_output=True,
-        env=_env(tmp_path, kind, f"store-{kind}-{len(messages)}"),
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return answers, done.stderr.decode(errors="replace")
+def _stdio(
+    tmp_path: Path, kind: str, messages: list[dict[str, Any]], *, in_turn: bool
+) -> tuple[list[Any], str]:
+    """``messages`` sent to a stdio server, then stdin closed; (its answers, its stderr).
+
+    ``in_turn``: each request's answer is read before the next message is sent (the
+    answers then do not depend on how concurrent calls interleave); otherwise all are
+    written at once and stdin closes with calls still in flight."""
+    log = tmp_path / f"stderr-{kind}-{len(messages)}.log"
+    with open(log, "wb") as errors:
+        proc = subprocess.Popen(
+            [SKILLSTATE, "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            env=_env(tmp_path, kind, f"store-{kind}-{len(messages)}"),
+            cwd=tmp_path,
+        )
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(120, proc.kill)  # an unanswered request fails, not hangs
+    watchdog.start()
+    try:
+        answers = []
+        lines = [json.dumps(m).encode() + b"\n" for m in messages]
+        if in_turn:
+            for message, line in zip(messages, lines, strict=True):
+                proc.stdin.write(line)
+                proc.stdin.flush()
+                if "id" in message:
+                    answers.append(json.loads(proc.stdout.readline()))
+            lines = []
+        out, _ = proc.communicate(b"".join(lines))
+    finally:
+        watchdog.cancel()
+    stderr = log.read_text(errors="replace")
+    assert proc.returncode == 0, stderr
+    answers += [json.loads(line) for line in out.splitlines() if line.strip()]
+    return answers, stderr
 
 
 def _by_id(answers: list[Any]) -> dict[Any, Any]:
@@ -168,10 +196,10 @@ def _by_id(answers: list[Any]) -> dict[Any, Any]:
 
 
 def _both_stdio(
-    tmp_path: Path, messages: list[dict[str, Any]]
+    tmp_path: Path, messages: list[dict[str, Any]], *, in_turn: bool
 ) -> tuple[dict[Any, Any], dict[Any, Any], int]:
-    fast, fast_log = _stdio(tmp_path, "fast", messages)
-    slow, slow_log = _stdio(tmp_path, "sdk", messages)
+    fast, fast_log = _stdio(tmp_path, "fast", messages, in_turn=in_turn)
+    slow, slow_log = _stdio(tmp_path, "sdk", messages, in_turn=in_turn)
     assert MARK not in slow_log
     assert "Traceback" not in fast_log + slow_log, fast_log + slow_log
     return _by_id(fast), _by_id(slow), fast_log.count(MARK)
@@ -184,7 +212,7 @@ def test_stdio_answers_alike_with_and_without_the_call_fast_path(tmp_path: Path)
         _call(2, "list_sessions", {}),  # before notifications/initialized
         INITIALIZED,
     ]
-    fast, slow, served = _both_stdio(tmp_path, [*opening, *ARGUMENT_FORMS])
+    fast, slow, served = _both_stdio(tmp_path, [*opening, *ARGUMENT_FORMS], in_turn=True)
     assert fast == slow
     wanted = {1, 2, 0} | {m["id"] for m in ARGUMENT_FORMS}
     assert set(fast) == wanted
@@ -198,20 +226,35 @@ def test_stdio_answers_alike_with_and_without_the_call_fast_path(tmp_path: Path)
 def test_a_cancelled_call_and_calls_in_flight_at_eof_are_answered_alike(tmp_path: Path) -> None:
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
     burst = [_call(100 + n, "initialize_skill", {**SPEC, "session_id": f"b{n}"}) for n in range(30)]
+    turn = '```json\n{"state_patch":{},"action":"go"}\n```'
     messages = [
         initialize_request(0),
         INITIALIZED,
         _call(1, "initialize_skill", SPEC),
         cancel,
-        _call(2, "list_sessions", {}),
+        _call(2, "parse_turn_response", {"response_text": turn}),
         *burst,  # stdin closes with these still in flight
     ]
-    fast, slow, served = _both_stdio(tmp_path, messages)
-    # a cancelled call is answered at most once (never, if the cancel landed in time)
-    fast.pop(1, None), slow.pop(1, None)
-    assert fast == slow
-    assert set(fast) == {0, 2} | {m["id"] for m in burst}
-    assert served == _plain(messages) - 1 or served == _plain(messages)  # id 1: if not cancelled
+    fast, slow, served = _both_stdio(
+        tmp_path, messages, in_turn=False
+    )  # _by_id: no id answered twice
+    # the cancelled call: no answer if the cancel landed in time, else its result
+    for answers in (fast, slow):
+        assert "error" not in answers.pop(1, {})
+    assert fast[0] == slow[0] and fast[2] == slow[2]
+    # in flight when stdin closed: the result, or CONNECTION_CLOSED for what the
+    # dispatcher cancelled at end of input, on either path; equal where both have results
+    for request_id in (m["id"] for m in burst):
+        outcomes = [answers.get(request_id) for answers in (fast, slow)]
+        for outcome in outcomes:
+            assert (
+                outcome is None
+                or "result" in outcome
+                or (outcome["error"]["code"] == CONNECTION_CLOSED)
+            ), outcome
+        if all(outcome is not None and "result" in outcome for outcome in outcomes):
+            assert outcomes[0] == outcomes[1]
+    assert 1 <= served <= _plain(messages)
 
 
 @pytest.mark.parametrize("version", [None, "2025-03-26", "2025-06-18", "2025-11-25"])
