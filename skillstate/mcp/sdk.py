@@ -212,18 +212,29 @@ class _SDK:
     handshake_versions: frozenset[str] = frozenset()
     request_state_boundary: Any = type(None)
     mcp_server: Any = type(None)
+    runner: Any = type(None)
+    params_type: Any = type(None)
     handle_call_tool: Any = None
+    server_call_tool: Any = None
+    manager_call_tool: Any = None
 
     @classmethod
     def bind(cls) -> None:
         from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.tools import ToolManager
         from mcp.server.request_state import RequestStateBoundary
+        from mcp.server.runner import ServerRunner
+        from mcp_types import CallToolRequestParams
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
         cls.handshake_versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
         cls.request_state_boundary = RequestStateBoundary
         cls.mcp_server = MCPServer
+        cls.runner = ServerRunner
+        cls.params_type = CallToolRequestParams
         cls.handle_call_tool = MCPServer._handle_call_tool
+        cls.server_call_tool = MCPServer.call_tool
+        cls.manager_call_tool = ToolManager.call_tool
 
 
 def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
@@ -237,7 +248,11 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     or of the 2026 era; server middleware other than the SDK's ``RequestStateBoundary``
     (a pass-through for such params: it acts only on ``requestState``) and those
     :func:`passes_tools_call` marks, e.g. tracing; a
-    cache hint for ``tools/call``; a ``tools/call`` handler that is not ``MCPServer``'s own.
+    cache hint for ``tools/call``; a ``tools/call`` handler that is not ``MCPServer``'s own;
+    any step of the SDK's path replaced (the runner's class, the params type, or the
+    ``call_tool`` of the server or of its tool manager — overridden in a subclass or
+    patched on the instance, as an audit or authorization hook would be: the fast path
+    must not go around it).
     """
     if type(params) is not dict or not 1 <= len(params) <= 2:
         return None
@@ -248,6 +263,8 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     if len(params) == 2 and (
         "arguments" not in params or not (arguments is None or type(arguments) is dict)
     ):
+        return None
+    if type(runner) is not _SDK.runner:
         return None
     connection = runner.connection
     if connection.protocol_version not in _SDK.handshake_versions:
@@ -263,13 +280,21 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     if server.cache_hints.get("tools/call") is not None:
         return None
     entry = server.get_request_handler("tools/call")
+    if getattr(entry, "params_type", None) is not _SDK.params_type:
+        return None
     handler = getattr(entry, "handler", None)
     owner: Any = getattr(handler, "__self__", None)
     if getattr(handler, "__func__", None) is not _SDK.handle_call_tool or not isinstance(
         owner, _SDK.mcp_server
     ):
         return None
-    tool = owner._tool_manager.get_tool(name)
+    # _handle_call_tool goes through these two; a replaced one takes the SDK's path
+    if getattr(owner.call_tool, "__func__", None) is not _SDK.server_call_tool:
+        return None
+    manager = owner._tool_manager
+    if getattr(manager.call_tool, "__func__", None) is not _SDK.manager_call_tool:
+        return None
+    tool = manager.get_tool(name)
     return tool if type(tool) is tool_type else None
 
 
@@ -282,20 +307,31 @@ async def _run_fast(runner: Any, tool: Any, params: dict[str, Any]) -> dict[str,
     this is a safety net, not a path they take.
     """
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.shared.exceptions import MCPError
     from mcp_types import CallToolResult, TextContent
+    from pydantic import ValidationError
 
+    name = params["name"]
     try:
         result = await tool.run(params.get("arguments") or {}, None, convert_result=True)
     except MCPError:
         raise
     except Exception as exc:
+        # the same log lines as _handle_call_tool: an UnexpectedToolError (a ToolError
+        # subclass) is a crash with its traceback; a rejected argument logs field names
+        # only, never the caller's values
         sdk_log = logging.getLogger(MCPServer.__module__)
-        if isinstance(exc, ToolError):
-            sdk_log.info("Tool %r failed: %r", params["name"], str(exc))
+        if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
+            if isinstance(exc.__cause__, ValidationError):
+                fields = sorted(
+                    {".".join(str(part) for part in e["loc"]) for e in exc.__cause__.errors()}
+                )
+                sdk_log.info("Tool %r rejected arguments: %r", name, fields)
+            else:
+                sdk_log.info("Tool %r failed: %r", name, str(exc))
         else:
-            sdk_log.exception("Tool %r raised an unexpected exception", params["name"])
+            sdk_log.exception("Tool %r raised an unexpected exception", name)
         result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
     version = runner.connection.protocol_version
     return dict(runner._serialize("tools/call", version, result))
