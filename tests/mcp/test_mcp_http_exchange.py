@@ -194,12 +194,18 @@ def _seen(status: int, headers: dict[str, str], body: bytes) -> dict[str, Any]:
     return {"status": status, "headers": shown, "body": masked}
 
 
-def test_the_exchange_answers_every_request_as_the_sdk_path(tmp_path: Path) -> None:
-    on = start_http("memory:", tmp_path)
-    off = start_http("memory:", tmp_path, env={exchange_module.EXCHANGE_ENV: "off"})
+@pytest.mark.parametrize(("store", "seed"), [("memory", 20261201), ("file", 18)])
+def test_the_exchange_answers_every_request_as_the_sdk_path(
+    tmp_path: Path, store: str, seed: int
+) -> None:
+    def url(name: str) -> str:
+        return "memory:" if store == "memory" else f"file:{tmp_path / name}"
+
+    on = start_http(url("on"), tmp_path)
+    off = start_http(url("off"), tmp_path, env={exchange_module.EXCHANGE_ENV: "off"})
     try:
         answered = 0
-        for label, headers, body in series(seed=20261201, calls=120):
+        for label, headers, body in series(seed=seed, calls=120):
             mine = _seen(*request(on, "POST", "/mcp", body, headers))
             theirs = _seen(*request(off, "POST", "/mcp", body, headers))
             assert mine == theirs, (label, headers, body)
