@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from skillstate.cli.context import CliContext
     from skillstate.records import CommandSpec
 
-__all__ = ["CORE_COMMANDS", "all_commands", "build_parser", "main"]
+__all__ = ["CORE_COMMANDS", "SHORT_COMMANDS", "all_commands", "build_parser", "console", "main"]
 
 _CORE: tuple[tuple[str, str, str], ...] = (
     ("plugins", "plugins_cmd", "list every plugin: name, distribution, version, status, hooks"),
@@ -50,6 +50,13 @@ _CORE: tuple[tuple[str, str, str], ...] = (
         "run a plugin's benchmark (bench NAME); bench report / plot a results file",
     ),
 )
+
+
+SHORT_COMMANDS = frozenset(
+    ("plugins", "config", "init", "patch", "get", "show", "list", "journal", "log", "diff", "rm")
+)
+"""Commands run by the console script with the cyclic garbage collector off
+(:mod:`skillstate.cli.startup`): bounded work on one run or on the plugin table."""
 
 
 _REPORTING = ("plugins", "doctor", "config")
@@ -216,6 +223,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             using_host(ctx.host)  # bench's sub-commands come from this host's benchmarks
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)
+            if not {"-h", "--help"} & set(before):
+                # Only the command's own parser: nothing but the top-level help lists the
+                # others, and each sub-parser costs argparse's gettext look-ups (~1 ms).
+                commands = [spec for spec in commands if spec.name == name]
         else:
             commands, owners = all_commands(ctx)
         parser = build_parser(commands, name, owners)
@@ -225,11 +236,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return USAGE
         ctx.args = args
+        if name not in SHORT_COMMANDS:
+            from skillstate.cli.startup import long_running
+
+            long_running()  # a server, a benchmark, a migration: the collector back on
         code: int = spec.run(ctx)
         return code
 
     return run_guarded(body, ctx.error)
 
 
+def console() -> int:
+    """The ``skillstate`` console script: :func:`main` with the collector off for short commands."""
+    from skillstate.cli.startup import run_console
+
+    return run_console(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

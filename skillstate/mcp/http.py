@@ -410,6 +410,27 @@ def _protocol(header_timeout: float) -> type:
     return BoundedH11Protocol
 
 
+def _lifespan_ending_server() -> type[Any]:
+    import uvicorn
+
+    class LifespanEndingServer(uvicorn.Server):
+        """uvicorn's server, whose shutdown ends the app's lifespan after a second Ctrl-C too.
+
+        uvicorn's forced shutdown (Ctrl-C again while it shuts down) skips the lifespan's
+        shutdown, leaving the MCP session manager's task running; ``asyncio.run`` then
+        cancels it and uvicorn logs a traceback. Here the lifespan always ends (its tasks
+        cancelled in order); the connections are still not waited for.
+        """
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().shutdown(sockets=sockets)
+            ended = getattr(self.lifespan, "shutdown_event", None)
+            if self.force_exit and ended is not None and not ended.is_set():
+                await self.lifespan.shutdown()
+
+    return LifespanEndingServer
+
+
 async def _run(
     app: ASGIApp, sock: socket.socket, banner: Callable[[int], str], limits: ServerLimits
 ) -> None:
@@ -425,7 +446,7 @@ async def _run(
         timeout_keep_alive=max(1, round(limits.keep_alive)),
         h11_max_incomplete_event_size=limits.max_header_bytes,
     )
-    server = uvicorn.Server(config)
+    server = _lifespan_ending_server()(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.01)

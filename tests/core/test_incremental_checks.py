@@ -184,3 +184,87 @@ def test_transitions_on_worker_threads_reject_exactly_the_bad_patches() -> None:
     for thread in threads:
         thread.join()
     assert wrong == []
+
+
+# The walk and the size check share one fingerprint per value (skillstate.unchanged):
+# what plugin code changes between them, or a caller between two direct calls, is
+# fingerprinted again.
+
+
+class GrowingValidateWrapper:
+    """A (misbehaving) wrapper that grows the candidate after the field walk passed it."""
+
+    @hookimpl(wrapper=True)
+    def skillstate_validate(self, state: Any) -> Any:
+        results = yield
+        if state.get("counter") == 2:
+            state["notes"].extend(["x" * 90] * 4)
+        return results
+
+
+def test_a_candidate_grown_after_the_walk_is_measured_again_by_the_size_check() -> None:
+    host, store = started()
+    host.pm.register_local(GrowingValidateWrapper(), "grower")
+    outcome = transition(host, store, "r", Change(patch={"counter": 2}), skill=SKILL)
+    assert [p.code for p in outcome.problems] == ["budget"]  # in this very transition
+
+
+def test_a_candidate_grown_by_a_hook_call_monitor_is_measured_again() -> None:
+    host, store = started()
+
+    def after(outcome: Any, name: str, impls: Any, kwargs: Any) -> None:
+        if name == "skillstate_validate" and kwargs["state"].get("counter") == 2:
+            kwargs["state"]["notes"].extend(["x" * 90] * 4)
+
+    undo = host.pm.add_hookcall_monitoring(lambda *args: None, after)
+    try:
+        outcome = transition(host, store, "r", Change(patch={"counter": 2}), skill=SKILL)
+    finally:
+        undo()
+    assert [p.code for p in outcome.problems] == ["budget"]
+
+
+def test_a_candidate_whose_key_a_plugin_renamed_is_measured_by_its_new_key() -> None:
+    host, store = started()
+
+    class Renaming:
+        @hookimpl(wrapper=True)
+        def skillstate_validate(self, state: Any) -> Any:
+            results = yield
+            if "tasks" in state and state.get("counter") == 2:
+                # the last key renamed: the same values in the same order, one key longer
+                state["z" * 480] = state.pop("tasks")
+            return results
+
+    host.pm.register_local(Renaming(), "renaming")
+    outcome = transition(host, store, "r", Change(patch={"counter": 2}), skill=SKILL)
+    assert [p.code for p in outcome.problems] == ["budget"]
+
+
+def test_the_same_dict_changed_in_place_between_direct_calls_is_checked_again() -> None:
+    fields = dict(SKILL.fields or {})
+    state: dict[str, Any] = {"counter": 0, "notes": ["a"]}
+    budget = Budget(document_bytes=100)
+    assert check_fields(fields, state, budget) == []
+    assert check_budget(state, budget, per_value=False) == []
+    state["notes"].append(1)  # no plugin ran, but the caller did: the same dict, changed
+    assert [p.path for p in check_fields(fields, state, budget)] == ["notes"]
+    state["notes"][-1] = "y" * 100
+    assert [p.code for p in check_budget(state, budget, per_value=False)] == ["budget"]
+
+
+def test_a_top_level_number_swapped_for_an_equal_boolean_in_place_is_found() -> None:
+    host, store = started()
+    store.get("r").state["counter"] = True  # an int is its own fingerprint; True is not 1
+    outcome = transition(host, store, "r", Change(patch={"flag": True}), skill=SKILL)
+    assert codes(outcome) == [("type", "counter")]
+
+
+def test_a_subclass_put_in_place_of_a_clean_value_is_always_checked() -> None:
+    class Notes(list[Any]):
+        pass
+
+    fields = dict(SKILL.fields or {})
+    state: dict[str, Any] = {"notes": ["a"]}
+    assert check_fields(fields, state, Budget()) == []
+    assert [p.code for p in check_fields(fields, {"notes": Notes(["a"])}, Budget())] == ["type"]
