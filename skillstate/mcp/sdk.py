@@ -17,7 +17,11 @@ convenience need more, and they all live here:
   of one of skillstate's own tools (``StrictTool``) on an initialized 2025-era
   connection goes to the tool directly, skipping what cannot change its answer (the
   request context, the ``tools/call`` params validated twice, the pass-through
-  ``requestState`` middleware, the tool manager); anything else takes the SDK's path.
+  ``requestState`` middleware, the tool manager); anything else takes the SDK's path;
+- :func:`http_exchange_kit` — the low-level server's ``_session_manager`` (its lifespan
+  state, whether it runs) and the single-request driver ``mcp.server.runner.serve_one``
+  with the pieces the SDK's stateless Streamable HTTP path builds a request from, for
+  the single-exchange path of :mod:`skillstate.mcp.exchange`.
 
 They are used only on an SDK version listed in :data:`KNOWN_SDK_VERSIONS` (each one
 checked by the test suite: tests/mcp/test_mcp_sdk_internals.py). On any other version,
@@ -38,7 +42,9 @@ from typing import Any
 __all__ = [
     "INTERNALS_ENV",
     "KNOWN_SDK_VERSIONS",
+    "HttpExchangeKit",
     "drop_tracing",
+    "http_exchange_kit",
     "install_call_fast_path",
     "install_result_fast_path",
     "internals_allowed",
@@ -370,3 +376,60 @@ def install_call_fast_path(tool_type: type) -> bool:
     ServerRunner._on_request = _on_request  # type: ignore[method-assign]
     _call_installed.append(tool_type)
     return True
+
+
+class HttpExchangeKit:
+    """The SDK pieces a stateless 2025-era POST is served with (:mod:`skillstate.mcp.exchange`).
+
+    The same ones the SDK's stateless path (``StreamableHTTPSessionManager.
+    _handle_stateless_request``) uses: a born-ready ``Connection`` seeded with the
+    request's ``MCP-Protocol-Version`` (or the spec's default), the message metadata
+    its transport attaches in JSON-response mode, the runner's single-request driver,
+    and the dispatcher's mapping of a handler's exception to a JSON-RPC error.
+    """
+
+    def __init__(self, lowlevel: Any, manager: Any) -> None:
+        from mcp.server.connection import Connection
+        from mcp.server.runner import serve_one
+        from mcp.shared.exceptions import NoBackChannelError
+        from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+        from mcp.shared.message import ServerMessageMetadata
+        from mcp.shared.transport_context import TransportContext
+        from mcp_types import DEFAULT_NEGOTIATED_VERSION
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        self.lowlevel = lowlevel
+        self._manager = manager
+        self.serve_one = serve_one
+        self.from_envelope = Connection.from_envelope
+        self.metadata = ServerMessageMetadata
+        self.transport = TransportContext(kind="streamable-http", can_send_request=False)
+        self.no_back_channel: type[Exception] = NoBackChannelError
+        self.error_data: Callable[[BaseException], Any] = handler_exception_to_error_data
+        self.handshake_versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
+        self.default_version: str = DEFAULT_NEGOTIATED_VERSION
+        self.dispatcher_log = logging.getLogger(handler_exception_to_error_data.__module__)
+
+    def running(self) -> bool:
+        """Whether the session manager runs (its lifespan entered; otherwise the SDK refuses)."""
+        return self._manager._task_group is not None
+
+    def lifespan_state(self) -> Any:
+        """The server's lifespan state, entered once by the session manager."""
+        return self._manager._lifespan_state
+
+
+def http_exchange_kit(server: Any) -> HttpExchangeKit | None:
+    """The kit for ``server``'s Streamable HTTP app, built (``streamable_http_app``) stateless
+    with JSON responses and no SDK auth in front; ``None`` otherwise or when the internals
+    are off."""
+    lowlevel = lowlevel_server(server)
+    manager = getattr(lowlevel, "_session_manager", None)
+    if manager is None or not (manager.stateless and manager.json_response):
+        return None
+    settings = getattr(server, "settings", None)
+    if getattr(settings, "auth", None) is not None or getattr(server, "_token_verifier", None):
+        return None  # the SDK's own bearer auth sits in front of its path: keep it there
+    if not all(hasattr(manager, name) for name in ("_task_group", "_lifespan_state")):
+        return None  # pragma: no cover - a known version has them
+    return HttpExchangeKit(lowlevel, manager)
