@@ -28,20 +28,33 @@ class CountingPluginManager(pluggy.PluginManager):
     generation: int = 0
     monitors: int = 0
 
+    # Each change starts a generation before and after: what was kept while it was under
+    # way (a historic hook's new implementation runs inside ``register``, another thread
+    # may ask meanwhile) belongs to a generation that ends with it.
+
     def register(self, plugin: Any, name: str | None = None) -> str | None:
         """Register ``plugin`` as pluggy does (and start a new :attr:`generation`)."""
-        self.generation += 1  # also when it fails: pluggy may have added some of it
-        return super().register(plugin, name)
+        self.generation += 1
+        try:
+            return super().register(plugin, name)
+        finally:
+            self.generation += 1  # also when it fails: pluggy may have added some of it
 
     def unregister(self, plugin: Any | None = None, name: str | None = None) -> Any | None:
         """Unregister a plugin as pluggy does (and start a new :attr:`generation`)."""
         self.generation += 1
-        return super().unregister(plugin, name)
+        try:
+            return super().unregister(plugin, name)
+        finally:
+            self.generation += 1
 
     def add_hookspecs(self, module_or_class: Any) -> None:
         """Add hook specs as pluggy does (and start a new :attr:`generation`)."""
         self.generation += 1
-        super().add_hookspecs(module_or_class)
+        try:
+            super().add_hookspecs(module_or_class)
+        finally:
+            self.generation += 1
 
     def add_hookcall_monitoring(self, before: Any, after: Any) -> Callable[[], None]:
         """pluggy's hook-call monitoring, counted in :attr:`monitors` (its undo too).
