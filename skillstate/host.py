@@ -331,7 +331,7 @@ class Host:
         generation = pm.generation  # read first: a change meanwhile starts another
         self._budgets.clear()
         observers = pm.hook.skillstate_after_commit.get_hookimpls()
-        self._observed = bool(observers) or pm.monitors > 0
+        self._observed = bool(observers) or pm.monitored
         self._generation = generation
 
     def budget(self, skill: SkillDefinition) -> Budget:

@@ -173,6 +173,28 @@ def test_the_plugin_name_is_set_for_registries_only(host: Any) -> None:
     assert seen == {"register": "both", "guards": None}
 
 
+def test_a_monitor_brought_back_by_an_out_of_order_undo_sees_after_commit(host: Any) -> None:
+    """pluggy's undo restores the executor its monitor found: undoing the first of two
+    monitors drops both, and the second's undo then brings the first back. That monitor
+    is in place (pluggy calls it), so it must see the after-commit call too."""
+    first: list[str] = []
+    undo_first = host.pm.add_hookcall_monitoring(
+        lambda name, impls, kwargs: first.append(name), lambda *args: None
+    )
+    undo_second = host.pm.add_hookcall_monitoring(lambda *args: None, lambda *args: None)
+    undo_first()
+    undo_second()
+    try:
+        assert _patch(host, "a").accepted
+        assert "skillstate_merge" in first  # pluggy monitors again with the first
+        assert "skillstate_after_commit" in first
+    finally:
+        undo_first()
+    first.clear()
+    assert _patch(host, "b").accepted
+    assert first == []
+
+
 class Ready:
     @hookspec(historic=True)
     def skillstate_addon_ready(self, host: Any) -> None:
