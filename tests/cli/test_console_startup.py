@@ -137,3 +137,25 @@ def test_a_line_the_one_command_parser_refuses_gets_the_whole_tables_error(
     with pytest.raises(SystemExit):  # a sub-command's own error is unchanged
         main(["--store", "memory:", "patch", "r", "--bogus"])
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+def test_a_process_forked_by_a_short_command_gets_the_collector_back() -> None:
+    """A plugin may fork a worker that outlives the command (a notifier, multiprocessing's
+    ``fork`` start): the child must not run for hours without the cyclic collector."""
+    done = _run(
+        """
+        import os
+        def main():
+            pid = os.fork()
+            if pid == 0:
+                sys.__stdout__.write(f"child collector on: {gc.isenabled()}\\n")
+                sys.__stdout__.flush()
+                os._exit(0)
+            os.waitpid(pid, 0)
+            print("parent collector on:", gc.isenabled())
+            return 0
+        sys.exit(run_console(main))
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "child collector on: True\nparent collector on: False\natexit\n"
