@@ -20,7 +20,8 @@ equal value may marshal differently: it is merely checked again. A ``str`` or an
 ``int`` (exactly those types) is its own fingerprint: it cannot change, and it equals
 no marshal, no other ``str`` or ``int``, and no value of another type (``bool`` and
 ``float`` are marshalled). A value that cannot be marshalled (a subclass, an object)
-has no fingerprint and is always checked.
+has no fingerprint and is always checked. Compare two fingerprints' types before
+their values: ``python -b`` warns (``-bb`` raises) when a ``str`` meets ``bytes``.
 
 **One fingerprint per value per check.** The pipeline checks a candidate between
 :func:`checking` and :func:`done_checking` (``skillstate.checks.check_candidate``): there, :func:`fingerprints`

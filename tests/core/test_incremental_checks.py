@@ -268,3 +268,33 @@ def test_a_subclass_put_in_place_of_a_clean_value_is_always_checked() -> None:
     state: dict[str, Any] = {"notes": ["a"]}
     assert check_fields(fields, state, Budget()) == []
     assert [p.code for p in check_fields(fields, {"notes": Notes(["a"])}, Budget())] == ["type"]
+
+
+def test_a_value_that_turns_from_text_into_a_list_is_checked_under_python_bb() -> None:
+    """A ``str`` is its own fingerprint, anything else its marshal (``bytes``): comparing
+    the two warns under ``python -b`` and raises under ``-bb``, which turned a transition
+    that changes a value's type into a crash."""
+    import subprocess
+    import sys
+
+    code = """
+from skillstate import Change, FieldSpec, SkillDefinition, create_run, transition
+from skillstate.testing import make_host
+host = make_host("memory:")
+store = host.open_store()
+plain = SkillDefinition(name="plain")
+assert create_run(host, store, plain, "p", {"a": "x"}).accepted
+for value in ("y", ["y"], "z", {"k": 1}, 1.5, "w"):
+    outcome = transition(host, store, "p", Change(patch={"a": value}), skill=plain)
+    assert outcome.accepted, outcome.problems
+typed = SkillDefinition(name="typed", fields={"a": FieldSpec("string")})
+assert create_run(host, store, typed, "t", {"a": "x"}).accepted
+refused = transition(host, store, "t", Change(patch={"a": ["y"]}), skill=typed)
+assert [p.code for p in refused.problems] == ["type"], refused.problems
+assert transition(host, store, "t", Change(patch={"a": "z"}), skill=typed).accepted
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-bb", "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
