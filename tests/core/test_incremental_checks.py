@@ -298,3 +298,22 @@ print("ok")
         [sys.executable, "-bb", "-c", code], capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
+
+
+def test_a_check_ended_by_a_thread_out_of_order_shares_nothing_afterwards() -> None:
+    """Two threads check candidates at once and end in the order they started: the
+    second puts the first's memo back in the one slot. That check is over and its state
+    (a memory store keeps the very object) may be changed in place by its caller; a
+    direct check of it afterwards must not take the ended check's fingerprints."""
+    from skillstate.unchanged import checking, done_checking
+
+    fields = {"notes": FieldSpec("string[]")}
+    first: dict[str, Any] = {"notes": ["x"]}
+    started_first = checking(first)  # thread 1
+    assert check_fields(fields, first, Budget()) == []
+    started_second = checking({"notes": ["y"]})  # thread 2
+    done_checking(started_first)
+    done_checking(started_second)
+    first["notes"].append(42)
+    assert [p.path for p in check_fields(fields, first, Budget())] == ["notes"]
+    assert [p.code for p in check_budget(first, Budget(array_items=1))] == ["budget"]
