@@ -66,7 +66,8 @@ def _document_text(state: Any) -> str:
     for key, value in state.items():
         print_ = prints.get(key)
         hit = last.get(key)
-        if hit is not None and print_ is not None and hit[0] == print_:
+        # same type first: a str fingerprint never compares with a bytes one (python -b)
+        if hit is not None and type(hit[0]) is type(print_) and hit[0] == print_:
             piece = hit[1]
         else:
             piece = compact({key: value})[1:-1]

@@ -106,7 +106,7 @@ def check_candidate(
     The field walk and the size check share the candidate's fingerprints
     (:func:`skillstate.unchanged.checking`): taken once, retaken if plugin code ran.
     """
-    previous = checking(candidate)
+    started = checking(candidate)
     try:
         budget = host.budget(skill)  # asked once: validation and the size check share it
         problems = host.validate(skill, candidate, schema, budget)
@@ -114,7 +114,7 @@ def check_candidate(
     except HookFailed as failed:  # a budget plugin failed: fail closed
         return [failed.problem]
     finally:
-        done_checking(previous)
+        done_checking(started)
     if not problems:
         problems = host.guards(skill, before, candidate)
     return problems

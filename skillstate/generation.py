@@ -20,28 +20,56 @@ __all__ = ["CountingPluginManager"]
 class CountingPluginManager(pluggy.PluginManager):
     """pluggy's manager, with :attr:`generation` and :attr:`monitors` counted.
 
-    ``generation`` — see the module doc. ``monitors`` — the hook-call monitors in
-    place (``add_hookcall_monitoring``, which pluggy's ``enable_tracing`` and
-    ``SKILLSTATE_TRACE_PLUGINS`` use).
+    ``generation`` — see the module doc. ``monitors`` — the hook-call monitors added
+    and not undone (``add_hookcall_monitoring``, which pluggy's ``enable_tracing`` and
+    ``SKILLSTATE_TRACE_PLUGINS`` use); whether one is in effect is :attr:`monitored`.
     """
 
     generation: int = 0
     monitors: int = 0
 
+    def __init__(self, project_name: str) -> None:
+        super().__init__(project_name)
+        self._unmonitored = self._inner_hookexec
+        """pluggy's hook executor with no monitor: what every monitor's undo comes back to."""
+
+    # Each change starts a generation before and after: what was kept while it was under
+    # way (a historic hook's new implementation runs inside ``register``, another thread
+    # may ask meanwhile) belongs to a generation that ends with it.
+
     def register(self, plugin: Any, name: str | None = None) -> str | None:
         """Register ``plugin`` as pluggy does (and start a new :attr:`generation`)."""
-        self.generation += 1  # also when it fails: pluggy may have added some of it
-        return super().register(plugin, name)
+        self.generation += 1
+        try:
+            return super().register(plugin, name)
+        finally:
+            self.generation += 1  # also when it fails: pluggy may have added some of it
 
     def unregister(self, plugin: Any | None = None, name: str | None = None) -> Any | None:
         """Unregister a plugin as pluggy does (and start a new :attr:`generation`)."""
         self.generation += 1
-        return super().unregister(plugin, name)
+        try:
+            return super().unregister(plugin, name)
+        finally:
+            self.generation += 1
 
     def add_hookspecs(self, module_or_class: Any) -> None:
         """Add hook specs as pluggy does (and start a new :attr:`generation`)."""
         self.generation += 1
-        super().add_hookspecs(module_or_class)
+        try:
+            super().add_hookspecs(module_or_class)
+        finally:
+            self.generation += 1
+
+    @property
+    def monitored(self) -> bool:
+        """Whether a hook-call monitor is in place (pluggy's executor is not its plain one).
+
+        Not ``monitors > 0``: pluggy's undo puts back the executor its monitor found, so
+        undoing an earlier monitor before a later one drops both, and the later one's
+        undo then brings the earlier back, which pluggy then calls at every hook call.
+        """
+        return self._inner_hookexec is not self._unmonitored
 
     def add_hookcall_monitoring(self, before: Any, after: Any) -> Callable[[], None]:
         """pluggy's hook-call monitoring, counted in :attr:`monitors` (its undo too).

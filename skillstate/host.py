@@ -328,10 +328,11 @@ class Host:
     def _current(self) -> None:
         """Drop what was kept for an earlier plugin generation (a plugin came or went)."""
         pm = self.pm
+        generation = pm.generation  # read first: a change meanwhile starts another
         self._budgets.clear()
         observers = pm.hook.skillstate_after_commit.get_hookimpls()
-        self._observed = bool(observers) or pm.monitors > 0
-        self._generation = pm.generation
+        self._observed = bool(observers) or pm.monitored
+        self._generation = generation
 
     def budget(self, skill: SkillDefinition) -> Budget:
         """The skill's effective budget (first plugin's answer, else config, else defaults).

@@ -112,7 +112,8 @@ class _Compiled:
                 self.walk({key: value}, "", out)  # an unknown key: the walker's message
                 continue
             print_ = prints.get(key)
-            if print_ is None or clean.get(key) != print_:
+            kept = clean.get(key)  # same type first: a str never compares with bytes (-b)
+            if print_ is None or type(kept) is not type(print_) or kept != print_:
                 check(value, "", key, out)
             if print_ is not None:
                 seen[key] = print_

@@ -20,7 +20,8 @@ equal value may marshal differently: it is merely checked again. A ``str`` or an
 ``int`` (exactly those types) is its own fingerprint: it cannot change, and it equals
 no marshal, no other ``str`` or ``int``, and no value of another type (``bool`` and
 ``float`` are marshalled). A value that cannot be marshalled (a subclass, an object)
-has no fingerprint and is always checked.
+has no fingerprint and is always checked. Compare two fingerprints' types before
+their values: ``python -b`` warns (``-bb`` raises) when a ``str`` meets ``bytes``.
 
 **One fingerprint per value per check.** The pipeline checks a candidate between
 :func:`checking` and :func:`done_checking` (``skillstate.checks.check_candidate``): there, :func:`fingerprints`
@@ -71,20 +72,29 @@ class _Memo:
 _CHECKING: list[_Memo | None] = [None]
 """The memo of the state being checked. One slot, not a context variable (which costs
 more than the fingerprints of a small state): a memo is used only for the very state
-object it was made for, with no plugin code run since, so one left in the slot by
-another thread or a nested check is either not used or still true."""
+object it was made for, while its check is under way (:func:`done_checking` ends it for
+good), with no plugin code run since, so one found in the slot by another thread or a
+nested check is either not used or still true."""
 
 
-def checking(state: Any) -> _Memo | None:
+def checking(state: Any) -> tuple[_Memo | None, _Memo]:
     """Start checking ``state`` (the pipeline's candidate); pass the answer to :func:`done_checking`."""
+    memo = _Memo(state)
     previous = _CHECKING[0]
-    _CHECKING[0] = _Memo(state)
-    return previous
+    _CHECKING[0] = memo
+    return previous, memo
 
 
-def done_checking(previous: _Memo | None) -> None:
-    """End what :func:`checking` started (``previous`` is what it answered)."""
-    _CHECKING[0] = previous
+def done_checking(started: tuple[_Memo | None, _Memo]) -> None:
+    """End what :func:`checking` started (``started`` is what it answered).
+
+    The memo is ended, not merely taken out of the slot: threads end their checks in
+    any order, so the one put back may be another's that already ended, and the state
+    it names may since have been changed in place (a memory store's record).
+    """
+    previous, memo = started
+    memo.state = None  # a check's state is never None: this memo is never used again
+    _CHECKING[0] = previous if previous is not None and previous.state is not None else None
 
 
 def fingerprints(state: dict[str, Any]) -> dict[str, bytes | str | int | None]:

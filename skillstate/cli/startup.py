@@ -10,7 +10,8 @@ for the interpreter's ordinary exit, which collects them and closes what they ho
 Only the console scripts do this (:func:`run_console`); ``main(argv)`` called in a
 process of its own (the tests, a plugin) leaves the collector alone. A command that
 may run long (``skillstate mcp``, ``ui``, ``bench``, a migration...) calls
-:func:`long_running` first, which turns the collector back on.
+:func:`long_running` first, which turns the collector back on, and so does a child the
+command forks.
 
 Not done, though measured: ending a short command with ``os._exit`` after flushing
 and running the ``atexit`` functions (the interpreter's teardown is ~8 % of
@@ -23,6 +24,7 @@ with buffered writes loses them.
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Callable
 
 __all__ = ["long_running", "run_console"]
@@ -31,8 +33,14 @@ _console = False
 
 
 def run_console(main: Callable[[], int]) -> int:
-    """Run a console script's ``main`` with the collector off (it is not turned back on)."""
+    """Run a console script's ``main`` with the collector off (it is not turned back on).
+
+    A process forked meanwhile (a plugin's background worker, ``multiprocessing``'s
+    ``fork`` start) gets the collector back: it may live long after the command.
+    """
     global _console
+    if not _console and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=gc.enable)
     _console = True
     gc.disable()
     return main()

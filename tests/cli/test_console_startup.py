@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.support import clean_env
 
 PRELUDE = """
@@ -115,3 +117,45 @@ def test_a_core_command_builds_only_its_own_parser(capsys: object) -> None:
         assert len(added) >= len(CORE_COMMANDS)
     finally:
         argparse._SubParsersAction.add_parser = original  # type: ignore[method-assign]
+
+
+def test_a_line_the_one_command_parser_refuses_gets_the_whole_tables_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """argparse may read another command word than the one found first (``--`` or ``-1``
+    is taken for the command): the error lists every core command, as before the
+    one-parser start-up, not only the one that was built."""
+    from skillstate.cli.main import CORE_COMMANDS, main
+
+    for line in (["--", "patch", "r"], ["-1", "show", "r"]):
+        with pytest.raises(SystemExit) as exited:
+            main(["--store", "memory:", *line])
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+        assert f"invalid choice: '{line[0]}'" in err
+        assert all(f"'{name}'" in err for name in CORE_COMMANDS.names()), err
+    with pytest.raises(SystemExit):  # a sub-command's own error is unchanged
+        main(["--store", "memory:", "patch", "r", "--bogus"])
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+def test_a_process_forked_by_a_short_command_gets_the_collector_back() -> None:
+    """A plugin may fork a worker that outlives the command (a notifier, multiprocessing's
+    ``fork`` start): the child must not run for hours without the cyclic collector."""
+    done = _run(
+        """
+        import os
+        def main():
+            pid = os.fork()
+            if pid == 0:
+                sys.__stdout__.write(f"child collector on: {gc.isenabled()}\\n")
+                sys.__stdout__.flush()
+                os._exit(0)
+            os.waitpid(pid, 0)
+            print("parent collector on:", gc.isenabled())
+            return 0
+        sys.exit(run_console(main))
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "child collector on: True\nparent collector on: False\natexit\n"

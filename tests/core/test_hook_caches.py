@@ -13,7 +13,16 @@ from typing import Any
 
 import pytest
 
-from skillstate import Budget, Change, FieldSpec, SkillDefinition, create_run, hookimpl, transition
+from skillstate import (
+    Budget,
+    Change,
+    FieldSpec,
+    SkillDefinition,
+    create_run,
+    hookimpl,
+    hookspec,
+    transition,
+)
 from skillstate.testing import make_host
 
 NOTES = SkillDefinition(
@@ -162,3 +171,55 @@ def test_the_plugin_name_is_set_for_registries_only(host: Any) -> None:
     assert host.skills.owner("both-skill") == "both"  # the registry knows who registered it
     assert _patch(host, "a").accepted
     assert seen == {"register": "both", "guards": None}
+
+
+def test_a_monitor_brought_back_by_an_out_of_order_undo_sees_after_commit(host: Any) -> None:
+    """pluggy's undo restores the executor its monitor found: undoing the first of two
+    monitors drops both, and the second's undo then brings the first back. That monitor
+    is in place (pluggy calls it), so it must see the after-commit call too."""
+    first: list[str] = []
+    undo_first = host.pm.add_hookcall_monitoring(
+        lambda name, impls, kwargs: first.append(name), lambda *args: None
+    )
+    undo_second = host.pm.add_hookcall_monitoring(lambda *args: None, lambda *args: None)
+    undo_first()
+    undo_second()
+    try:
+        assert _patch(host, "a").accepted
+        assert "skillstate_merge" in first  # pluggy monitors again with the first
+        assert "skillstate_after_commit" in first
+    finally:
+        undo_first()
+    first.clear()
+    assert _patch(host, "b").accepted
+    assert first == []
+
+
+class Ready:
+    @hookspec(historic=True)
+    def skillstate_addon_ready(self, host: Any) -> None:
+        """Told once to every plugin, however late it registers (a historic hook)."""
+
+
+def test_an_observer_whose_plugin_commits_while_it_registers_sees_the_next_commits(
+    host: Any,
+) -> None:
+    """pluggy calls a historic hook's new implementation inside ``register``, before the
+    plugin's later implementations are added: what the host keeps from a commit made
+    there must not outlive the registration."""
+    seen: list[int] = []
+
+    class Late:
+        @hookimpl
+        def skillstate_addon_ready(self, host: Any) -> None:
+            assert _patch(host, "while registering").accepted  # not observed yet
+
+        @hookimpl
+        def skillstate_after_commit(self, record: Any) -> None:
+            seen.append(record.version)
+
+    host.pm.add_hookspecs(Ready)
+    host.pm.hook.skillstate_addon_ready.call_historic(kwargs={"host": host})
+    host.pm.register_local(Late(), "late")
+    assert _patch(host, "after").accepted
+    assert seen == [3]

@@ -268,3 +268,52 @@ def test_a_subclass_put_in_place_of_a_clean_value_is_always_checked() -> None:
     state: dict[str, Any] = {"notes": ["a"]}
     assert check_fields(fields, state, Budget()) == []
     assert [p.code for p in check_fields(fields, {"notes": Notes(["a"])}, Budget())] == ["type"]
+
+
+def test_a_value_that_turns_from_text_into_a_list_is_checked_under_python_bb() -> None:
+    """A ``str`` is its own fingerprint, anything else its marshal (``bytes``): comparing
+    the two warns under ``python -b`` and raises under ``-bb``, which turned a transition
+    that changes a value's type into a crash."""
+    import subprocess
+    import sys
+
+    code = """
+from skillstate import Change, FieldSpec, SkillDefinition, create_run, transition
+from skillstate.testing import make_host
+host = make_host("memory:")
+store = host.open_store()
+plain = SkillDefinition(name="plain")
+assert create_run(host, store, plain, "p", {"a": "x"}).accepted
+for value in ("y", ["y"], "z", {"k": 1}, 1.5, "w"):
+    outcome = transition(host, store, "p", Change(patch={"a": value}), skill=plain)
+    assert outcome.accepted, outcome.problems
+typed = SkillDefinition(name="typed", fields={"a": FieldSpec("string")})
+assert create_run(host, store, typed, "t", {"a": "x"}).accepted
+refused = transition(host, store, "t", Change(patch={"a": ["y"]}), skill=typed)
+assert [p.code for p in refused.problems] == ["type"], refused.problems
+assert transition(host, store, "t", Change(patch={"a": "z"}), skill=typed).accepted
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-bb", "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
+
+
+def test_a_check_ended_by_a_thread_out_of_order_shares_nothing_afterwards() -> None:
+    """Two threads check candidates at once and end in the order they started: the
+    second puts the first's memo back in the one slot. That check is over and its state
+    (a memory store keeps the very object) may be changed in place by its caller; a
+    direct check of it afterwards must not take the ended check's fingerprints."""
+    from skillstate.unchanged import checking, done_checking
+
+    fields = {"notes": FieldSpec("string[]")}
+    first: dict[str, Any] = {"notes": ["x"]}
+    started_first = checking(first)  # thread 1
+    assert check_fields(fields, first, Budget()) == []
+    started_second = checking({"notes": ["y"]})  # thread 2
+    done_checking(started_first)
+    done_checking(started_second)
+    first["notes"].append(42)
+    assert [p.path for p in check_fields(fields, first, Budget())] == ["notes"]
+    assert [p.code for p in check_budget(first, Budget(array_items=1))] == ["budget"]
