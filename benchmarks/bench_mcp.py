@@ -16,6 +16,8 @@ the figures compare on a noisy machine:
 - ``warehouse`` — Store steps on the warehouse environment (file store, fast);
 - ``http`` — the steps scenario over Streamable HTTP (file store); ``http-memory`` the
   same on the memory store (the HTTP request path without the file store's commit);
+  ``http-sdk`` / ``http-memory-sdk`` the same with ``SKILLSTATE_MCP_HTTP_EXCHANGE=off``
+  (every POST through the SDK's stateless path instead of the single exchange);
 - ``reference-standin`` / ``reference-standin-warehouse`` / ``reference-standin-http`` —
   ``benchmarks/reference_standin/server.mjs`` under Node (stdio steps, stdio warehouse,
   Streamable HTTP steps): a stand-in for the TypeScript reference server written from its
@@ -233,6 +235,14 @@ def configs(tmp: Path) -> dict[str, dict[str, Any]]:
         "url": f"http://127.0.0.1:{memory_port}/mcp",
         "store": "memory:",
     }
+    for name in ("http", "http-memory"):  # the same, every POST through the SDK's path
+        sdk_port = _free_port()
+        out[f"{name}-sdk"] = {
+            "spawn": f"{SKILLSTATE} mcp --http --port {sdk_port}",
+            "url": f"http://127.0.0.1:{sdk_port}/mcp",
+            "store": out[name]["store"].replace("/http/", "/http-sdk/"),
+            "env": ["SKILLSTATE_MCP_HTTP_EXCHANGE=off"],
+        }
     standin = [shutil.which("node") or "node", str(STANDIN / "server.mjs")]
     standin_port = _free_port()
     out["reference-standin"] = {"stdio": shlex.join(standin), "standin": True}
@@ -301,7 +311,7 @@ def run_one(name: str, cfg: dict[str, Any], args: argparse.Namespace, tmp: Path)
     cmd += ["--cwd", str(tmp)]
     if "store" in cfg:
         cmd += ["--server-env", f"SKILLSTATE_STORE={cfg['store']}"]
-        for extra in getattr(args, "server_env", None) or ():
+        for extra in [*cfg.get("env", ()), *(getattr(args, "server_env", None) or ())]:
             cmd += ["--server-env", extra]
     print(f"# {name}: {shlex.join(cmd)}", file=sys.stderr, flush=True)
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -47,7 +47,7 @@ LONG = "long-run"
 
 def _pages(runs: int, versions: int) -> dict[str, str]:
     """Each measured page's path; every version named is one the long run has (1..versions),
-    so a short run (``--versions 20`` or fewer) asks for no version 0 (a 400)."""
+    so a short run (``--versions 21`` or fewer) asks for no version 0 (a 400)."""
     mid = max(1, versions // 2)
     old = max(1, mid - 10)
     return {
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=_at_least(0), default=10_000)
     parser.add_argument("--versions", type=_at_least(1), default=10_000)
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--rounds", type=_at_least(1), default=10)
     parser.add_argument("--stores", default="file,sqlite,postgresql")
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args(argv)

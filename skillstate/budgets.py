@@ -17,7 +17,7 @@ from typing import Any
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, Problem
-from skillstate.unchanged import fingerprint
+from skillstate.unchanged import fingerprints
 
 __all__ = ["check_budget", "document_size", "text_length"]
 
@@ -42,7 +42,7 @@ def document_size(state: Any, units: str = "unicode") -> int:
     return _text_size(compact(state), units)
 
 
-_LAST: list[dict[str, tuple[bytes, str]]] = [{}]
+_LAST: list[dict[str, tuple[bytes | str | int, str]]] = [{}]
 """The items of the last document measured: key → (its value's fingerprint, its ``"key":value`` text)."""
 
 
@@ -50,21 +50,24 @@ def _document_text(state: Any) -> str:
     """``compact(state)``, re-encoding only the top-level values that changed.
 
     A JSON object's compact text is ``{`` + its ``"key":value`` items joined by ``,`` +
-    ``}``, so an item whose value equals the :func:`~skillstate.unchanged.snapshot` taken
-    when the last document was measured keeps that document's text: a snapshot is a
+    ``}``, so an item whose value has the :func:`~skillstate.unchanged.fingerprint` it had
+    when the last document was measured keeps that document's text: a fingerprint is a
     private copy (a state changed in place is encoded again) whose numbers compare by
     type and sign (``1`` and ``1.0`` encode differently). A patch of one key encodes
-    that key rather than the whole state.
+    that key rather than the whole state. In the pipeline the fingerprints are those
+    the field walk just took of the same candidate (:func:`~skillstate.unchanged.fingerprints`).
     """
     if type(state) is not dict:
         return compact(state)
     last = _LAST[0]
-    items: dict[str, tuple[bytes, str]] = {}
+    prints = fingerprints(state)  # those the field walk took, when it just checked state
+    items: dict[str, tuple[bytes | str | int, str]] = {}
     pieces = []
     for key, value in state.items():
-        print_ = fingerprint(value)
+        print_ = prints.get(key)
         hit = last.get(key)
-        if hit is not None and print_ is not None and hit[0] == print_:
+        # same type first: a str fingerprint never compares with a bytes one (python -b)
+        if hit is not None and type(hit[0]) is type(print_) and hit[0] == print_:
             piece = hit[1]
         else:
             piece = compact({key: value})[1:-1]

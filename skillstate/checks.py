@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from skillstate.changes import NO_ACTION
 from skillstate.errors import PluginError
 from skillstate.host import HookFailed, Host
-from skillstate.jsondoc import check_document, js_numbers, unicode_problem
-from skillstate.merge import copy_json
+from skillstate.jsondoc import check_document, unicode_problem
 from skillstate.records import Problem, RunRecord, SkillDefinition
+from skillstate.unchanged import checking, done_checking
 
 if TYPE_CHECKING:
     from skillstate.records import ActionResult
@@ -40,8 +40,16 @@ def own(value: Any) -> Any:
 
     A store that keeps objects (memory) then holds what one that keeps text (file, SQLite,
     PostgreSQL) reads back, and the caller can change its own value afterwards.
+    ``js_numbers(copy_json(value))`` in one walk: every dict and list copied (subclasses
+    become plain ones), integral floats made ints.
     """
-    return js_numbers(copy_json(value))
+    if isinstance(value, dict):
+        return {key: own(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [own(item) for item in value]
+    if type(value) is float and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
 
 
 def prechecks(
@@ -74,8 +82,8 @@ def text_problems(**values: Any) -> list[Problem]:
     """
     problems: list[Problem] = []
     for name, value in values.items():
-        if value is None or value is NO_ACTION:
-            continue
+        if value is None or value is NO_ACTION or (type(value) is str and value.isascii()):
+            continue  # nothing to check, or ASCII text: valid Unicode
         what = name.replace("_", " ")
         if isinstance(value, str):
             message = unicode_problem(value, what)
@@ -93,12 +101,20 @@ def check_candidate(
     candidate: Mapping[str, Any],
     schema: Mapping[str, Any] | None,
 ) -> list[Problem]:
+    """The candidate's problems: validation, budget, then (when both are clean) the guards.
+
+    The field walk and the size check share the candidate's fingerprints
+    (:func:`skillstate.unchanged.checking`): taken once, retaken if plugin code ran.
+    """
+    started = checking(candidate)
     try:
         budget = host.budget(skill)  # asked once: validation and the size check share it
         problems = host.validate(skill, candidate, schema, budget)
         problems.extend(host.check_budget(skill, candidate, budget))
     except HookFailed as failed:  # a budget plugin failed: fail closed
         return [failed.problem]
+    finally:
+        done_checking(started)
     if not problems:
         problems = host.guards(skill, before, candidate)
     return problems

@@ -21,7 +21,8 @@ values of at most 500 characters only when they break the 500-character limit, w
 the length message already says)."""
 
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+_UNPRINTABLE = "[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]"
+"""Compiled on first use (by ``re``'s cache): start-up does not pay for it."""
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -31,7 +32,9 @@ def _escape(match: re.Match[str]) -> str:
 
 def printable(text: str) -> str:
     """``text`` with control characters (but tab and newline) and lone surrogates escaped."""
-    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
+    if text.isprintable():  # the usual case, without the regex (surrogates are not printable)
+        return text
+    return re.sub(_UNPRINTABLE, _escape, text)
 
 
 def excerpt(value: object, limit: int = MAX_ECHO) -> str:

@@ -28,14 +28,31 @@ if TYPE_CHECKING:
 __all__ = ["ESSENTIAL", "BudgetsPlugin", "MergePlugin", "SchemaPlugin"]
 
 
+def _merge_patch(target: Any, patch: Any) -> Any:
+    """:func:`skillstate.merge.merge_patch`, imported at the first call (start-up time),
+    which then takes this name's place: later calls pay no ``import`` statement."""
+    global _merge_patch
+    from skillstate.merge import merge_patch
+
+    _merge_patch = merge_patch
+    return merge_patch(target, patch)
+
+
+def _validate_state(*args: Any, **kwargs: Any) -> list[Problem]:
+    """:func:`skillstate.schema.validate_state`, imported at the first call (as above)."""
+    global _validate_state
+    from skillstate.schema import validate_state
+
+    _validate_state = validate_state
+    return validate_state(*args, **kwargs)
+
+
 class MergePlugin:
     """RFC 7396 JSON Merge Patch."""
 
     @hookimpl(trylast=True)
     def skillstate_merge(self, state: Mapping[str, Any], patch: Mapping[str, Any]) -> Any:
-        from skillstate.merge import merge_patch
-
-        return merge_patch(state, patch)
+        return _merge_patch(state, patch)
 
 
 class SchemaPlugin:
@@ -49,9 +66,7 @@ class SchemaPlugin:
         schema: Mapping[str, Any] | None,
         budget: Budget,
     ) -> list[Problem]:
-        from skillstate.schema import validate_state
-
-        return validate_state(skill, state, budget, schema, source="schema")
+        return _validate_state(skill, state, budget, schema, source="schema")
 
 
 class BudgetsPlugin:

@@ -197,7 +197,9 @@ def skillstate_budget(skill: SkillDefinition) -> Budget | None:
     **Semantics:** first result. The essential ``budgets`` plugin (``trylast``) returns
     the skill's own ``budget``; when every plugin returns ``None`` the configured
     ``budget`` (or the defaults: 500 characters per string, 50 items per array, 8,192
-    bytes of compact JSON) applies. The answer is cached per registered skill.
+    bytes of compact JSON) applies. The answer is kept per skill definition until the
+    plugins change (a plugin registered, unregistered or blocked, a hook-call monitor
+    added or removed), so it is asked once, not at every transition.
 
     **Order:** pluggy's; the first non-``None`` answer wins, the essential default last.
 
@@ -418,7 +420,9 @@ def skillstate_after_commit(record: RunRecord, entry: JournalEntry) -> None:
     """Observe a committed write (metrics, notifications, mirrors).
 
     **When:** after every successful ``create`` or ``commit``, in the process that
-    made it, once the store has made the write durable.
+    made it, once the store has made the write durable. When no plugin implements
+    it and no hook-call monitor is in place, the call (which would do nothing and
+    show nowhere) is not made.
 
     **Semantics:** collected. An observer cannot change or undo the write.
 

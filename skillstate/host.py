@@ -16,8 +16,8 @@ naming both.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from skillstate.budgets import check_budget
 from skillstate.config import Config, load_config
@@ -43,6 +43,7 @@ from skillstate.records import (
     SkillDefinition,
     StoreSpec,
 )
+from skillstate.registry import CORE, Registry
 from skillstate.store import Store
 
 if TYPE_CHECKING:
@@ -52,11 +53,6 @@ if TYPE_CHECKING:
     from skillstate.records import CommandSpec, DoctorFinding, EnvironmentSpec
 
 __all__ = ["CORE", "HookFailed", "Host", "ObserverWarning", "PluginWarning", "Registry"]
-
-T = TypeVar("T")
-
-CORE = "skillstate"
-"""The owner name of what the core registers itself (its own commands)."""
 
 
 class PluginWarning(UserWarning):
@@ -86,48 +82,6 @@ def _closed(failure: HookFailure, what: str, code: str) -> Problem:
     )
 
 
-class Registry(Generic[T]):
-    """Records registered by plugins under unique names, in registration order."""
-
-    def __init__(
-        self, kind: str, pm: SkillstatePluginManager, reserved: Mapping[str, str] | None = None
-    ) -> None:
-        self.kind = kind
-        self._pm = pm
-        self._items: dict[str, T] = {}
-        self._owners: dict[str, str] = dict(reserved or {})
-
-    def _describe(self, owner: str) -> str:
-        return "skillstate itself" if owner == CORE else self._pm.describe(owner)
-
-    def add(self, key: str, item: T, plugin: str) -> None:
-        if key in self._owners:
-            first, second = self._owners[key], plugin
-            block = second if first == CORE else f"{second} (or {first})"
-            raise PluginConflictError(
-                f"{self.kind} '{key}' is registered by two plugins: {self._describe(first)} and "
-                f"{self._describe(second)}; block one with SKILLSTATE_DISABLE_PLUGINS={block}, "
-                "or disable_plugins in skillstate.toml"
-            )
-        self._items[key] = item
-        self._owners[key] = plugin
-
-    def get(self, key: str) -> T | None:
-        return self._items.get(key)
-
-    def owner(self, key: str) -> str | None:
-        return self._owners.get(key)
-
-    def names(self) -> list[str]:
-        return list(self._items)
-
-    def __iter__(self) -> Iterator[T]:
-        return iter(self._items.values())
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
 class Host:
     """Everything a surface (CLI, MCP, runtime) needs: plugins, registries, hooks, config."""
 
@@ -140,7 +94,12 @@ class Host:
         self._commands: Registry[CommandSpec] | None = None
         self._benchmarks: Registry[BenchmarkSpec] | None = None
         self._open_stores: dict[str, Store] = {}
-        self._budgets: dict[str, Budget] = {}
+        self._budgets: dict[int, tuple[SkillDefinition, Budget]] = {}
+        """id(skill) → (skill, its budget), for :attr:`_generation` (see :meth:`budget`)."""
+        self._generation = -1
+        """The plugin manager's generation the cached answers belong to."""
+        self._observed = True
+        """Whether commits are observed (an after-commit implementation or a hook-call monitor)."""
 
     @classmethod
     def from_config(cls, config: Config | None = None) -> Host:
@@ -366,18 +325,34 @@ class Host:
         )
         return _problems(results, "validation", "plugin")
 
+    def _current(self) -> None:
+        """Drop what was kept for an earlier plugin generation (a plugin came or went)."""
+        pm = self.pm
+        generation = pm.generation  # read first: a change meanwhile starts another
+        self._budgets.clear()
+        observers = pm.hook.skillstate_after_commit.get_hookimpls()
+        self._observed = bool(observers) or pm.monitored
+        self._generation = generation
+
     def budget(self, skill: SkillDefinition) -> Budget:
-        """The skill's effective budget (first plugin's answer, else config, else defaults)."""
-        registered = self.skills.get(skill.name) is skill
-        cached = self._budgets.get(skill.name) if registered else None
-        if cached is not None:
-            return cached
+        """The skill's effective budget (first plugin's answer, else config, else defaults).
+
+        Asked once per skill definition (the object) and plugin generation: the
+        answer is kept until a plugin is registered or unregistered or a hook-call
+        monitor is added or removed (:attr:`SkillstatePluginManager.generation`).
+        """
+        if self._generation != self.pm.generation:
+            self._current()
+        cached = self._budgets.get(id(skill))
+        if cached is not None and cached[0] is skill:
+            return cached[1]
         found = self.pm.hook.skillstate_budget(skill=skill)
         if isinstance(found, HookFailure):
             raise HookFailed(_closed(found, "budget", "budget"))
         budget = found if isinstance(found, Budget) else (self.config.budget or DEFAULT_BUDGET)
-        if registered:
-            self._budgets[skill.name] = budget
+        if len(self._budgets) >= 256:  # skills built per call: keep the cache bounded
+            self._budgets.clear()
+        self._budgets[id(skill)] = (skill, budget)  # the skill kept: its id stays its own
         return budget
 
     def check_budget(
@@ -399,7 +374,15 @@ class Host:
         return _problems(results, "guard", "guard")
 
     def after_commit(self, record: RunRecord, entry: JournalEntry) -> None:
-        """Tell the observers; one that fails is a warning, never undoes the write."""
+        """Tell the observers; one that fails is a warning, never undoes the write.
+
+        With no after-commit implementation and no hook-call monitor in place, the
+        call would do nothing and show nowhere, so it is not made.
+        """
+        if self._generation != self.pm.generation:
+            self._current()
+        if not self._observed:
+            return
         for result in self.pm.hook.skillstate_after_commit(record=record, entry=entry):
             if isinstance(result, HookFailure):
                 warnings.warn(

@@ -8,8 +8,9 @@ going when one implementation raises. So when a plugin is registered, the manage
 replaces the function of each of its hook implementations (``HookImpl.function``)
 with a guard made here, which:
 
-- runs the implementation with :data:`CURRENT_PLUGIN` set to the plugin's name (the
-  registries use it to know who registered what);
+- runs a registry hook's implementation (``skillstate_register_*``), and every
+  wrapper, with :data:`CURRENT_PLUGIN` set to the plugin's name (the registries use
+  it to know who registered what);
 - turns an exception into a :class:`HookFailure` returned in the implementation's
   place (a value, so a ``firstresult`` hook stops there rather than silently falling
   through to the next implementation);
@@ -33,12 +34,20 @@ from typing import Any
 
 from skillstate.errors import PluginConflictError
 
-__all__ = ["CURRENT_PLUGIN", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
+__all__ = ["CURRENT_PLUGIN", "PLUGIN_RUNS", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
 
 CURRENT_PLUGIN: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "skillstate_current_plugin", default=None
 )
-"""The name of the plugin whose hook implementation is running (``None`` outside one)."""
+"""The name of the plugin whose registry hook implementation (``skillstate_register_*``) or
+wrapper is running (``None`` outside one)."""
+
+PLUGIN_RUNS = [0]
+"""How many times plugin code has started or resumed in this process: every guard
+counts its implementation's start (a wrapper's resumption too), and the manager counts
+each call of a hook-call monitor. What the core derived from a state it is checking
+(:mod:`skillstate.unchanged`) stays valid while this number does not change. A count,
+not a lock: under threads an increment may be lost to another, never all of them."""
 
 
 class HookFailure:
@@ -166,25 +175,6 @@ POLICIES: dict[str, HookPolicy] = {
 _DEFAULT = HookPolicy()
 
 
-def _run(plugin: str, hook: str, policy: HookPolicy, fn: Callable[..., Any], args: Any) -> Any:
-    token = CURRENT_PLUGIN.set(plugin)
-    try:
-        result = fn(*args)
-        if policy.iterable and result is not None and not isinstance(result, list):
-            result = list(result)
-    except PluginConflictError:
-        raise
-    except Exception as exc:
-        return HookFailure(plugin, hook, exc)
-    finally:
-        CURRENT_PLUGIN.reset(token)
-    if policy.check is not None and result is not None:
-        problem = policy.check(result)
-        if problem is not None:
-            return HookFailure(plugin, hook, problem)
-    return result
-
-
 def _with_failure(result: Any, failure: HookFailure, policy: HookPolicy) -> Any:
     if policy.firstresult:
         return failure
@@ -237,6 +227,7 @@ def _guard_wrapper(
     @functools.wraps(fn)
     def guarded(*args: Any) -> Generator[None, Any, Any]:
         failure: HookFailure | None = None
+        PLUGIN_RUNS[0] += 1
         token = CURRENT_PLUGIN.set(plugin)
         try:
             gen = fn(*args)
@@ -254,6 +245,7 @@ def _guard_wrapper(
         except BaseException as exc:  # pluggy throws an inner error into the wrappers
             if failure is not None:
                 raise
+            PLUGIN_RUNS[0] += 1
             token = CURRENT_PLUGIN.set(plugin)
             try:
                 gen.throw(exc)
@@ -269,6 +261,7 @@ def _guard_wrapper(
             raise
         if failure is not None:
             return _with_failure(result, failure, policy)
+        PLUGIN_RUNS[0] += 1
         token = CURRENT_PLUGIN.set(plugin)
         try:
             gen.send(result)
@@ -286,14 +279,86 @@ def _guard_wrapper(
     return guarded
 
 
+REGISTRY_PREFIX = "skillstate_register_"
+"""The hooks whose implementations register records through a ``register`` callback."""
+
+
+def _naming(plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` run with :data:`CURRENT_PLUGIN` set to ``plugin`` (the registries read it)."""
+    set_plugin, reset_plugin = CURRENT_PLUGIN.set, CURRENT_PLUGIN.reset
+
+    def named(*args: Any) -> Any:
+        token = set_plugin(plugin)
+        try:
+            return fn(*args)
+        finally:
+            reset_plugin(token)
+
+    return named
+
+
 def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) -> Callable[..., Any]:
-    """The guarded replacement for one hook implementation's function (see the module doc)."""
+    """The guarded replacement for one hook implementation's function (see the module doc).
+
+    Built once, when the plugin is registered, and specialised to the hook's policy:
+    every hook call runs one guard frame per implementation, with the policy's
+    choices already made (this is on the path of every transition, five hook calls).
+    :data:`CURRENT_PLUGIN` is set around the registry hooks' implementations (and
+    every wrapper's), which are what reads it: setting a context variable costs
+    more than a guard's other work.
+    """
     policy = POLICIES.get(hook, _DEFAULT)
     if wrapper:
         return _guard_wrapper(plugin, hook, policy, fn)
+    call = _naming(plugin, fn) if hook.startswith(REGISTRY_PREFIX) else fn
+    check = policy.check
+    runs = PLUGIN_RUNS
 
-    @functools.wraps(fn)
-    def guarded(*args: Any) -> Any:
-        return _run(plugin, hook, policy, fn, args)
+    if policy.iterable:  # validate, guards, doctor: a list of records (or None)
 
-    return guarded
+        def guarded_list(*args: Any) -> Any:
+            runs[0] += 1
+            try:
+                result = call(*args)
+                if result is not None and not isinstance(result, list):
+                    result = list(result)  # a generator runs here, inside the guard
+            except PluginConflictError:
+                raise
+            except Exception as exc:
+                return HookFailure(plugin, hook, exc)
+            if result and check is not None:  # an empty list has nothing to check
+                problem = check(result)
+                if problem is not None:
+                    return HookFailure(plugin, hook, problem)
+            return result
+
+        return functools.wraps(fn)(guarded_list)
+
+    if check is not None:  # merge, budget: one value (or None), type-checked
+
+        def guarded_one(*args: Any) -> Any:
+            runs[0] += 1
+            try:
+                result = call(*args)
+            except PluginConflictError:
+                raise
+            except Exception as exc:
+                return HookFailure(plugin, hook, exc)
+            if result is not None:
+                problem = check(result)
+                if problem is not None:
+                    return HookFailure(plugin, hook, problem)
+            return result
+
+        return functools.wraps(fn)(guarded_one)
+
+    def guarded(*args: Any) -> Any:  # observers and registries: exceptions only
+        runs[0] += 1
+        try:
+            return call(*args)
+        except PluginConflictError:
+            raise
+        except Exception as exc:
+            return HookFailure(plugin, hook, exc)
+
+    return functools.wraps(fn)(guarded)

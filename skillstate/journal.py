@@ -15,14 +15,13 @@ from skillstate.errors import StoreError
 from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
 from skillstate.records import JournalEntry, RunRecord
-from skillstate.records.runs import Replay
 
 if TYPE_CHECKING:
     from skillstate.records import HistoryItem, Snapshot
+    from skillstate.records.replays import Replay
 
 __all__ = [
     "Merge",
-    "Replay",
     "apply_entry",
     "due_snapshots",
     "replay",
@@ -74,6 +73,8 @@ def replay(
             status = entry.status
         if entry.turn is not None:
             turn = entry.turn
+    from skillstate.records.replays import Replay  # built on the first replay
+
     return Replay(state=state, version=version, status=status, turn=turn)
 
 
@@ -198,3 +199,11 @@ def _span(versions: list[int]) -> str:
     if len(versions) <= 6:
         return str(versions)
     return f"[{versions[0]}, {versions[1]}, ..., {versions[-1]}]"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Replay":  # where it was defined before skillstate.records.replays
+        from skillstate.records.replays import Replay
+
+        return Replay
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

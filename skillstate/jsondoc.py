@@ -43,8 +43,8 @@ __all__ = [
 MAX_DEPTH = 100
 MAX_STRING_CHARS = 1_000_000
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = "[\ud800-\udfff]"
+_ESCAPED_SURROGATE = r"\\u[dD][89a-fA-F]"  # both compiled on first use (re's cache)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -83,7 +83,7 @@ def find_surrogate(text: str) -> int:
     """The index of the first lone surrogate in ``text`` (``-1`` when it is valid Unicode)."""
     if text.isascii():
         return -1
-    match = _SURROGATE.search(text)
+    match = re.search(_SURROGATE, text)
     return -1 if match is None else match.start()
 
 
@@ -177,7 +177,9 @@ def parse_stored(data: str | bytes, what: str) -> Any:
     """
     text = data.decode("utf-8") if isinstance(data, bytes) else data  # UnicodeDecodeError
     value = json.loads(text, parse_constant=_refuse_constant)  # is a ValueError
-    if ("\\u" in text and _ESCAPED_SURROGATE.search(text) is not None) or find_surrogate(text) >= 0:
+    if ("\\u" in text and re.search(_ESCAPED_SURROGATE, text) is not None) or find_surrogate(
+        text
+    ) >= 0:
         for problem in check_document(value, what):
             if "not valid Unicode" in problem.message:
                 raise ValueError(problem.message)
@@ -232,16 +234,50 @@ def js_numbers(value: Any) -> Any:
     return value
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(
+        value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_default
+    )
+
+
+def _c_encoder() -> Any:
+    """``json``'s C encoder with :func:`compact`'s settings, called as ``json.dumps`` calls it.
+
+    ``json.dumps`` with any non-default argument builds a ``JSONEncoder`` and a closure
+    per call before reaching this same C encoder, which costs more than encoding a
+    small value (the budget's changed items, a journal line). ``None`` where the C
+    encoder is missing or takes other arguments: :func:`compact` then calls
+    ``json.dumps``.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+
+    def encode(value: Any) -> str:
+        # a fresh markers dict per call (check_circular): an aborted call leaves ids in it
+        chunks = make({}, _default, _encode_string, None, ":", ",", False, False, False)(value, 0)
+        return "".join(chunks)
+
+    try:
+        same = encode({"a": [1, 1.5, "é", None, True]}) == _dumps({"a": [1, 1.5, "é", None, True]})
+    except Exception:
+        return None
+    return encode if same else None
+
+
+_COMPACT = _c_encoder() or _dumps
+
+
 def compact(value: Any) -> str:
     """Compact JSON as JavaScript's ``JSON.stringify`` writes it (no spaces, UTF-8 text).
 
     This is the hot path (sizes, stores), so it is a plain dump: pass values that went
     through :func:`js_numbers` (every state and patch in the pipeline does) to get
-    JavaScript's number formatting (``1`` rather than ``1.0``).
+    JavaScript's number formatting (``1`` rather than ``1.0``). The text, and the
+    errors, are ``json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+    allow_nan=False)``'s; the call skips ``json.dumps``'s per-call set-up.
     """
-    return json.dumps(
-        value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_default
-    )
+    return _COMPACT(value)
 
 
 def pretty(value: Any) -> str:

@@ -12,14 +12,15 @@ import os
 import re
 import warnings
 from collections.abc import Iterable
-from typing import Any
-
-import attrs
-import pluggy
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import PluginError
+from skillstate.generation import CountingPluginManager
 from skillstate.isolation import HookFailure
 from skillstate.markers import PROJECT
+
+if TYPE_CHECKING:
+    from skillstate.plugin_table import PluginInfo
 
 __all__ = [
     "HOOK_PREFIX",
@@ -39,33 +40,8 @@ class PluginLoadWarning(UserWarning):
     """A plugin could not be loaded and was skipped."""
 
 
-@attrs.frozen
-class PluginInfo:
-    """One row of ``skillstate plugins``.
-
-    ``status`` is ``essential`` (the core's merge, schema and budgets: always loaded,
-    cannot be blocked), ``active``, ``blocked`` (by the block list) or ``error`` (it
-    failed to import or declares a hook that does not exist; ``error`` says why).
-    """
-
-    name: str
-    distribution: str | None
-    version: str | None
-    status: str
-    hooks: tuple[str, ...] = ()
-    module: str | None = None
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "distribution": self.distribution,
-            "version": self.version,
-            "status": self.status,
-            "hooks": list(self.hooks),
-            "module": self.module,
-            "error": self.error,
-        }
+Row = tuple[str, str | None, str | None, str, tuple[str, ...], str | None, str | None]
+"""A plugin table row as kept while loading: :class:`PluginInfo`'s fields, in order."""
 
 
 def normalize_name(name: str) -> str:
@@ -80,7 +56,7 @@ def parse_name_list(value: str | None) -> tuple[str, ...] | None:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-class SkillstatePluginManager(pluggy.PluginManager):
+class SkillstatePluginManager(CountingPluginManager):
     """A pluggy manager: ``skillstate_*`` attributes only, isolated implementations, a plugin table.
 
     The essential plugins (:mod:`skillstate.essentials`) are registered when it is
@@ -88,6 +64,10 @@ class SkillstatePluginManager(pluggy.PluginManager):
     has its hook implementations guarded (:mod:`skillstate.isolation`); a plugin
     using an old-style ``hookwrapper=True`` implementation is refused with a
     :class:`~skillstate.errors.PluginError` naming it.
+
+    It counts its :attr:`~skillstate.generation.CountingPluginManager.generation`
+    (:mod:`skillstate.generation`): what the host keeps between hook calls is kept
+    for one.
     """
 
     def __init__(self) -> None:
@@ -97,20 +77,33 @@ class SkillstatePluginManager(pluggy.PluginManager):
         from skillstate.essentials import ESSENTIAL
 
         self.add_hookspecs(hookspecs)
-        self.plugin_table: list[PluginInfo] = []
+        self.rows: list[Row] = []
+        """The table as loaded (tuples: its records are built when someone reads it)."""
+        self._table: tuple[tuple[Row, ...], list[PluginInfo]] | None = None
         for name, cls in ESSENTIAL.items():
             plugin = cls()
             self.register(plugin, name=name)
-            self.plugin_table.append(
-                PluginInfo(
+            self.rows.append(
+                (
                     name,
                     "skillstate",
                     __version__,
                     "essential",
                     self.hooks_of(plugin),
                     f"skillstate.essentials:{cls.__name__}",
+                    None,
                 )
             )
+
+    @property
+    def plugin_table(self) -> list[PluginInfo]:
+        """One :class:`PluginInfo` per plugin: essentials, then by (distribution, name)."""
+        rows = tuple(self.rows)
+        if self._table is None or self._table[0] != rows:  # built again after any change
+            from skillstate.plugin_table import PluginInfo
+
+            self._table = (rows, [PluginInfo(*row) for row in rows])
+        return self._table[1]
 
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
         if not name.startswith(HOOK_PREFIX):
@@ -164,10 +157,10 @@ class SkillstatePluginManager(pluggy.PluginManager):
 
     def describe(self, name: str) -> str:
         """``'name' (distribution version)`` for messages."""
-        row = self.info(name)
-        if row is None or row.distribution is None:
-            return f"'{name}'"
-        return f"'{name}' ({row.distribution} {row.version})"
+        for row_name, distribution, version, *_ in self.rows:
+            if row_name == name and distribution is not None:
+                return f"'{name}' ({distribution} {version})"
+        return f"'{name}'"
 
     def register_local(self, plugin: Any, name: str) -> None:
         """Register an in-process plugin (tests, embedding) with the same bookkeeping."""
@@ -176,26 +169,32 @@ class SkillstatePluginManager(pluggy.PluginManager):
         if problem:
             self.unregister(plugin)
             raise PluginError(f"plugin '{name}': {problem}")
-        self.plugin_table.append(
-            PluginInfo(
-                name, None, None, "active", self.hooks_of(plugin), getattr(plugin, "__name__", None)
+        self.rows.append(
+            (
+                name,
+                None,
+                None,
+                "active",
+                self.hooks_of(plugin),
+                getattr(plugin, "__name__", None),
+                None,
             )
         )
 
 
 def _unknown_hooks(pm: SkillstatePluginManager, plugin: Any) -> str | None:
     """A message if ``plugin`` implements a ``skillstate_*`` hook that has no spec."""
-    known = {
-        name
-        for name in dir(pm.hook)
-        if name.startswith(HOOK_PREFIX) and getattr(pm.hook, name).spec is not None
-    }
     bad = []
     for caller in pm.get_hookcallers(plugin) or []:
         if caller.spec is None:
             bad.append(caller.name)
     if not bad:
         return None
+    known = {
+        name
+        for name in dir(pm.hook)
+        if name.startswith(HOOK_PREFIX) and getattr(pm.hook, name).spec is not None
+    }
     return (
         f"implements unknown hook(s) {', '.join(sorted(bad))} (misspelled?); "
         f"known hooks: {', '.join(sorted(known))}"
@@ -301,13 +300,13 @@ def make_plugin_manager(
             continue
         if keys & blocked:
             pm.set_blocked(ep.name)
-            pm.plugin_table.append(PluginInfo(ep.name, dist, version, "blocked", (), ep.value))
+            pm.rows.append((ep.name, dist, version, "blocked", (), ep.value, None))
             continue
         if ep.name in seen:
             _fail(
                 pm,
                 strict,
-                PluginInfo(ep.name, dist, version, "error", (), ep.value),
+                (ep.name, dist, version, "error", (), ep.value, None),
                 f"entry-point name '{ep.name}' is already used by distribution {seen[ep.name]}; "
                 f"block one with SKILLSTATE_DISABLE_PLUGINS={normalize_name(dist or ep.name)}",
             )
@@ -317,11 +316,11 @@ def make_plugin_manager(
     for ep, dist, version in reversed(chosen):
         row = _load(pm, strict, ep, dist, version)
         if row is not None:
-            pm.plugin_table.append(row)
-    essentials = [r for r in pm.plugin_table if r.status == "essential"]
-    others = [r for r in pm.plugin_table if r.status != "essential"]
-    others.sort(key=lambda r: (normalize_name(r.distribution or ""), r.name))
-    pm.plugin_table[:] = essentials + others
+            pm.rows.append(row)
+    essentials = [r for r in pm.rows if r[3] == "essential"]
+    others = [r for r in pm.rows if r[3] != "essential"]
+    others.sort(key=lambda r: (normalize_name(r[1] or ""), r[0]))
+    pm.rows[:] = essentials + others
     pm.check_pending()
     return pm
 
@@ -332,9 +331,9 @@ def _env_flag(name: str) -> bool:
 
 def _load(
     pm: SkillstatePluginManager, strict: bool, ep: Any, dist: str | None, version: str | None
-) -> PluginInfo | None:
+) -> Row | None:
     """Import and register one entry point; its table row (``None``: already reported)."""
-    failed = PluginInfo(ep.name, dist, version, "error", (), ep.value)
+    failed: Row = (ep.name, dist, version, "error", (), ep.value, None)
     try:
         plugin = ep.load()
     except Exception as exc:
@@ -350,24 +349,32 @@ def _load(
         pm.unregister(plugin)
         _fail(pm, strict, failed, problem)
         return None
-    return PluginInfo(ep.name, dist, version, "active", pm.hooks_of(plugin), ep.value)
+    return (ep.name, dist, version, "active", pm.hooks_of(plugin), ep.value, None)
 
 
 def _fail(
     pm: SkillstatePluginManager,
     strict: bool,
-    row: PluginInfo,
+    row: Row,
     error: str,
     cause: BaseException | None = None,
 ) -> None:
-    row = attrs.evolve(row, error=error)
-    pm.plugin_table.append(row)
-    where = f" from {row.distribution} {row.version}" if row.distribution else ""
-    message = f"plugin '{row.name}'{where} failed to load: {error}"
+    name, distribution, version = row[:3]
+    pm.rows.append((*row[:6], error))
+    where = f" from {distribution} {version}" if distribution else ""
+    message = f"plugin '{name}'{where} failed to load: {error}"
     if strict:
         raise PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)") from cause
     warnings.warn(
-        message + f"; skipped (block it with SKILLSTATE_DISABLE_PLUGINS={row.name})",
+        message + f"; skipped (block it with SKILLSTATE_DISABLE_PLUGINS={name})",
         PluginLoadWarning,
         stacklevel=3,
     )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PluginInfo":  # its record class is built when a table is read
+        from skillstate.plugin_table import PluginInfo
+
+        return PluginInfo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -46,7 +46,8 @@ SECRET_OPTIONS = frozenset(
 )
 """Option names (compared without case) whose values are secrets."""
 
-_OPTION = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)=(?P<value>'(?:[^'\\]|\\.)*'|[^&;#\s]*)")
+_OPTION = r"(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)=(?P<value>'(?:[^'\\]|\\.)*'|[^&;#\s]*)"
+"""Compiled on first use (``re``'s cache): only a message or a URL to mask needs it."""
 
 
 def _userinfo_password(url: str) -> tuple[int, int] | None:
@@ -72,7 +73,7 @@ def _userinfo_password(url: str) -> tuple[int, int] | None:
 def _secret_options(text: str) -> list[tuple[int, int]]:
     """Where the values of secret ``key=value`` options are in ``text``."""
     spans = []
-    for option in _OPTION.finditer(text):
+    for option in re.finditer(_OPTION, text):
         if option.group("key").lower() in SECRET_OPTIONS and option.group("value"):
             spans.append(option.span("value"))
     return spans

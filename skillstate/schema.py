@@ -18,7 +18,7 @@ from skillstate.budgets import text_length
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
-from skillstate.unchanged import fingerprint
+from skillstate.unchanged import fingerprints
 
 __all__ = [
     "check_fields",
@@ -95,7 +95,7 @@ class _Compiled:
     def __init__(self, walk: Walker, checkers: Mapping[str, Checker]) -> None:
         self.walk = walk
         self.checkers = checkers
-        self.clean: Mapping[str, bytes] = {}
+        self.clean: Mapping[str, bytes | str | int] = {}
 
     def check(self, state: Mapping[str, Any], out: list[Problem]) -> None:
         if type(state) is not dict:
@@ -104,14 +104,16 @@ class _Compiled:
         before = len(out)
         clean = self.clean  # one read: another thread may replace it meanwhile
         checkers = self.checkers
-        seen: dict[str, bytes] = {}
+        prints = fingerprints(state)
+        seen: dict[str, bytes | str | int] = {}
         for key, value in state.items():
             check = checkers.get(key)
             if check is None:
                 self.walk({key: value}, "", out)  # an unknown key: the walker's message
                 continue
-            print_ = fingerprint(value)
-            if print_ is None or clean.get(key) != print_:
+            print_ = prints.get(key)
+            kept = clean.get(key)  # same type first: a str never compares with bytes (-b)
+            if print_ is None or type(kept) is not type(print_) or kept != print_:
                 check(value, "", key, out)
             if print_ is not None:
                 seen[key] = print_
@@ -126,16 +128,39 @@ def _compiled(
     fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str
 ) -> _Compiled:
     """The walker for ``fields``, built once: checks are closures, paths built only on failure."""
+    last = _LAST_USED  # one read: another thread may replace it meanwhile
+    walker = last[4]
+    if (
+        walker is not None
+        and last[0] is fields
+        and last[1] is budget
+        and last[2] == source
+        and last[3] == units
+    ):
+        return walker  # the walker asked for last time: no Budget hashed
     key = (id(fields), budget, source, units)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is fields:
+        _remember(fields, budget, source, units, hit[1])
         return hit[1]
     checkers: dict[str, Checker] = {}
     compiled = _Compiled(_object_walker(fields, budget, source, units, checkers), checkers)
     if len(_CACHE) > 512:
         _CACHE.clear()
     _CACHE[key] = (fields, compiled)
+    _remember(fields, budget, source, units, compiled)
     return compiled
+
+
+_LAST_USED: tuple[Any, Any, Any, Any, _Compiled | None] = (None, None, None, None, None)
+"""(fields, budget, source, units, walker) of the last :func:`_compiled` answer."""
+
+
+def _remember(
+    fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str, walker: _Compiled
+) -> None:
+    global _LAST_USED
+    _LAST_USED = (fields, budget, source, units, walker)
 
 
 def _join(prefix: str, key: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     import argparse
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from skillstate.cli.context import CliContext
     from skillstate.records import CommandSpec
 
-__all__ = ["CORE_COMMANDS", "all_commands", "build_parser", "main"]
+__all__ = ["CORE_COMMANDS", "SHORT_COMMANDS", "all_commands", "build_parser", "console", "main"]
 
 _CORE: tuple[tuple[str, str, str], ...] = (
     ("plugins", "plugins_cmd", "list every plugin: name, distribution, version, status, hooks"),
@@ -50,6 +50,13 @@ _CORE: tuple[tuple[str, str, str], ...] = (
         "run a plugin's benchmark (bench NAME); bench report / plot a results file",
     ),
 )
+
+
+SHORT_COMMANDS = frozenset(
+    ("plugins", "config", "init", "patch", "get", "show", "list", "journal", "log", "diff", "rm")
+)
+"""Commands run by the console script with the cyclic garbage collector off
+(:mod:`skillstate.cli.startup`): bounded work on one run or on the plugin table."""
 
 
 _REPORTING = ("plugins", "doctor", "config")
@@ -86,7 +93,13 @@ CORE_COMMANDS = _CoreCommands()
 """The commands of ``skillstate`` itself (``CommandSpec`` records, in ``--help`` order)."""
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Reparse(Exception):
+    """A command line the one-command parser refuses: parsed again with every core command's."""
+
+
+def _parser(reparse: bool = False) -> argparse.ArgumentParser:
+    """The top-level parser; with ``reparse``, its errors (and its sub-parsers') raise
+    :class:`_Reparse` instead of printing, for :func:`main` to parse again in full."""
     import argparse
 
     from skillstate._version import __version__
@@ -99,7 +112,11 @@ def _parser() -> argparse.ArgumentParser:
         def _get_formatter(self) -> argparse.HelpFormatter:
             return self.formatter_class(prog=self.prog, width=_help_width())  # type: ignore[call-arg]
 
-    parser = Parser(
+    class ReparsingParser(Parser):
+        def error(self, message: str) -> NoReturn:
+            raise _Reparse(message)
+
+    parser = (ReparsingParser if reparse else Parser)(
         prog="skillstate",
         description="Durable, typed, patch-only working state for long-running agents.",
         allow_abbrev=False,  # --sto is not --store: the command word must be found exactly
@@ -151,15 +168,16 @@ def build_parser(
     commands: Sequence[CommandSpec],
     only: str | None = None,
     owners: Mapping[str, str] | None = None,
+    reparse: bool = False,
 ) -> argparse.ArgumentParser:
     """The whole command line: global flags, then each command (configured if ``only`` is it).
 
     ``owners`` names the plugin of each plugin command, for the message when its
-    ``configure`` fails.
+    ``configure`` fails. ``reparse``: a parse error raises (see :func:`_parser`).
     """
     from skillstate.errors import PluginError
 
-    parser = _parser()
+    parser = _parser(reparse)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for spec in commands:
         command = sub.add_parser(
@@ -214,22 +232,45 @@ def main(argv: Sequence[str] | None = None) -> int:
             from skillstate.cli.context import using_host
 
             using_host(ctx.host)  # bench's sub-commands come from this host's benchmarks
+        reparse = False
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)
+            if not {"-h", "--help"} & set(before):
+                # Only the command's own parser: nothing but the top-level help lists the
+                # others, and each sub-parser costs argparse's gettext look-ups (~1 ms).
+                commands = [spec for spec in commands if spec.name == name]
+                reparse = True
         else:
             commands, owners = all_commands(ctx)
-        parser = build_parser(commands, name, owners)
-        args = parser.parse_args(args_list)
+        parser = build_parser(commands, name, owners, reparse)
+        try:
+            args = parser.parse_args(args_list)
+        except _Reparse:
+            # A line argparse reads otherwise than _command_index (`-- patch`, `-1 patch`):
+            # its error, which may list the commands, is the one every core command's gives.
+            parser = build_parser(list(CORE_COMMANDS), name, owners)
+            args = parser.parse_args(args_list)
         spec = getattr(args, "_spec", None)
         if spec is None:
             parser.print_help()
             return USAGE
         ctx.args = args
+        if name not in SHORT_COMMANDS:
+            from skillstate.cli.startup import long_running
+
+            long_running()  # a server, a benchmark, a migration: the collector back on
         code: int = spec.run(ctx)
         return code
 
     return run_guarded(body, ctx.error)
 
 
+def console() -> int:
+    """The ``skillstate`` console script: :func:`main` with the collector off for short commands."""
+    from skillstate.cli.startup import run_console
+
+    return run_console(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

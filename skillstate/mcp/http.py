@@ -31,7 +31,11 @@ run inspector's gate (:mod:`skillstate.ui.gate`, mounted at ``/ui`` with ``--ui`
 
 ``/mcp`` is the SDK's Streamable HTTP transport, stateless with JSON responses:
 no ``Mcp-Session-Id`` is needed, so any number of server processes can serve the same
-skill sessions through a shared store (file on one machine, SQLite, PostgreSQL).
+skill sessions through a shared store (file on one machine, SQLite, PostgreSQL). A
+2025-era POST of one JSON-RPC request is answered by a single exchange
+(:mod:`skillstate.mcp.exchange`) with the SDK's own pieces, the answer the SDK's path
+gives without building a connection for it; ``SKILLSTATE_MCP_HTTP_EXCHANGE=off`` turns
+it off.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from skillstate.errors import SkillstateError
 from skillstate.masking import mask_url
+from skillstate.mcp.exchange import StatelessExchange, stateless_exchange
 from skillstate.mcp.framing import INVALID_REQUEST, error_message, reject
 from skillstate.mcp.scrub import scrub
 from skillstate.netguard import (
@@ -136,8 +141,10 @@ class HttpGate:
         body_timeout: float = 30.0,
         health_timeout: float = 5.0,
         ui: ASGIApp | None = None,
+        exchange: StatelessExchange | None = None,
     ) -> None:
         self.app = app
+        self.exchange = exchange
         self.ui = ui
         self.names = allowed_names(host, allowed_hosts)
         self.health = health
@@ -171,8 +178,10 @@ class HttpGate:
                 body, response = await self._body(receive)
                 if response is None:
                     assert body is not None
-                    response = _framing_refusal(body)
+                    message, response = _framing(body)
                     receive = _replay(body, receive)
+                    if response is None and self.exchange is not None:
+                        response = await self.exchange.answer(scope, receive, message)
         if response is not None:
             await response(scope, receive, send)
             return
@@ -248,11 +257,11 @@ def _too_large(size: int, limit: int, prefix: str = "") -> Response:
     )
 
 
-def _framing_refusal(body: bytes) -> Response | None:
-    """400 with the JSON-RPC errors owed for ``body``, when the SDK could not take it."""
+def _framing(body: bytes) -> tuple[Any, Response | None]:
+    """``body``'s JSON-RPC message, or 400 with the JSON-RPC errors owed for it when the
+    SDK could not take it."""
     try:
-        jsonrpc_message_adapter.validate_json(body, by_name=False)
-        return None
+        return jsonrpc_message_adapter.validate_json(body, by_name=False), None
     except Exception:  # answered here, with the request's id
         pass
     replies = reject(body)
@@ -262,7 +271,7 @@ def _framing_refusal(body: bytes) -> Response | None:
     payload = json.dumps(
         replies if is_batch else replies[0], separators=(",", ":"), ensure_ascii=True
     )
-    return Response(payload, status_code=400, media_type="application/json")
+    return None, Response(payload, status_code=400, media_type="application/json")
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
@@ -322,6 +331,7 @@ def http_app(
         health_timeout=health_timeout,
         body_timeout=body_timeout,
         ui=ui,
+        exchange=stateless_exchange(server, security),
     )
 
 
@@ -400,6 +410,27 @@ def _protocol(header_timeout: float) -> type:
     return BoundedH11Protocol
 
 
+def _lifespan_ending_server() -> type[Any]:
+    import uvicorn
+
+    class LifespanEndingServer(uvicorn.Server):
+        """uvicorn's server, whose shutdown ends the app's lifespan after a second Ctrl-C too.
+
+        uvicorn's forced shutdown (Ctrl-C again while it shuts down) skips the lifespan's
+        shutdown, leaving the MCP session manager's task running; ``asyncio.run`` then
+        cancels it and uvicorn logs a traceback. Here the lifespan always ends (its tasks
+        cancelled in order); the connections are still not waited for.
+        """
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().shutdown(sockets=sockets)
+            ended = getattr(self.lifespan, "shutdown_event", None)
+            if self.force_exit and ended is not None and not ended.is_set():
+                await self.lifespan.shutdown()
+
+    return LifespanEndingServer
+
+
 async def _run(
     app: ASGIApp, sock: socket.socket, banner: Callable[[int], str], limits: ServerLimits
 ) -> None:
@@ -415,7 +446,7 @@ async def _run(
         timeout_keep_alive=max(1, round(limits.keep_alive)),
         h11_max_incomplete_event_size=limits.max_header_bytes,
     )
-    server = uvicorn.Server(config)
+    server = _lifespan_ending_server()(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.01)

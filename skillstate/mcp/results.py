@@ -35,7 +35,7 @@ from pydantic_core import to_json
 
 from skillstate.jsondoc import pretty
 
-__all__ = ["EncodedToolResult", "fast_pretty", "is_plain_json", "ok_result"]
+__all__ = ["EncodedToolResult", "fast_pretty", "is_plain_json", "ok_result", "template_defaults"]
 
 _SCALARS = (str, int, bool, type(None))
 
@@ -91,21 +91,51 @@ class EncodedToolResult(CallToolResult):
     _skillstate_wire: dict[str, Any] | None = PrivateAttr(default=None)
 
 
-_TEXT_DEFAULTS = TextContent.model_construct(type="text", text="").__dict__
-_RESULT_DEFAULTS = EncodedToolResult.model_construct(content=[], structured_content=None).__dict__
+_IMMUTABLE = (type(None), str, int, float, bool, tuple, frozenset)
+
+
+def template_defaults(cls: Any, given: tuple[str, ...]) -> dict[str, Any] | None:
+    """The defaults of ``cls``'s fields other than ``given``, to be copied into each new
+    instance; ``None`` when such a copy would not be what ``model_construct`` gives.
+
+    A default made per instance (``default_factory``, or a mutable default, which
+    pydantic copies) would be one object shared by every result built from the
+    template — what one response put there, the next would carry; kept extra fields
+    or private attributes other than the wire dict would be set differently. Then
+    (an SDK that changed these models) each instance is built by ``model_construct``.
+    """
+    for name, field in cls.model_fields.items():
+        if name in given:
+            continue
+        if field.default_factory is not None or type(field.default) not in _IMMUTABLE:
+            return None
+    if cls.model_config.get("extra") == "allow":
+        return None
+    private = {"_skillstate_wire"} if cls is EncodedToolResult else set()
+    if set(cls.__private_attributes__) != private:
+        return None
+    defaults: dict[str, Any] = cls.model_construct(**dict.fromkeys(given)).__dict__
+    return defaults
+
+
+_TEXT_DEFAULTS = template_defaults(TextContent, ("type", "text"))
+_RESULT_DEFAULTS = template_defaults(EncodedToolResult, ("content", "structured_content"))
 _new = object.__new__
 _set = object.__setattr__
 
 
-def _constructed(cls: type, defaults: dict[str, Any], values: dict[str, Any]) -> Any:
+def _constructed(cls: Any, defaults: dict[str, Any] | None, values: dict[str, Any]) -> Any:
     """``cls.model_construct(**values)`` (a model without validation), in a few attribute sets.
 
     pydantic's ``model_construct`` walks every field for its default on each call (about
     10 µs for the two models of a result, here); the defaults of these two models are
-    constants, so they are taken once from a template instance. The fields set, the
-    extra and the private attributes are what ``model_construct`` gives
+    constants, so they are taken once from a template instance
+    (:func:`template_defaults`; without one, ``model_construct`` builds it). The fields
+    set, the extra and the private attributes are what ``model_construct`` gives
     (tests/mcp/test_mcp_results.py compares the two).
     """
+    if defaults is None:
+        return cls.model_construct(**values)
     obj: Any = _new(cls)
     _set(obj, "__dict__", {**defaults, **values})
     _set(obj, "__pydantic_fields_set__", set(values))

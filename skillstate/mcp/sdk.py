@@ -17,7 +17,11 @@ convenience need more, and they all live here:
   of one of skillstate's own tools (``StrictTool``) on an initialized 2025-era
   connection goes to the tool directly, skipping what cannot change its answer (the
   request context, the ``tools/call`` params validated twice, the pass-through
-  ``requestState`` middleware, the tool manager); anything else takes the SDK's path.
+  ``requestState`` middleware, the tool manager); anything else takes the SDK's path;
+- :func:`http_exchange_kit` — the low-level server's ``_session_manager`` (its lifespan
+  state, whether it runs) and the single-request driver ``mcp.server.runner.serve_one``
+  with the pieces the SDK's stateless Streamable HTTP path builds a request from, for
+  the single-exchange path of :mod:`skillstate.mcp.exchange`.
 
 They are used only on an SDK version listed in :data:`KNOWN_SDK_VERSIONS` (each one
 checked by the test suite: tests/mcp/test_mcp_sdk_internals.py). On any other version,
@@ -38,7 +42,9 @@ from typing import Any
 __all__ = [
     "INTERNALS_ENV",
     "KNOWN_SDK_VERSIONS",
+    "HttpExchangeKit",
     "drop_tracing",
+    "http_exchange_kit",
     "install_call_fast_path",
     "install_result_fast_path",
     "internals_allowed",
@@ -212,18 +218,29 @@ class _SDK:
     handshake_versions: frozenset[str] = frozenset()
     request_state_boundary: Any = type(None)
     mcp_server: Any = type(None)
+    runner: Any = type(None)
+    params_type: Any = type(None)
     handle_call_tool: Any = None
+    server_call_tool: Any = None
+    manager_call_tool: Any = None
 
     @classmethod
     def bind(cls) -> None:
         from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.tools import ToolManager
         from mcp.server.request_state import RequestStateBoundary
+        from mcp.server.runner import ServerRunner
+        from mcp_types import CallToolRequestParams
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
         cls.handshake_versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
         cls.request_state_boundary = RequestStateBoundary
         cls.mcp_server = MCPServer
+        cls.runner = ServerRunner
+        cls.params_type = CallToolRequestParams
         cls.handle_call_tool = MCPServer._handle_call_tool
+        cls.server_call_tool = MCPServer.call_tool
+        cls.manager_call_tool = ToolManager.call_tool
 
 
 def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
@@ -237,7 +254,11 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     or of the 2026 era; server middleware other than the SDK's ``RequestStateBoundary``
     (a pass-through for such params: it acts only on ``requestState``) and those
     :func:`passes_tools_call` marks, e.g. tracing; a
-    cache hint for ``tools/call``; a ``tools/call`` handler that is not ``MCPServer``'s own.
+    cache hint for ``tools/call``; a ``tools/call`` handler that is not ``MCPServer``'s own;
+    any step of the SDK's path replaced (the runner's class, the params type, or the
+    ``call_tool`` of the server or of its tool manager — overridden in a subclass or
+    patched on the instance, as an audit or authorization hook would be: the fast path
+    must not go around it).
     """
     if type(params) is not dict or not 1 <= len(params) <= 2:
         return None
@@ -248,6 +269,8 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     if len(params) == 2 and (
         "arguments" not in params or not (arguments is None or type(arguments) is dict)
     ):
+        return None
+    if type(runner) is not _SDK.runner:
         return None
     connection = runner.connection
     if connection.protocol_version not in _SDK.handshake_versions:
@@ -263,13 +286,21 @@ def _fast_tool(runner: Any, params: Any, tool_type: type) -> Any | None:
     if server.cache_hints.get("tools/call") is not None:
         return None
     entry = server.get_request_handler("tools/call")
+    if getattr(entry, "params_type", None) is not _SDK.params_type:
+        return None
     handler = getattr(entry, "handler", None)
     owner: Any = getattr(handler, "__self__", None)
     if getattr(handler, "__func__", None) is not _SDK.handle_call_tool or not isinstance(
         owner, _SDK.mcp_server
     ):
         return None
-    tool = owner._tool_manager.get_tool(name)
+    # _handle_call_tool goes through these two; a replaced one takes the SDK's path
+    if getattr(owner.call_tool, "__func__", None) is not _SDK.server_call_tool:
+        return None
+    manager = owner._tool_manager
+    if getattr(manager.call_tool, "__func__", None) is not _SDK.manager_call_tool:
+        return None
+    tool = manager.get_tool(name)
     return tool if type(tool) is tool_type else None
 
 
@@ -282,20 +313,31 @@ async def _run_fast(runner: Any, tool: Any, params: dict[str, Any]) -> dict[str,
     this is a safety net, not a path they take.
     """
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.shared.exceptions import MCPError
     from mcp_types import CallToolResult, TextContent
+    from pydantic import ValidationError
 
+    name = params["name"]
     try:
         result = await tool.run(params.get("arguments") or {}, None, convert_result=True)
     except MCPError:
         raise
     except Exception as exc:
+        # the same log lines as _handle_call_tool: an UnexpectedToolError (a ToolError
+        # subclass) is a crash with its traceback; a rejected argument logs field names
+        # only, never the caller's values
         sdk_log = logging.getLogger(MCPServer.__module__)
-        if isinstance(exc, ToolError):
-            sdk_log.info("Tool %r failed: %r", params["name"], str(exc))
+        if isinstance(exc, ToolError) and not isinstance(exc, UnexpectedToolError):
+            if isinstance(exc.__cause__, ValidationError):
+                fields = sorted(
+                    {".".join(str(part) for part in e["loc"]) for e in exc.__cause__.errors()}
+                )
+                sdk_log.info("Tool %r rejected arguments: %r", name, fields)
+            else:
+                sdk_log.info("Tool %r failed: %r", name, str(exc))
         else:
-            sdk_log.exception("Tool %r raised an unexpected exception", params["name"])
+            sdk_log.exception("Tool %r raised an unexpected exception", name)
         result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
     version = runner.connection.protocol_version
     return dict(runner._serialize("tools/call", version, result))
@@ -334,3 +376,60 @@ def install_call_fast_path(tool_type: type) -> bool:
     ServerRunner._on_request = _on_request  # type: ignore[method-assign]
     _call_installed.append(tool_type)
     return True
+
+
+class HttpExchangeKit:
+    """The SDK pieces a stateless 2025-era POST is served with (:mod:`skillstate.mcp.exchange`).
+
+    The same ones the SDK's stateless path (``StreamableHTTPSessionManager.
+    _handle_stateless_request``) uses: a born-ready ``Connection`` seeded with the
+    request's ``MCP-Protocol-Version`` (or the spec's default), the message metadata
+    its transport attaches in JSON-response mode, the runner's single-request driver,
+    and the dispatcher's mapping of a handler's exception to a JSON-RPC error.
+    """
+
+    def __init__(self, lowlevel: Any, manager: Any) -> None:
+        from mcp.server.connection import Connection
+        from mcp.server.runner import serve_one
+        from mcp.shared.exceptions import NoBackChannelError
+        from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+        from mcp.shared.message import ServerMessageMetadata
+        from mcp.shared.transport_context import TransportContext
+        from mcp_types import DEFAULT_NEGOTIATED_VERSION
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        self.lowlevel = lowlevel
+        self._manager = manager
+        self.serve_one = serve_one
+        self.from_envelope = Connection.from_envelope
+        self.metadata = ServerMessageMetadata
+        self.transport = TransportContext(kind="streamable-http", can_send_request=False)
+        self.no_back_channel: type[Exception] = NoBackChannelError
+        self.error_data: Callable[[BaseException], Any] = handler_exception_to_error_data
+        self.handshake_versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
+        self.default_version: str = DEFAULT_NEGOTIATED_VERSION
+        self.dispatcher_log = logging.getLogger(handler_exception_to_error_data.__module__)
+
+    def running(self) -> bool:
+        """Whether the session manager runs (its lifespan entered; otherwise the SDK refuses)."""
+        return self._manager._task_group is not None
+
+    def lifespan_state(self) -> Any:
+        """The server's lifespan state, entered once by the session manager."""
+        return self._manager._lifespan_state
+
+
+def http_exchange_kit(server: Any) -> HttpExchangeKit | None:
+    """The kit for ``server``'s Streamable HTTP app, built (``streamable_http_app``) stateless
+    with JSON responses and no SDK auth in front; ``None`` otherwise or when the internals
+    are off."""
+    lowlevel = lowlevel_server(server)
+    manager = getattr(lowlevel, "_session_manager", None)
+    if manager is None or not (manager.stateless and manager.json_response):
+        return None
+    settings = getattr(server, "settings", None)
+    if getattr(settings, "auth", None) is not None or getattr(server, "_token_verifier", None):
+        return None  # the SDK's own bearer auth sits in front of its path: keep it there
+    if not all(hasattr(manager, name) for name in ("_task_group", "_lifespan_state")):
+        return None  # pragma: no cover - a known version has them
+    return HttpExchangeKit(lowlevel, manager)

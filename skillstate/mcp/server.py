@@ -240,7 +240,8 @@ def _argument_type_problem(params: Any) -> str | None:
         return f"{prompt}: arguments must be an object of strings, got {_json_kind(arguments)}"
     for key, value in arguments.items():
         if not isinstance(value, str):
-            wanted = _PROMPT_ARG_HINTS.get(key, "a string") if name in _PROMPT_ARGS else "a string"
+            takes = key in sum(_PROMPT_ARGS.get(name, ((), ())), ())  # a hint for its own
+            wanted = _PROMPT_ARG_HINTS.get(key, "a string") if takes else "a string"
             return (
                 f"{prompt}: the argument {excerpt(key, 80)} must be {wanted}, "
                 f"got {_json_kind(value)}"
@@ -252,8 +253,10 @@ def _argument_type_problem(params: Any) -> str | None:
 async def _prompt_argument_types(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
     """Server middleware: a ``prompts/get`` whose arguments are not strings is -32602 naming
     the argument and the type wanted (the SDK's own answer, before any handler runs, is
-    a bare "Invalid request parameters"). Every other message passes straight through."""
-    if ctx.method == "prompts/get":
+    a bare "Invalid request parameters"). Every other message passes straight through, and
+    so does a notification (no id) named ``prompts/get``: it has no one to answer, and an
+    error raised for it is logged by the SDK with a traceback (it drops it quietly)."""
+    if ctx.method == "prompts/get" and ctx.request_id is not None:
         problem = _argument_type_problem(ctx.params)
         if problem is not None:
             raise MCPError(INVALID_PARAMS, problem)

@@ -24,6 +24,10 @@ Both pass the same client test suite (``tests/test_mcp_sessions.py``).
 
 A line longer than ``max_line`` bytes is dropped (logged), the rest of the stream
 is served; the SDK answers nothing for it, as for any unparsable line.
+
+Ctrl-C cancels the server once (:func:`run_interruptible`); a second one while it shuts
+down waits for that shutdown instead of interrupting it, a third ends the process at
+once (exit 130).
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import stat
+import threading
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager, suppress
 from typing import Any, Self
 
@@ -45,7 +51,7 @@ from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
 from skillstate.mcp import sdk
 from skillstate.mcp.framing import encode, reject
 
-__all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "serve_stdio"]
+__all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "run_interruptible", "serve_stdio"]
 
 log = logging.getLogger("skillstate.mcp")
 
@@ -334,4 +340,52 @@ def serve_stdio(
     """Serve ``server`` on this process's stdin/stdout until stdin closes."""
     if transport not in TRANSPORTS:
         raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
-    asyncio.run(_serve(server, transport, max_line))
+    run_interruptible(_serve(server, transport, max_line))
+
+
+def run_interruptible(main: Coroutine[Any, Any, None]) -> None:
+    """``asyncio.run(main)``; Ctrl-C cancels ``main`` once, then :class:`KeyboardInterrupt`.
+
+    ``asyncio.run`` raises :class:`KeyboardInterrupt` for a second Ctrl-C wherever the
+    shutdown it started has got to — inside anyio's cancel scopes or the SDK's task
+    groups — which can leave a task that never ends (the process hangs) or end in an
+    exception group (a traceback, exit 1). Here a second Ctrl-C is held until the
+    shutdown is done; a third ends the process at once with exit 130.
+    """
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        asyncio.run(main)  # not ours to handle (a thread, or SIGINT handled elsewhere)
+        return
+    interrupts = 0
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if not running:
+            raise KeyboardInterrupt  # not serving yet: nothing to shut down in order
+        if interrupts == 1:
+            loop, task = running[0]
+            loop.call_soon_threadsafe(task.cancel)
+        elif interrupts >= 3:
+            os._exit(130)  # exits.INTERRUPT; asked three times
+
+    async def serve() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        running.append((asyncio.get_running_loop(), task))
+        await main
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        with asyncio.Runner() as runner:
+            try:
+                runner.run(serve())
+            except asyncio.CancelledError:
+                if not interrupts:
+                    raise
+        if interrupts:
+            raise KeyboardInterrupt
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -121,6 +121,7 @@ if TYPE_CHECKING:
     from skillstate.host import Host
     from skillstate.journal import (
         Merge,
+        apply_entry,
         due_snapshots,
         replay,
         replay_history,
@@ -216,6 +217,7 @@ __all__ = [
     "StoreWarning",
     "VersionConflict",
     "VersionNotFound",
+    "apply_entry",
     "check_document",
     "check_import",
     "check_level",
@@ -281,6 +283,7 @@ _LAZY = {
         name: "skillstate.journal"
         for name in (
             "Merge",
+            "apply_entry",
             "due_snapshots",
             "replay",
             "replay_history",

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         do_show,
         read_document,
     )
+    from skillstate.cli.startup import run_console
     from skillstate.config import Config, load_config
 
 
@@ -70,6 +71,7 @@ __all__ = [
     "load_config",
     "open_store_problem",
     "read_document",
+    "run_console",
     "run_guarded",
 ]
 
@@ -99,6 +101,7 @@ _LAZY = {
     "install_warning_format": "skillstate.cli.exits",
     "Config": "skillstate.config",
     "load_config": "skillstate.config",
+    "run_console": "skillstate.cli.startup",
     **{name: "skillstate.cli.runs" for name in _RUNS},
 }
 

@@ -19,12 +19,9 @@ from typing import TYPE_CHECKING, Any
 from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from skillstate.records.extensions import (
-        ActionResult,
-        CommandSpec,
-        DoctorFinding,
-        EnvironmentSpec,
-    )
+    from skillstate.records.commands import CommandSpec
+    from skillstate.records.environments import EnvironmentSpec
+    from skillstate.records.extensions import ActionResult, DoctorFinding
     from skillstate.records.history import HistoryItem, RunSummary, Snapshot
     from skillstate.records.problems import DEFAULT_BUDGET, MAX_MESSAGE, MAX_PATH, Budget, Problem
     from skillstate.records.runs import JournalEntry, RunRecord
@@ -63,7 +60,9 @@ _MODULES = {
     "stores": ("StoreSpec",),
     "runs": ("JournalEntry", "RunRecord"),
     "history": ("HistoryItem", "RunSummary", "Snapshot"),
-    "extensions": ("ActionResult", "CommandSpec", "DoctorFinding", "EnvironmentSpec"),
+    "commands": ("CommandSpec",),
+    "environments": ("EnvironmentSpec",),
+    "extensions": ("ActionResult", "DoctorFinding"),
 }
 _LAZY = {name: f"{__name__}.{module}" for module, names in _MODULES.items() for name in names}
 

@@ -9,7 +9,6 @@ import attrs
 
 __all__ = [
     "JournalEntry",
-    "Replay",
     "RunRecord",
 ]
 
@@ -152,11 +151,11 @@ class JournalEntry:
         )
 
 
-@attrs.frozen
-class Replay:
-    """What a journal says the run should be."""
+def __getattr__(name: str) -> Any:
+    # Replay is built on the first replay of a journal (skillstate.records.replays):
+    # a read or a patch replays nothing, so it does not build that class.
+    if name == "Replay":
+        from skillstate.records.replays import Replay
 
-    state: Mapping[str, Any]
-    version: int
-    status: str | None
-    turn: int | None
+        return Replay
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,6 +8,7 @@ import http.client
 import json
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -112,6 +113,27 @@ def test_ctrl_c_on_the_http_server_exits_130_and_keeps_what_was_written(tmp_path
     assert shown.returncode == 0, shown.stderr
 
 
+def test_a_second_ctrl_c_on_the_http_server_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    """Ctrl-C again while uvicorn shuts down forces it: the connections are not waited
+    for, but the app's lifespan still ends (it was left to asyncio.run, and logged)."""
+    server = ServerProcess(
+        ["mcp", "--http", "--port", "0"],
+        cwd=tmp_path,
+        env=server_env(f"file:{tmp_path / 'store'}"),
+        log=tmp_path / "http.log",
+        pattern=r"listening on http://[^:]+:(\d+)/mcp",
+        what="the HTTP server",
+        stdout_to_log=False,
+        sigint=True,
+    )
+    assert _post(server.port, "/mcp", INITIALIZE)[0] == 200
+    server.proc.send_signal(signal.SIGINT)
+    time.sleep(0.05)  # uvicorn is shutting down (it waits 0.1 s for the connections)
+    code, log = _interrupt(server)
+    assert code == INTERRUPT, log
+    assert "Traceback" not in log and "ERROR" not in log, log
+
+
 @pytest.mark.parametrize("transport", ["fast", "sdk"])
 def test_stdio_exits_130_on_ctrl_c_and_0_at_the_end_of_stdin(
     tmp_path: Path, transport: str
@@ -145,3 +167,69 @@ def test_stdio_exits_130_on_ctrl_c_and_0_at_the_end_of_stdin(
     done = subprocess.run(command, cwd=tmp_path, env=env, input=b"", capture_output=True)
     assert done.returncode == 0, done.stderr
     assert done.stderr == b"" and time.monotonic() - started < TIMEOUT
+
+
+HELD = """
+import asyncio, os, signal
+from skillstate.mcp.stdio import run_interruptible
+
+async def main():
+    try:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C again, in the middle of the shutdown
+        await asyncio.sleep(0.05)
+        print("shut down", flush=True)
+        raise
+
+try:
+    run_interruptible(main())
+except KeyboardInterrupt:
+    raise SystemExit(130)
+"""
+
+
+def test_a_second_ctrl_c_waits_for_the_shutdown_the_first_started() -> None:
+    """asyncio.run raised KeyboardInterrupt for it inside the shutdown (anyio's cancel
+    scopes, the SDK's task groups): the stdio server then hung or died with a traceback."""
+    done = subprocess.run(
+        [sys.executable, "-c", HELD],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=default_sigint,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "shut down\n", "")
+
+
+@pytest.mark.parametrize("transport", ["fast", "sdk"])
+def test_two_quick_ctrl_c_on_stdio_end_it_without_a_traceback(
+    tmp_path: Path, transport: str
+) -> None:
+    env = server_env(f"file:{tmp_path / 'store'}")
+    for _ in range(3):  # a race: the SDK transport hung or exited 1 about one time in three
+        proc = subprocess.Popen(
+            [SKILLSTATE, "mcp", "--transport", transport],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=default_sigint,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+        proc.stdin.flush()
+        assert b'"result"' in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        # 130, or killed by the second SIGINT once the server had already stopped
+        assert proc.returncode in (INTERRUPT, -signal.SIGINT), err
+        assert b"Traceback" not in err

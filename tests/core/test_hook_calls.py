@@ -232,7 +232,6 @@ def test_a_failing_policy_hook_rejects_the_patch_naming_the_plugin(
     store = host.open_store()
     assert create_run(host, store, NOTES, "n", {}).accepted
     host.pm.register_local(namespace["Bad"](), "bad")
-    host._budgets.clear()
     outcome = transition(host, store, "n", Change(patch={"title": "x"}), skill=NOTES)
     assert [p.message for p in outcome.problems] == [message]
     assert store.get("n").version == 1
@@ -379,7 +378,6 @@ def test_a_firstresult_wrapper_that_misbehaves_fails_closed(
     host = make_host("memory:")
     _create(host)
     host.pm.register_local(_wrapper(hook, body), "w")
-    host._budgets.clear()
     refused = _patch(host, {"title": "x"})
     assert [p.message for p in refused.problems] == [message]
 

@@ -184,3 +184,136 @@ def test_transitions_on_worker_threads_reject_exactly_the_bad_patches() -> None:
     for thread in threads:
         thread.join()
     assert wrong == []
+
+
+# The walk and the size check share one fingerprint per value (skillstate.unchanged):
+# what plugin code changes between them, or a caller between two direct calls, is
+# fingerprinted again.
+
+
+class GrowingValidateWrapper:
+    """A (misbehaving) wrapper that grows the candidate after the field walk passed it."""
+
+    @hookimpl(wrapper=True)
+    def skillstate_validate(self, state: Any) -> Any:
+        results = yield
+        if state.get("counter") == 2:
+            state["notes"].extend(["x" * 90] * 4)
+        return results
+
+
+def test_a_candidate_grown_after_the_walk_is_measured_again_by_the_size_check() -> None:
+    host, store = started()
+    host.pm.register_local(GrowingValidateWrapper(), "grower")
+    outcome = transition(host, store, "r", Change(patch={"counter": 2}), skill=SKILL)
+    assert [p.code for p in outcome.problems] == ["budget"]  # in this very transition
+
+
+def test_a_candidate_grown_by_a_hook_call_monitor_is_measured_again() -> None:
+    host, store = started()
+
+    def after(outcome: Any, name: str, impls: Any, kwargs: Any) -> None:
+        if name == "skillstate_validate" and kwargs["state"].get("counter") == 2:
+            kwargs["state"]["notes"].extend(["x" * 90] * 4)
+
+    undo = host.pm.add_hookcall_monitoring(lambda *args: None, after)
+    try:
+        outcome = transition(host, store, "r", Change(patch={"counter": 2}), skill=SKILL)
+    finally:
+        undo()
+    assert [p.code for p in outcome.problems] == ["budget"]
+
+
+def test_a_candidate_whose_key_a_plugin_renamed_is_measured_by_its_new_key() -> None:
+    host, store = started()
+
+    class Renaming:
+        @hookimpl(wrapper=True)
+        def skillstate_validate(self, state: Any) -> Any:
+            results = yield
+            if "tasks" in state and state.get("counter") == 2:
+                # the last key renamed: the same values in the same order, one key longer
+                state["z" * 480] = state.pop("tasks")
+            return results
+
+    host.pm.register_local(Renaming(), "renaming")
+    outcome = transition(host, store, "r", Change(patch={"counter": 2}), skill=SKILL)
+    assert [p.code for p in outcome.problems] == ["budget"]
+
+
+def test_the_same_dict_changed_in_place_between_direct_calls_is_checked_again() -> None:
+    fields = dict(SKILL.fields or {})
+    state: dict[str, Any] = {"counter": 0, "notes": ["a"]}
+    budget = Budget(document_bytes=100)
+    assert check_fields(fields, state, budget) == []
+    assert check_budget(state, budget, per_value=False) == []
+    state["notes"].append(1)  # no plugin ran, but the caller did: the same dict, changed
+    assert [p.path for p in check_fields(fields, state, budget)] == ["notes"]
+    state["notes"][-1] = "y" * 100
+    assert [p.code for p in check_budget(state, budget, per_value=False)] == ["budget"]
+
+
+def test_a_top_level_number_swapped_for_an_equal_boolean_in_place_is_found() -> None:
+    host, store = started()
+    store.get("r").state["counter"] = True  # an int is its own fingerprint; True is not 1
+    outcome = transition(host, store, "r", Change(patch={"flag": True}), skill=SKILL)
+    assert codes(outcome) == [("type", "counter")]
+
+
+def test_a_subclass_put_in_place_of_a_clean_value_is_always_checked() -> None:
+    class Notes(list[Any]):
+        pass
+
+    fields = dict(SKILL.fields or {})
+    state: dict[str, Any] = {"notes": ["a"]}
+    assert check_fields(fields, state, Budget()) == []
+    assert [p.code for p in check_fields(fields, {"notes": Notes(["a"])}, Budget())] == ["type"]
+
+
+def test_a_value_that_turns_from_text_into_a_list_is_checked_under_python_bb() -> None:
+    """A ``str`` is its own fingerprint, anything else its marshal (``bytes``): comparing
+    the two warns under ``python -b`` and raises under ``-bb``, which turned a transition
+    that changes a value's type into a crash."""
+    import subprocess
+    import sys
+
+    code = """
+from skillstate import Change, FieldSpec, SkillDefinition, create_run, transition
+from skillstate.testing import make_host
+host = make_host("memory:")
+store = host.open_store()
+plain = SkillDefinition(name="plain")
+assert create_run(host, store, plain, "p", {"a": "x"}).accepted
+for value in ("y", ["y"], "z", {"k": 1}, 1.5, "w"):
+    outcome = transition(host, store, "p", Change(patch={"a": value}), skill=plain)
+    assert outcome.accepted, outcome.problems
+typed = SkillDefinition(name="typed", fields={"a": FieldSpec("string")})
+assert create_run(host, store, typed, "t", {"a": "x"}).accepted
+refused = transition(host, store, "t", Change(patch={"a": ["y"]}), skill=typed)
+assert [p.code for p in refused.problems] == ["type"], refused.problems
+assert transition(host, store, "t", Change(patch={"a": "z"}), skill=typed).accepted
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-bb", "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
+
+
+def test_a_check_ended_by_a_thread_out_of_order_shares_nothing_afterwards() -> None:
+    """Two threads check candidates at once and end in the order they started: the
+    second puts the first's memo back in the one slot. That check is over and its state
+    (a memory store keeps the very object) may be changed in place by its caller; a
+    direct check of it afterwards must not take the ended check's fingerprints."""
+    from skillstate.unchanged import checking, done_checking
+
+    fields = {"notes": FieldSpec("string[]")}
+    first: dict[str, Any] = {"notes": ["x"]}
+    started_first = checking(first)  # thread 1
+    assert check_fields(fields, first, Budget()) == []
+    started_second = checking({"notes": ["y"]})  # thread 2
+    done_checking(started_first)
+    done_checking(started_second)
+    first["notes"].append(42)
+    assert [p.path for p in check_fields(fields, first, Budget())] == ["notes"]
+    assert [p.code for p in check_budget(first, Budget(array_items=1))] == ["budget"]

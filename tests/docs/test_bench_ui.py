@@ -1,6 +1,6 @@
 """``benchmarks/bench_ui.py`` runs on a short run too: every page it measures is a 200.
 
-With ``--versions 20`` or fewer it used to ask for the diff ``from=0`` (no version 0:
+With ``--versions 21`` or fewer it used to ask for the diff ``from=0`` (no version 0:
 400), and the benchmark stopped on its own assertion."""
 
 from __future__ import annotations
@@ -54,9 +54,11 @@ def test_a_short_run_is_measured_on_a_real_server(tmp_path: Path, versions: str)
     assert set(_pages(3, int(versions))) <= set(report["sqlite"])
 
 
-def test_a_run_of_no_versions_is_refused() -> None:
+@pytest.mark.parametrize("option", ["--versions", "--rounds"])
+def test_a_run_of_no_versions_or_no_rounds_is_refused(option: str) -> None:
+    """``--rounds 0`` measured nothing and died on ``statistics.median([])``."""
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_ui", "--versions", "0"],
+        [sys.executable, "-m", "benchmarks.bench_ui", option, "0"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -64,3 +66,4 @@ def test_a_run_of_no_versions_is_refused() -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "expected a whole number >= 1, got 0" in done.stderr
+    assert "Traceback" not in done.stderr

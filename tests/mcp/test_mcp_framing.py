@@ -133,6 +133,10 @@ WRONG_TYPES: list[tuple[dict[str, Any], str]] = [
         "prompt skill_state_turn: arguments must be an object of strings, got an array",
     ),
     ({"name": 7}, "prompts/get: name must be a string, got a number"),
+    (  # the hint names the values of compact only where the prompt takes compact
+        {"name": "skill_state_turn", "arguments": {"session_id": "s", "compact": True}},
+        "prompt skill_state_turn: the argument compact must be a string, got a boolean",
+    ),
 ]
 
 
@@ -153,6 +157,25 @@ def test_a_prompt_argument_of_the_wrong_type_is_named_with_the_type_wanted(
         assert answers[rid]["error"] == {"code": -32602, "message": message}, rid
     assert answers[99]["result"] == {}  # still serving
     assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("transport", ["fast", "sdk"])
+def test_a_prompts_get_notification_of_the_wrong_types_is_dropped_quietly(
+    tmp_path: Path, transport: str
+) -> None:
+    """A notification (no id) has no one to answer: the type check leaves it to the SDK,
+    which drops it; an error raised for it was logged with a traceback."""
+    note = {
+        "jsonrpc": "2.0",
+        "method": "prompts/get",
+        "params": {"name": "skill_state_turn", "arguments": {"session_id": 5}},
+    }
+    ping = b'{"jsonrpc":"2.0","id":99,"method":"ping"}'
+    got, stderr = _serve(
+        tmp_path, transport, [INIT, INITIALIZED, json.dumps(note).encode(), ping], 2
+    )
+    assert got[-1] == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    assert "Traceback" not in stderr and "must be a string" not in stderr
 
 
 def test_reject_is_bounded_and_names_no_more_than_it_must() -> None:

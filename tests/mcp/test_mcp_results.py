@@ -148,3 +148,48 @@ def test_the_result_models_are_what_model_construct_builds() -> None:
     assert expected.__pydantic_private__ == {"_skillstate_wire": None}
     assert fast.model_dump(by_alias=True) == expected.model_dump(by_alias=True)
     assert fast.content[0] is not results.ok_result(data).content[0]  # fresh models per call
+
+
+def test_no_result_shares_a_mutable_default_with_another() -> None:
+    """Each result gets its own objects: the template holds only immutable defaults."""
+    first, second = results.ok_result({"a": [1]}), results.ok_result({"a": [1]})
+    for mine, other in ((first, second), (first.content[0], second.content[0])):
+        for name, value in mine.__dict__.items():
+            if not isinstance(value, results._IMMUTABLE):  # type: ignore[attr-defined]
+                assert value is not other.__dict__[name], name
+    assert first._skillstate_wire is not second._skillstate_wire
+    assert first._skillstate_wire["content"] is not second._skillstate_wire["content"]
+
+
+def test_a_model_with_a_default_made_per_instance_is_built_by_model_construct(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A changed SDK model (a ``default_factory``, a mutable default, extra fields kept)
+    gets no template: one shared default would carry one response's content into the
+    next."""
+    from pydantic import ConfigDict, Field
+
+    class Tagged(TextContent):
+        tags: list[str] = Field(default_factory=list)
+
+    class Noted(TextContent):
+        notes: dict[str, Any] = {}  # noqa: RUF012 - the mutable default is the point
+
+    class Open(TextContent):
+        model_config = ConfigDict(extra="allow")
+
+    for cls in (Tagged, Noted, Open):
+        assert results.template_defaults(cls, ("type", "text")) is None, cls
+    assert results.template_defaults(TextContent, ("type", "text")) is not None
+
+    monkeypatch.setattr(results, "_TEXT_DEFAULTS", None)
+    monkeypatch.setattr(results, "_RESULT_DEFAULTS", None)
+    data = {"session_id": "s", "payload": {"a": [1, "x", None]}}
+    built = results.ok_result(data)
+    assert isinstance(built, results.EncodedToolResult)
+    expected = results.EncodedToolResult.model_construct(
+        content=[TextContent.model_construct(type="text", text=built.content[0].text)],
+        structured_content=data,
+    )
+    assert built.model_dump(by_alias=True) == expected.model_dump(by_alias=True)
+    assert built.__pydantic_private__ == {"_skillstate_wire": built._skillstate_wire}

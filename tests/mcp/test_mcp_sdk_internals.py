@@ -31,6 +31,21 @@ def test_the_installed_sdk_is_a_version_sdk_py_knows() -> None:
     assert sdk.internals_refusal() is None
 
 
+def test_the_http_exchange_kit_fits_only_a_stateless_json_app() -> None:
+    from mcp.server import MCPServer
+
+    for stateless, json_response in ((True, True), (True, False), (False, True)):
+        server: MCPServer = MCPServer("kit")
+        assert sdk.http_exchange_kit(server) is None  # no Streamable HTTP app yet
+        server.streamable_http_app(stateless_http=stateless, json_response=json_response)
+        kit = sdk.http_exchange_kit(server)
+        assert (kit is not None) == (stateless and json_response)
+        if kit is not None:
+            assert not kit.running()  # until the app's lifespan runs the session manager
+            assert "2025-06-18" in kit.handshake_versions
+            assert "2026-07-28" not in kit.handshake_versions
+
+
 PATCHED = textwrap.dedent(
     """
     import importlib.metadata as md
@@ -61,11 +76,13 @@ def test_an_unknown_sdk_version_is_refused_for_the_public_path(tmp_path: Path) -
         from mcp.server import MCPServer
         from mcp.server.runner import ServerRunner
         from skillstate.mcp import sdk
+        from skillstate.mcp.http import http_app
         from skillstate.mcp.server import add_tools, build_server
         from skillstate.runtime import Runtime
 
         runtime = Runtime("memory:")
         server = build_server(runtime)
+        exchange = http_app(server).exchange
         try:
             add_tools(MCPServer("other"), runtime)
             refused = None
@@ -78,6 +95,7 @@ def test_an_unknown_sdk_version_is_refused_for_the_public_path(tmp_path: Path) -
             "fast_path": hasattr(ServerRunner._serialize, "__wrapped__"),
             "call_fast_path": hasattr(ServerRunner._on_request, "__wrapped__"),
             "add_tools": refused,
+            "exchange": exchange is None,
         }))
         """,
         tmp_path,
@@ -89,6 +107,7 @@ def test_an_unknown_sdk_version_is_refused_for_the_public_path(tmp_path: Path) -
     assert report["lowlevel"] is True
     assert report["fast_path"] is False
     assert report["call_fast_path"] is False
+    assert report["exchange"] is True  # every POST takes the SDK's stateless path
     assert "build the server with" in report["add_tools"]
     assert done.stderr.count("MCP SDK 9.9.9 is not one skillstate knows") == 1
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.plugin import JournalEntry, RunRecord, compact, merge_patch, replay
+from skillstate.plugin import JournalEntry, RunRecord, apply_entry, compact, merge_patch
 
 __all__ = ["MERGE_KEY", "apply_line", "implied_record", "record_delta"]
 
@@ -52,7 +52,7 @@ _FIELDS = (
 
 
 def _state_after(before: Mapping[str, Any] | None, entry: JournalEntry) -> Any:
-    return replay((entry,), start=before).state
+    return apply_entry({} if before is None else before, entry)
 
 
 def implied_record(run_id: str, before: RunRecord | None, entry: JournalEntry) -> RunRecord:

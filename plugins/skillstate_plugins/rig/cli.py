@@ -31,7 +31,7 @@ from skillstate.plugin.cli import HostContext
 if TYPE_CHECKING:
     from skillstate.plugin.cli import Config
 
-__all__ = ["PROG", "RigContext", "main", "parse_args", "state_dir"]
+__all__ = ["PROG", "RigContext", "console", "main", "parse_args", "state_dir"]
 
 PROG = "rig-state"
 RIG_SKILLS = ("rig-task", "rig-epic", "rig-review")
@@ -216,5 +216,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_guarded(lambda: run(parsed, ctx), ctx.error)
 
 
+def console() -> int:
+    """The ``rig-state`` console script: :func:`main`, the collector off (every command is short)."""
+    from skillstate.plugin.cli import run_console
+
+    return run_console(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

@@ -1,0 +1,67 @@
+"""``compact`` is ``json.dumps`` with JavaScript's separators, text and errors alike.
+
+It calls ``json``'s C encoder directly (``skillstate.jsondoc._c_encoder``): the per-call
+set-up of ``json.dumps`` cost more than encoding the small values the budget and the
+stores encode on every transition.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillstate.jsondoc import _COMPACT, _dumps, compact
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+documents = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+def test_the_fast_encoder_is_in_use() -> None:
+    assert _COMPACT is not _dumps  # CPython has the C encoder: the fast path must be taken
+
+
+@given(documents)
+def test_compact_writes_what_json_dumps_writes(value: Any) -> None:
+    assert compact(value) == _dumps(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [math.nan, {"a": [math.inf]}, {"a": object()}, {(1, 2): 1}, {"a": {1j}}],
+)
+def test_compact_refuses_what_json_dumps_refuses_with_the_same_error(value: Any) -> None:
+    with pytest.raises((TypeError, ValueError)) as ours:
+        compact(value)
+    with pytest.raises((TypeError, ValueError)) as theirs:
+        _dumps(value)
+    assert (type(ours.value), str(ours.value)) == (type(theirs.value), str(theirs.value))
+
+
+def test_a_circular_value_is_refused_and_the_next_call_is_unaffected() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        compact(loop)
+    bad: list[Any] = [[1], object()]
+    with pytest.raises(TypeError):
+        compact(bad)  # aborted inside bad: a shared markers dict would keep id(bad)
+    bad[1] = 2
+    assert compact(bad) == "[[1],2]"
+    assert compact({"k": "é", "n": -0.0}) == json.dumps(
+        {"k": "é", "n": -0.0}, separators=(",", ":"), ensure_ascii=False
+    )
