@@ -13,7 +13,7 @@ inode — the open descriptor keeps the inode from being reused, so a run delete
 created again never matches) *with the same size* (every commit, by any process,
 appends to it). ``get`` checks that with an ``lstat`` of the journal's path, and that
 no ``.json.new`` is there (a commit in flight or cut short: it goes through recovery,
-which cleans up); a commit, under the lock, with one ``fstat`` of the open journal
+which cleans up); a commit, under the lock, with one ``lstat`` compared with the open journal
 (``Committing._before_commit`` in :mod:`.commit` says why that is enough). Anything
 else and the run is read from disk again. Records are shared, not copied: like every
 state in skillstate they are never changed in place.
@@ -23,7 +23,9 @@ run out of the memory (another thread committing meanwhile opens the files afres
 waits on the ``flock``, which serialises different open files) and :meth:`~OpenRuns.put`\\ s
 it back. In a child process after ``fork`` the memory is forgotten on first use: the
 child's copies of the descriptors share the parent's open files, and with them its
-``flock``.
+``flock``. The copies of the lock files are closed at the fork itself
+(:func:`.fileio.close_lock`): a child that never uses the store must not keep a run
+locked after its parent dies holding the lock.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections import OrderedDict
 
 from skillstate.plugin import RunRecord
 
-from .fileio import OpenJournal, RunFiles
+from .fileio import OpenJournal, RunFiles, close_lock
 
 __all__ = ["OpenRun", "OpenRuns"]
 
@@ -72,8 +74,8 @@ class OpenRun:
             self.journal.close()
             self.journal = None
         if self.lock >= 0:
-            os.close(self.lock)
-            self.lock = -1
+            fd, self.lock = self.lock, -1
+            close_lock(fd)
 
 
 class OpenRuns:
@@ -93,6 +95,7 @@ class OpenRuns:
             self._lock = threading.Lock()  # the parent's may have been held by another thread
             self._forks = _forks[0]
             for run in runs:
+                run.lock = -1  # closed in the child at the fork itself (fileio)
                 run.close()
 
     def hit(self, run_id: str) -> RunRecord | None:
@@ -161,17 +164,36 @@ class OpenRuns:
         for gone in closing:
             gone.close()
 
-    def remember(self, run_id: str, files: RunFiles, record: RunRecord, journal_size: int) -> None:
+    @staticmethod
+    def open_journal(files: RunFiles) -> OpenJournal | None:
+        """The run's journal, open (for appending where allowed); ``None`` if it cannot be."""
+        try:
+            return OpenJournal(files.journal, read_only=True)
+        except OSError:
+            return None
+
+    def remember(
+        self,
+        run_id: str,
+        files: RunFiles,
+        record: RunRecord,
+        journal_size: int,
+        journal: OpenJournal | None = None,
+    ) -> None:
         """Remember ``record``, just read, as level with the journal at ``journal_size`` bytes.
 
-        The journal is opened (for appending where allowed); nothing is remembered if it
-        cannot be, or no longer has that size (a commit slipped in since the record was
-        read). A kept lock descriptor of the run is carried over.
+        ``journal`` is the journal opened before ``record`` was read (:meth:`open_journal`);
+        it is used only if it is still the file at the path, so the one the record was read
+        beside, not one of a run deleted and created again since. Without it (the
+        caller holds the run's lock) the journal is opened now. Nothing is remembered if
+        it cannot be, or no longer has that size (a commit slipped in since the record
+        was read). A kept lock descriptor of the run is carried over.
         """
         old = self.take(run_id)
-        try:
-            journal = OpenJournal(files.journal, read_only=True)
-        except OSError:
+        if journal is None:
+            journal = self.open_journal(files)
+        elif not journal.at_path():
+            journal.close()
             journal = None
         if journal is None or journal.size != journal_size:
             if journal is not None:

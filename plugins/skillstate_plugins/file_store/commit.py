@@ -131,19 +131,20 @@ class Committing:
         """The record a commit replaces, level with ``run.journal`` (under the lock).
 
         When this store remembers the run and the journal it keeps open is unchanged
-        (one ``fstat``: the file still has a name, and the length the record is level
-        with), that record is the current one: nothing is read and no path checked. The
-        lock makes that enough. Under it, the file at the journal's path changes only by
-        an append (a new length), recovery's repair of a torn line (the same), or its
-        removal (``delete``; a creation a power loss lost), after which the open file
-        has no name; a creation over a left-over journal first removes it. A
+        (one ``lstat`` of its path: the same file, and the length the record is level
+        with), that record is the current one: nothing is read. The lock makes that
+        enough. Under it, the file at the journal's path changes only by an append (a
+        new length), recovery's repair of a torn line (the same), or its removal
+        (``delete``; a creation a power loss lost); a creation over a left-over journal
+        first removes it, and a journal put in place from outside (a restore moving the
+        old one aside) is another file at the path. A
         ``.json.new`` beside an unchanged journal is a commit that died before its
         commit point, which this commit overwrites. Otherwise the record is read, and
         recovered if need be, as by a store that does not remember the run.
         """
         journal, level = run.journal, run.level
         run.level = None
-        if journal is None or not journal.appendable or not journal.refresh():
+        if journal is None or not journal.appendable or not journal.at_path():
             if journal is not None:
                 journal.close()
             journal = run.journal = OpenJournal(run.files.journal)

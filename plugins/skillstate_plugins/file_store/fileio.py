@@ -24,12 +24,14 @@ __all__ = [
     "OpenJournal",
     "RunFiles",
     "RunLock",
+    "close_lock",
     "discard",
     "ends_with_newline",
     "file_size",
     "fsync_dir",
     "put_in_place",
     "read_file",
+    "release",
     "remove",
     "store_error",
     "unlock",
@@ -288,17 +290,20 @@ class OpenJournal:
             self.close()
             raise store_error(exc, "open the journal", self.path) from None
 
-    def refresh(self) -> bool:
-        """Read the open journal's length again (one ``fstat``); ``False`` if it is not
-        open or has no name any more (removed: reopen the path instead)."""
+    def at_path(self) -> bool:
+        """Whether the open journal is still the file at its path (one ``lstat``: device
+        and inode), reading its length; ``False`` if it is not open, was removed, or was
+        moved aside or replaced (reopen the path instead)."""
         if self.fd < 0:
             return False
         try:
-            st = os.fstat(self.fd)
+            st = os.lstat(self.path)
         except OSError:
             return False
+        if st.st_ino != self.ino or st.st_dev != self.dev:
+            return False
         self.size = st.st_size
-        return st.st_nlink > 0
+        return True
 
     def _open(self, create: int) -> int:
         return os.open(self.path, os.O_RDWR | os.O_APPEND | create | _NOFOLLOW | _CLOEXEC, 0o644)
@@ -391,7 +396,7 @@ class RunLock:
         try:
             yield
         finally:
-            os.close(fd)  # closing the descriptor releases the flock
+            release(fd)
 
     def acquire(self, fd: int = -1) -> int:
         """Block until the lock is held; returns the descriptor, whose closing releases it.
@@ -407,19 +412,68 @@ class RunLock:
                     fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
                 except OSError as exc:
                     raise store_error(exc, "open the lock file", self.path) from None
+                _lock_fds.add(fd)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 deleted = os.fstat(fd).st_nlink == 0
             except OSError as exc:
-                os.close(fd)
+                close_lock(fd)
                 raise store_error(exc, "lock", self.path) from None
+            except BaseException:  # e.g. KeyboardInterrupt: never leave a held lock behind
+                close_lock(fd, unlock=True)
+                raise
             if not deleted:
                 return fd
             # deleted while we waited, or since we kept it: lock the file now at the path
-            os.close(fd)
+            close_lock(fd)
             fd = -1
 
 
 def unlock(fd: int) -> None:
     """Release the ``flock`` held on ``fd`` and keep the descriptor open for the next commit."""
     fcntl.flock(fd, fcntl.LOCK_UN)  # type: ignore[union-attr]  # fcntl exists: the lock was taken
+
+
+def release(fd: int) -> None:
+    """Release the ``flock`` held on ``fd``, then close it.
+
+    ``LOCK_UN`` first: closing releases the lock only with the open file description's
+    last descriptor, and a child forked meanwhile by another thread has a copy.
+    """
+    close_lock(fd, unlock=True)
+
+
+def close_lock(fd: int, *, unlock: bool = False) -> None:
+    """Close a lock file descriptor :meth:`RunLock.acquire` returned (``unlock``: release
+    its ``flock`` first)."""
+    _lock_fds.discard(fd)
+    try:
+        if unlock:
+            fcntl.flock(fd, fcntl.LOCK_UN)  # type: ignore[union-attr]
+    finally:
+        os.close(fd)
+
+
+_lock_fds: set[int] = set()
+"""Every lock file descriptor open in this process: held, or kept between commits."""
+
+
+def _close_locks_in_child() -> None:
+    """In a fork's child: close the copies of the parent's lock descriptors at once.
+
+    A copy shares the parent's open file description, and with it the ``flock``: kept
+    by a child that lives on (a worker that never touches the store), it would keep a
+    run locked after the parent let go of it by closing, or died holding it — a killed
+    writer would leave the run locked. The child's memory of runs (:mod:`.cache`)
+    forgets those descriptors without closing them again.
+    """
+    for fd in list(_lock_fds):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _lock_fds.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_locks_in_child)

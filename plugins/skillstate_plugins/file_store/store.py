@@ -72,6 +72,7 @@ from .fileio import (
     fsync_dir,
     put_in_place,
     read_file,
+    release,
     remove,
     store_error,
     write_file,
@@ -256,8 +257,18 @@ class FileStore(Committing, Store):
         if record is not None:
             return record
         files = self._files(run_id)
-        record, size = self._current(run_id, files)
-        self._open.remember(run_id, files, record, size)
+        # The journal is opened before the record is read: remembered only if it is
+        # still the file at the path afterwards, so a run deleted and created again in
+        # between (a new journal, perhaps of the same length) is never paired with the
+        # old record.
+        journal = OpenRuns.open_journal(files)
+        try:
+            record, size = self._current(run_id, files)
+        except BaseException:
+            if journal is not None:
+                journal.close()
+            raise
+        self._open.remember(run_id, files, record, size, journal)
         return record
 
     def journal(self, run_id: str) -> builtins.list[JournalEntry]:
@@ -389,7 +400,8 @@ class FileStore(Committing, Store):
                 self._syncs.add(files.journal)
                 self._syncs.add(files.record)
                 self._syncs.add(self.root, directory=True)
-        self._open.remember(record.id, files, record, len(journal))
+            # under the lock: no delete and creation by another process can come between
+            self._open.remember(record.id, files, record, len(journal))
 
     def repair(self, run_id: str) -> str:
         """Rebuild the run's record from its journal alone (``verify --repair``)."""
@@ -398,8 +410,11 @@ class FileStore(Committing, Store):
         fd = self._lock_run(files, run_id)
         try:
             lines = rebuild(run_id, files, self.root)
+            # again, under the lock: the record another thread read meanwhile is the one
+            # just replaced (the journal, unchanged, would keep it remembered)
+            self._open.drop(run_id)
         finally:
-            os.close(fd)
+            release(fd)
         return f"record rebuilt from its journal ({lines} line{'s' if lines != 1 else ''})"
 
     def delete(self, run_id: str) -> bool:

@@ -413,7 +413,7 @@ def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Pat
     import threading
     import time
 
-    from ..fileio import RunLock
+    from ..fileio import RunLock, close_lock
 
     path = str(tmp_path / "run.lock")
     holder = RunLock(path).acquire()
@@ -422,7 +422,7 @@ def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Pat
     waiter.start()
     time.sleep(0.2)  # the waiter is now blocked in flock on the file about to be deleted
     os.unlink(path)
-    os.close(holder)
+    close_lock(holder)
     waiter.join(timeout=10)
     assert acquired, "the waiter never got the lock"
     other = os.open(path, os.O_RDWR)  # the file now at the path is the one held
@@ -431,7 +431,7 @@ def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Pat
             fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
     finally:
         os.close(other)
-        os.close(acquired[0])
+        close_lock(acquired[0])
 
 
 def test_raw_journal_is_the_file_up_to_its_last_complete_line(host: Any, store: FileStore) -> None:

@@ -38,7 +38,7 @@ from skillstate.plugin import (
 from skillstate.testing import sample_skill
 
 from .. import FileStore
-from ..fileio import RunLock
+from ..fileio import RunLock, close_lock
 from ..format import compact_line, encode_entry
 from ..replay import MERGE_KEY, _patch_between, _same, implied_record, record_delta
 
@@ -107,7 +107,8 @@ def test_a_remembered_run_is_committed_opening_only_its_next_record(
     store.commit(new, JournalEntry(ts="t", step="s", patch={"counter": 5}, version=3), 2)
     monkeypatch.undo()
     assert [Path(p).name for p in opened] == ["r.json.new"]
-    assert stats == []  # nothing looked up by path under the lock: the kept journal says it
+    # under the lock one path looked up: is the kept journal still the file at its path?
+    assert [Path(p).name for p in stats] == ["r.jsonl"]
     assert not (root / "r.json.new").exists()
     assert json.loads((root / "r.json").read_text())["state"] == {"counter": 5}
     assert FileStore(store.url).get("r") == new
@@ -136,7 +137,7 @@ def test_a_kept_lock_is_given_up_when_another_process_deletes_and_recreates_the_
     try:
         assert not done.wait(0.5), "the commit went ahead without the lock at the path"
     finally:
-        os.close(holder)
+        close_lock(holder)
     writer.join(timeout=30)
     assert done.is_set()
     record = FileStore(store.url).get("r")
