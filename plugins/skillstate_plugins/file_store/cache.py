@@ -24,7 +24,7 @@ waits on the ``flock``, which serialises different open files) and :meth:`~OpenR
 it back. In a child process after ``fork`` the memory is forgotten on first use: the
 child's copies of the descriptors share the parent's open files, and with them its
 ``flock``. The copies of the lock files are closed at the fork itself
-(:func:`.fileio.close_lock`): a child that never uses the store must not keep a run
+(:func:`.locks.close_lock`): a child that never uses the store must not keep a run
 locked after its parent dies holding the lock.
 """
 
@@ -36,7 +36,8 @@ from collections import OrderedDict
 
 from skillstate.plugin import RunRecord
 
-from .fileio import OpenJournal, RunFiles, close_lock
+from .fileio import OpenJournal, RunFiles
+from .locks import close_lock
 
 __all__ = ["OpenRun", "OpenRuns"]
 

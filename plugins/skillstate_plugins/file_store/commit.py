@@ -28,16 +28,15 @@ from .cache import OpenRun, OpenRuns
 from .fileio import (
     OpenJournal,
     RunFiles,
-    RunLock,
     discard,
     fsync_dir,
     put_in_place,
     remove,
-    unlock,
     write_file,
 )
 from .format import encode_entry, encode_record
 from .legacy import import_line
+from .locks import RunLock, unlock
 from .replay import record_delta
 
 if TYPE_CHECKING:

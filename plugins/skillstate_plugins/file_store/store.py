@@ -65,14 +65,12 @@ from .commit import Committing, snapshot_of
 from .fileio import (
     OpenJournal,
     RunFiles,
-    RunLock,
     discard,
     ends_with_newline,
     file_size,
     fsync_dir,
     put_in_place,
     read_file,
-    release,
     remove,
     store_error,
     write_file,
@@ -87,6 +85,7 @@ from .format import (
     parse_record_file,
 )
 from .legacy import read_rig_state_run, rig_state_entries, starts_with_rig_state_line
+from .locks import RunLock, release
 from .recovery import rebuild, recover
 from .replay import record_delta
 

@@ -413,7 +413,7 @@ def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Pat
     import threading
     import time
 
-    from ..fileio import RunLock, close_lock
+    from ..locks import RunLock, close_lock
 
     path = str(tmp_path / "run.lock")
     holder = RunLock(path).acquire()

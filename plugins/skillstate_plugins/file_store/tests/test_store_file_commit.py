@@ -38,8 +38,8 @@ from skillstate.plugin import (
 from skillstate.testing import sample_skill
 
 from .. import FileStore
-from ..fileio import RunLock, close_lock
 from ..format import compact_line, encode_entry
+from ..locks import RunLock, close_lock
 from ..replay import MERGE_KEY, _patch_between, _same, implied_record, record_delta
 
 # -- helpers ---------------------------------------------------------------------

@@ -27,7 +27,7 @@ from skillstate.plugin import create_run, verify_record
 from skillstate.testing import sample_skill
 
 from .. import FileStore
-from ..fileio import RunLock
+from ..locks import RunLock
 from .test_store_file_commit import _increment
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and flock (POSIX)")
