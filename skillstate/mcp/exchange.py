@@ -16,7 +16,8 @@ request metadata (the Starlette request; no back-channel), the runner's own
 single-request driver ``serve_one`` — so the middleware chain, the ``tools/call`` fast
 path, ``initialize`` and the per-method validation are the SDK's —, the dispatcher's
 mapping of exceptions to errors, and the transport's encoding of the answer (status
-200, ``Content-Type: application/json``, no ``Mcp-Session-Id``). The SDK's 2026-era
+200, ``Content-Type: application/json``, no ``Mcp-Session-Id``; a reply that cannot be
+encoded is the transport's 500 with a JSON-RPC error, never an exception out of the app). The SDK's 2026-era
 entry does the same for its protocol (``mcp.server._streamable_http_modern``).
 
 It takes a POST only when every check the SDK's path makes in front of the handler
@@ -45,7 +46,7 @@ from typing import Any
 import anyio
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
-from mcp_types import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp_types import INTERNAL_ERROR, ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope
@@ -158,11 +159,21 @@ class StatelessExchange:
                 kit.dispatcher_log.exception("handler for %r raised", message.method)
                 error = ErrorData(code=0, message=str(exc))
             reply = JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
-        return Response(
-            reply.model_dump_json(by_alias=True, exclude_unset=True),
-            status_code=200,
-            headers={"Content-Type": _JSON},
-        )
+        try:
+            body = reply.model_dump_json(by_alias=True, exclude_unset=True)
+        except Exception:  # the transport's boundary: a reply it cannot encode is a 500
+            kit.transport_log.exception("Error handling POST request")
+            failed = JSONRPCError(
+                jsonrpc="2.0",
+                id=None,
+                error=ErrorData(code=INTERNAL_ERROR, message="Error handling POST request"),
+            )
+            return Response(
+                failed.model_dump_json(by_alias=True, exclude_unset=True),
+                status_code=500,
+                headers={"Content-Type": _JSON},
+            )
+        return Response(body, status_code=200, headers={"Content-Type": _JSON})
 
 
 def stateless_exchange(
