@@ -149,6 +149,8 @@ class HttpGate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
+            if scope["type"] == "lifespan" and self.exchange is not None:
+                send = _ending_exchanges(send, self.exchange)
             await self.app(scope, receive, send)
             return
         path = scope["path"]
@@ -266,6 +268,18 @@ def _framing(body: bytes) -> tuple[Any, Response | None]:
         replies if is_batch else replies[0], separators=(",", ":"), ensure_ascii=True
     )
     return None, Response(payload, status_code=400, media_type="application/json")
+
+
+def _ending_exchanges(send: Send, exchange: StatelessExchange) -> Send:
+    """The lifespan's ``send``, ending the exchange's answers once the app has shut down
+    (the SDK's path's handlers end with the session manager's task group)."""
+
+    async def sent(message: Message) -> None:
+        if message["type"] in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
+            await exchange.close()
+        await send(message)
+
+    return sent
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from mcp.server.mcpserver import Context
@@ -298,6 +299,11 @@ def _probe_server() -> Any:
         return "done"
 
     @server.tool()
+    async def wait() -> str:
+        await anyio.sleep_forever()
+        return "never"
+
+    @server.tool()
     async def ask(ctx: Context) -> str:
         return str(await ctx.elicit("x?", Answer))
 
@@ -348,3 +354,42 @@ async def test_the_exchange_answers_odd_handlers_as_the_sdk_path() -> None:
     assert mine == theirs
     assert [status for status, _, _ in mine] == [200, 200, 200, 500]
     assert json.loads(mine[3][2])["error"]["code"] == -32603
+
+
+async def test_an_answer_in_flight_at_shutdown_ends_as_the_sdk_path_ends_it() -> None:
+    """The lifespan's end (the session manager's task group cancelled, on the SDK's path)
+    ends the exchange's answers too: the transport's 500 with a JSON-RPC error, and the
+    shutdown waits for them; answers that finished leave nothing behind."""
+    from skillstate.mcp.http import http_app
+
+    gate: Any = http_app(_probe_server())
+    exchange = gate.exchange
+    assert exchange is not None
+    headers = {**BASE, "MCP-Protocol-Version": "2025-06-18"}
+    seen: list[Any] = []
+    inner: Any = gate.app
+    async with inner.router.lifespan_context(inner):
+        transport = httpx2.ASGITransport(app=gate)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            assert (await client.post("/mcp", content=_rpc(1, "ping"), headers=headers)).json()
+            assert not exchange._in_flight
+
+            async def waiting() -> None:
+                body = _rpc(2, "tools/call", {"name": "wait", "arguments": {}})
+                seen.append(await client.post("/mcp", content=body, headers=headers))
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(waiting)
+                with anyio.fail_after(10):
+                    while not exchange._in_flight:
+                        await anyio.sleep(0.01)
+                    await exchange.close()
+    (response,) = seen
+    assert response.status_code == 500
+    assert response.headers["content-type"] == JSON
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32603, "message": "Session terminated before the request completed"},
+    }
+    assert not exchange._in_flight
