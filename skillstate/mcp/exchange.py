@@ -16,7 +16,8 @@ request metadata (the Starlette request; no back-channel), the runner's own
 single-request driver ``serve_one`` — so the middleware chain, the ``tools/call`` fast
 path, ``initialize`` and the per-method validation are the SDK's —, the dispatcher's
 mapping of exceptions to errors, and the transport's encoding of the answer (status
-200, ``Content-Type: application/json``, no ``Mcp-Session-Id``). The SDK's 2026-era
+200, ``Content-Type: application/json``, no ``Mcp-Session-Id``; a reply that cannot be
+encoded is the transport's 500 with a JSON-RPC error, never an exception out of the app). The SDK's 2026-era
 entry does the same for its protocol (``mcp.server._streamable_http_modern``).
 
 It takes a POST only when every check the SDK's path makes in front of the handler
@@ -45,7 +46,7 @@ from typing import Any
 import anyio
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
-from mcp_types import ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp_types import INTERNAL_ERROR, ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope
@@ -119,6 +120,18 @@ class StatelessExchange:
     def __init__(self, kit: sdk.HttpExchangeKit, security: TransportSecuritySettings) -> None:
         self.kit = kit
         self.security = TransportSecurityMiddleware(security)
+        self._in_flight: set[anyio.CancelScope] = set()
+        self._closing = False
+
+    async def close(self) -> None:
+        """End the answers still running, as the session manager's shutdown ends the SDK's
+        path's handlers: each is cancelled (a call on a worker thread still finishes
+        first) and answered with the transport's 500; returns once none is left."""
+        self._closing = True
+        while self._in_flight:
+            for scope in list(self._in_flight):
+                scope.cancel()
+            await anyio.sleep(0.01)
 
     async def answer(self, scope: Scope, receive: Receive, message: Any) -> Response | None:
         """The response for this POST (body already read: ``receive`` replays it), or
@@ -141,28 +154,52 @@ class StatelessExchange:
         connection = kit.from_envelope(version or kit.default_version, None, None)
         metadata = kit.metadata(request_context=request, can_send_request=False)
         context = _ExchangeContext(kit, message.id, metadata)
-        reply: JSONRPCResponse | JSONRPCError
+        reply: JSONRPCResponse | JSONRPCError | None = None
+        ended = anyio.CancelScope()
+        self._in_flight.add(ended)
+        if self._closing:
+            ended.cancel()
         try:
-            result = await kit.serve_one(
-                kit.lowlevel,
-                context,
-                message.method,
-                message.params,
-                connection=connection,
-                lifespan_state=kit.lifespan_state(),
-            )
-            reply = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
-        except Exception as exc:  # the dispatcher's boundary: every failure becomes an error
-            error = kit.error_data(exc)
-            if error is None:
-                kit.dispatcher_log.exception("handler for %r raised", message.method)
-                error = ErrorData(code=0, message=str(exc))
-            reply = JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
-        return Response(
-            reply.model_dump_json(by_alias=True, exclude_unset=True),
-            status_code=200,
-            headers={"Content-Type": _JSON},
-        )
+            with ended:
+                try:
+                    result = await kit.serve_one(
+                        kit.lowlevel,
+                        context,
+                        message.method,
+                        message.params,
+                        connection=connection,
+                        lifespan_state=kit.lifespan_state(),
+                    )
+                    reply = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
+                except Exception as exc:  # the dispatcher's boundary: a failure is an error
+                    error = kit.error_data(exc)
+                    if error is None:
+                        kit.dispatcher_log.exception("handler for %r raised", message.method)
+                        error = ErrorData(code=0, message=str(exc))
+                    reply = JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
+        finally:
+            self._in_flight.discard(ended)
+        if reply is None:  # ended by close(): the server shuts down
+            log.debug("request %r ended by the shutdown", message.id)
+            return _transport_error("Session terminated before the request completed")
+        try:
+            body = reply.model_dump_json(by_alias=True, exclude_unset=True)
+        except Exception:  # the transport's boundary: a reply it cannot encode is a 500
+            kit.transport_log.exception("Error handling POST request")
+            return _transport_error("Error handling POST request")
+        return Response(body, status_code=200, headers={"Content-Type": _JSON})
+
+
+def _transport_error(text: str) -> Response:
+    """The SDK transport's 500: a JSON-RPC error without an id (``_create_error_response``)."""
+    failed = JSONRPCError(
+        jsonrpc="2.0", id=None, error=ErrorData(code=INTERNAL_ERROR, message=text)
+    )
+    return Response(
+        failed.model_dump_json(by_alias=True, exclude_unset=True),
+        status_code=500,
+        headers={"Content-Type": _JSON},
+    )
 
 
 def stateless_exchange(

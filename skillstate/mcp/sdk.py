@@ -391,6 +391,7 @@ class HttpExchangeKit:
     def __init__(self, lowlevel: Any, manager: Any) -> None:
         from mcp.server.connection import Connection
         from mcp.server.runner import serve_one
+        from mcp.server.streamable_http import StreamableHTTPServerTransport
         from mcp.shared.exceptions import NoBackChannelError
         from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
         from mcp.shared.message import ServerMessageMetadata
@@ -409,6 +410,7 @@ class HttpExchangeKit:
         self.handshake_versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
         self.default_version: str = DEFAULT_NEGOTIATED_VERSION
         self.dispatcher_log = logging.getLogger(handler_exception_to_error_data.__module__)
+        self.transport_log = logging.getLogger(StreamableHTTPServerTransport.__module__)
 
     def running(self) -> bool:
         """Whether the session manager runs (its lifespan entered; otherwise the SDK refuses)."""

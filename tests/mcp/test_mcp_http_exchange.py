@@ -22,8 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
+from mcp.server.mcpserver import Context
 from mcp_support import start_http
 from test_mcp_http import request
 from test_mcp_transport_differential import CHOICES, TOOLS
@@ -276,3 +278,118 @@ def test_the_exchange_is_off_by_env(monkeypatch: pytest.MonkeyPatch) -> None:
         assert http_app(build_server(Runtime("memory:"))).exchange is None
     monkeypatch.setenv(exchange_module.EXCHANGE_ENV, "on")
     assert http_app(build_server(Runtime("memory:"))).exchange is not None
+
+
+def _probe_server() -> Any:
+    """A server whose handlers reach what skillstate's own never do: progress and log
+    notifications, a server-initiated request, an exception the dispatcher maps to
+    code 0, and a result the transport cannot encode (a lone surrogate)."""
+    from mcp.server import MCPServer
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        x: int
+
+    server: Any = MCPServer("probe")
+
+    @server.tool()
+    async def chatty(ctx: Context) -> str:
+        await ctx.report_progress(1, 2, "half")
+        await ctx.debug("a log line")
+        return "done"
+
+    @server.tool()
+    async def wait() -> str:
+        await anyio.sleep_forever()
+        return "never"
+
+    @server.tool()
+    async def ask(ctx: Context) -> str:
+        return str(await ctx.elicit("x?", Answer))
+
+    async def odd(ctx: Any, call_next: Any) -> Any:
+        name = (ctx.params or {}).get("name") if ctx.method == "tools/call" else None
+        if name == "explode":
+            raise RuntimeError("boom")
+        if name == "unencodable":
+            return {"x": "\ud800"}
+        return await call_next(ctx)
+
+    server.middleware.append(odd)
+    return server
+
+
+async def _answers(gate: Any, bodies: list[bytes]) -> list[tuple[int, str, bytes]]:
+    inner: Any = gate.app
+    headers = {**BASE, "MCP-Protocol-Version": "2025-06-18"}
+    seen: list[tuple[int, str, bytes]] = []
+    async with inner.router.lifespan_context(inner):
+        transport = httpx2.ASGITransport(app=gate)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            for body in bodies:
+                response = await client.post("/mcp", content=body, headers=headers)
+                seen.append(
+                    (response.status_code, response.headers["content-type"], response.content)
+                )
+    return seen
+
+
+async def test_the_exchange_answers_odd_handlers_as_the_sdk_path() -> None:
+    """Progress, log lines, a back-channel request, a code-0 error and a reply that cannot
+    be encoded: the SDK's answer each time (the last one a 500 with a JSON-RPC error, not
+    an exception out of the app — uvicorn's text/plain 500 and a traceback)."""
+    from skillstate.mcp.http import http_app
+
+    def call(request_id: int, name: str) -> bytes:
+        params = {"name": name, "arguments": {}, "_meta": {"progressToken": "t"}}
+        return _rpc(request_id, "tools/call", params)
+
+    bodies = [call(1, "chatty"), call(2, "ask"), call(3, "explode"), call(4, "unencodable")]
+    on = http_app(_probe_server())
+    assert on.exchange is not None
+    off = http_app(_probe_server())
+    off.exchange = None
+    mine = await _answers(on, bodies)
+    theirs = await _answers(off, bodies)
+    assert mine == theirs
+    assert [status for status, _, _ in mine] == [200, 200, 200, 500]
+    assert json.loads(mine[3][2])["error"]["code"] == -32603
+
+
+async def test_an_answer_in_flight_at_shutdown_ends_as_the_sdk_path_ends_it() -> None:
+    """The lifespan's end (the session manager's task group cancelled, on the SDK's path)
+    ends the exchange's answers too: the transport's 500 with a JSON-RPC error, and the
+    shutdown waits for them; answers that finished leave nothing behind."""
+    from skillstate.mcp.http import http_app
+
+    gate: Any = http_app(_probe_server())
+    exchange = gate.exchange
+    assert exchange is not None
+    headers = {**BASE, "MCP-Protocol-Version": "2025-06-18"}
+    seen: list[Any] = []
+    inner: Any = gate.app
+    async with inner.router.lifespan_context(inner):
+        transport = httpx2.ASGITransport(app=gate)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            assert (await client.post("/mcp", content=_rpc(1, "ping"), headers=headers)).json()
+            assert not exchange._in_flight
+
+            async def waiting() -> None:
+                body = _rpc(2, "tools/call", {"name": "wait", "arguments": {}})
+                seen.append(await client.post("/mcp", content=body, headers=headers))
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(waiting)
+                with anyio.fail_after(10):
+                    while not exchange._in_flight:
+                        await anyio.sleep(0.01)
+                    await exchange.close()
+    (response,) = seen
+    assert response.status_code == 500
+    assert response.headers["content-type"] == JSON
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32603, "message": "Session terminated before the request completed"},
+    }
+    assert not exchange._in_flight

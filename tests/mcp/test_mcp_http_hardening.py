@@ -210,6 +210,84 @@ async def test_health_answers_while_a_call_waits_on_another_process_lock(tmp_pat
         server.stop()
 
 
+def _step_body(request_id: int) -> bytes:
+    arguments = {
+        "session_id": "s1",
+        "reasoning_trace": "",
+        "state_update": {"n": 1},
+        "action": "noop",
+        "environment_observation": "",
+    }
+    params = {"name": "execute_step", "arguments": arguments}
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+    ).encode()
+
+
+@pytest.mark.parametrize("exchange", ["on", "off"])
+def test_a_forced_shutdown_answers_a_call_in_flight_with_json_and_logs_no_traceback(
+    tmp_path: Path, exchange: str
+) -> None:
+    """Ctrl-C twice while a call waits on another process's lock: the call is answered
+    (its result, or the transport's 500 with a JSON-RPC error) once the lock is free,
+    never with uvicorn's text/plain 500 and an "Exception in ASGI application"."""
+    import signal
+
+    server = start_http(
+        f"file:{tmp_path / 'store'}", tmp_path, env={"SKILLSTATE_MCP_HTTP_EXCHANGE": exchange}
+    )
+    headers = {**HEADERS, "MCP-Protocol-Version": "2025-06-18"}
+    made = {
+        "name": "initialize_skill",
+        "arguments": {"session_id": "s1", "skill_specification": "c"},
+    }
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": made})
+    holder = None
+    try:
+        assert request(server, "POST", "/mcp", body.encode(), headers)[0] == 200
+        (lock,) = (tmp_path / "store").rglob("s1*.lock")
+        holder = subprocess.Popen(
+            [sys.executable, "-c", _HOLD_LOCK, str(lock)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        answers: list[Any] = []
+
+        def step() -> None:
+            try:
+                answers.append(request(server, "POST", "/mcp", _step_body(2), headers))
+            except OSError as exc:
+                answers.append(exc)
+
+        caller = threading.Thread(target=step)
+        caller.start()
+        time.sleep(1.0)  # the step waits on the lock
+        server.proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        server.proc.send_signal(signal.SIGINT)  # forced: uvicorn no longer waits
+        time.sleep(0.5)
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(10)
+        caller.join(20)
+        server.proc.wait(20)
+    finally:
+        if holder is not None and holder.poll() is None:
+            holder.kill()
+        server.stop()
+    assert len(answers) == 1 and not isinstance(answers[0], Exception), answers
+    status, answer_headers, data = answers[0]
+    assert answer_headers["content-type"] == "application/json", (status, data)
+    answer = json.loads(data)
+    assert ("result" in answer and status == 200) or (
+        status == 500 and answer["error"]["code"] == -32603
+    ), answer
+    log = server.stderr_path.read_text()
+    assert "Traceback" not in log and "Exception in ASGI application" not in log, log
+
+
 def test_an_unreachable_store_is_a_503_with_json_and_the_password_is_masked(
     tmp_path: Path,
 ) -> None:

@@ -260,15 +260,16 @@ def test_the_two_gates_share_one_host_origin_and_token_check() -> None:
     import inspect
 
     import skillstate.mcp.http as mcp_http
+    import skillstate.mcp.serving as mcp_serving
     import skillstate.netguard as netguard
     import skillstate.ui.gate as ui_gate
     import skillstate.ui.serve as ui_serve
 
-    for module in (mcp_http, ui_gate, ui_serve):
+    for module in (mcp_http, mcp_serving, ui_gate, ui_serve):
         source = inspect.getsource(module)
         for own in ("compare_digest", "def _origin_name", "socket.socket(", "def _hostname"):
             assert own not in source, (module.__name__, own)
-    assert mcp_http.bind is netguard.bind and ui_serve.bind is netguard.bind
+    assert mcp_serving.bind is netguard.bind and ui_serve.bind is netguard.bind
     for name in ("allowed_names", "host_allowed", "origin_allowed", "bearer_matches"):
         assert getattr(mcp_http, name) is getattr(netguard, name), name
         assert getattr(ui_gate, name) is getattr(netguard, name), name
