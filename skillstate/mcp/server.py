@@ -32,7 +32,7 @@ from pydantic import Field
 
 from skillstate.display import excerpt
 from skillstate.errors import SkillstateError
-from skillstate.jsondoc import pretty
+from skillstate.jsondoc import json_kind, pretty
 from skillstate.mcp import sdk
 from skillstate.mcp.offload import shared_policy
 from skillstate.mcp.scrub import scrub
@@ -212,19 +212,6 @@ _PROMPT_ARG_HINTS = {"compact": "a string ('true' or 'false')"}
 """What a prompt argument holds, where more than "a string" helps."""
 
 
-def _json_kind(value: Any) -> str:
-    """The JSON type of a decoded value, as a message names it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list):
-        return "an array"
-    return "an object" if isinstance(value, Mapping) else "a string"
-
-
 def _argument_type_problem(params: Any) -> str | None:
     """Why ``prompts/get`` params do not hold string arguments (MCP: every prompt argument
     is a string), naming the prompt, the argument and the type wanted; ``None`` if they do."""
@@ -232,19 +219,19 @@ def _argument_type_problem(params: Any) -> str | None:
         return None  # the SDK's own answer (framing.py's for params that are not an object)
     name, arguments = params["name"], params.get("arguments")
     if not isinstance(name, str):
-        return f"prompts/get: name must be a string, got {_json_kind(name)}"
+        return f"prompts/get: name must be a string, got {json_kind(name)}"
     prompt = f"prompt {excerpt(name, 80)}"
     if arguments is None:
         return None
     if not isinstance(arguments, Mapping):
-        return f"{prompt}: arguments must be an object of strings, got {_json_kind(arguments)}"
+        return f"{prompt}: arguments must be an object of strings, got {json_kind(arguments)}"
     for key, value in arguments.items():
         if not isinstance(value, str):
             takes = key in sum(_PROMPT_ARGS.get(name, ((), ())), ())  # a hint for its own
             wanted = _PROMPT_ARG_HINTS.get(key, "a string") if takes else "a string"
             return (
                 f"{prompt}: the argument {excerpt(key, 80)} must be {wanted}, "
-                f"got {_json_kind(value)}"
+                f"got {json_kind(value)}"
             )
     return None
 
