@@ -19,6 +19,9 @@ code   name        meaning
 5      BAD_FILE    ``import FILE``: not a complete, intact export (nothing was written)
 130    INTERRUPT   Ctrl-C (SIGINT); a server (``ui``, ``mcp``, ``mcp --http``) first shuts
                    down cleanly and closes its store
+143    TERMINATED  SIGTERM (``kill PID``) on ``ui`` or ``mcp --http``: the server shuts down
+                   as for Ctrl-C, closes its store (pending syncs flushed) and exits 128 + 15,
+                   the code a shell shows for a process the signal ended
 141    CLOSED      the output was closed early (``… | head``), as for any command stopped
                    by ``SIGPIPE``; nothing is printed
 =====  ==========  ==========================================================================
@@ -51,11 +54,14 @@ __all__ = [
     "INTERRUPT",
     "OK",
     "REJECTED",
+    "TERMINATED",
     "USAGE",
+    "Terminated",
     "code_for",
     "install_log_lines",
     "install_warning_format",
     "run_guarded",
+    "sigterm_raises",
 ]
 
 OK, REJECTED, USAGE, ERROR = 0, 1, 2, 3
@@ -65,6 +71,8 @@ BAD_FILE = 5
 """``import FILE``: not a complete, intact export; nothing was written."""
 INTERRUPT = 130
 CLOSED = 141
+TERMINATED = 143
+"""SIGTERM on a server (``ui``, ``mcp --http``): shut down, store closed, 128 + 15."""
 
 EXIT_CODES: tuple[tuple[int, str, str], ...] = (
     (OK, "ok", "accepted, or success"),
@@ -106,8 +114,52 @@ EXIT_CODES: tuple[tuple[int, str, str], ...] = (
         "the output was closed early (piped into `head`), as for any command stopped by SIGPIPE; "
         "nothing is printed",
     ),
+    (
+        TERMINATED,
+        "terminated",
+        "SIGTERM (`kill PID`) on `ui` or `mcp --http`: the server shuts down as for Ctrl-C, "
+        "closes its store (pending syncs flushed) and exits 128 + 15, the code a shell shows "
+        "for a process the signal ended",
+    ),
 )
 """``(code, name, meaning)`` of every exit code, for the generated CLI reference."""
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived while :func:`sigterm_raises` was in force.
+
+    A ``BaseException``, as :class:`KeyboardInterrupt` is, so that no ``except
+    Exception`` on the way (a web framework's error handler) swallows it.
+    """
+
+
+def sigterm_raises(body: Callable[[], None]) -> None:
+    """Run ``body()`` with SIGTERM raising :class:`Terminated` instead of ending the process.
+
+    uvicorn handles SIGTERM as it handles Ctrl-C (a graceful shutdown) and then raises
+    the signal again with the handler that was there before it: by default that ends the
+    process, so the command never closes its store (at ``durability=process``, its
+    pending syncs are not flushed by it). With this handler in place uvicorn's re-raise
+    becomes :class:`Terminated`, which the server command catches after the shutdown,
+    closes its store and exits :data:`TERMINATED`. The previous handler is back once
+    ``body`` returns or raises, so a second SIGTERM while the store closes ends the
+    process as usual. Outside the main thread (where no handler can be set) ``body``
+    just runs.
+    """
+    import signal
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):  # not the main thread; no SIGTERM here
+        body()
+        return
+    try:
+        body()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def code_for(exc: BaseException) -> int:
@@ -143,7 +195,7 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
     ``SkillstateError`` → its message and :func:`code_for`; a closed pipe → silence and
     :data:`CLOSED`; text the output stream cannot encode, or an operating-system error
     (a full disk writing a file, a vanished terminal) → the reason and :data:`ERROR`;
-    Ctrl-C → :data:`INTERRUPT`. Standard output is flushed inside the guard, so a pipe
+    Ctrl-C → :data:`INTERRUPT`; :class:`Terminated` → :data:`TERMINATED`. Standard output is flushed inside the guard, so a pipe
     closed at the very end is caught too.
     """
     from skillstate.errors import SkillstateError
@@ -163,6 +215,8 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
         return ERROR
     except KeyboardInterrupt:
         return INTERRUPT
+    except Terminated:
+        return TERMINATED
     except SystemExit:  # argparse's --help and usage errors: their output is flushed here
         try:
             sys.stdout.flush()

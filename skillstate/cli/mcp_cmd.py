@@ -10,6 +10,8 @@ The HTTP options (address, port, token) are resolved by one function,
 
 Ctrl-C (SIGINT) stops either transport cleanly — over HTTP uvicorn finishes the
 requests in flight — and closes the store; the exit code is 130 (``exits.INTERRUPT``).
+Over HTTP SIGTERM does the same and exits 143 (``exits.TERMINATED``); on stdio it
+still ends the process at once (the default action).
 The end of stdin (the client closed the pipe) is the normal end of a stdio server: 0.
 """
 
@@ -22,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillstate.cli.exits import ERROR, INTERRUPT, OK, USAGE
+from skillstate.cli.exits import (
+    ERROR,
+    INTERRUPT,
+    OK,
+    TERMINATED,
+    USAGE,
+    Terminated,
+    sigterm_raises,
+)
 from skillstate.cli.serve_options import (
     TOKEN_FILE_HELP,
     TokenFileError,
@@ -284,7 +294,8 @@ def run(ctx: CliContext) -> int:
 
 
 def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettings) -> int:
-    """Serve until stopped: :data:`~skillstate.cli.exits.INTERRUPT` after Ctrl-C."""
+    """Serve until stopped: :data:`~skillstate.cli.exits.INTERRUPT` after Ctrl-C,
+    :data:`~skillstate.cli.exits.TERMINATED` after SIGTERM (the caller closes the store)."""
     import anyio
     import anyio.to_thread
 
@@ -340,16 +351,13 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
             f"(store {store_url}{', token required' if settings.token else ''}){inspector}"
         )
 
+    limits = ServerLimits(
+        max_connections=settings.max_connections, header_timeout=settings.header_timeout
+    )
     try:
-        run_http(
-            app,
-            settings.host,
-            settings.port,
-            banner,
-            ServerLimits(
-                max_connections=settings.max_connections, header_timeout=settings.header_timeout
-            ),
-        )
+        sigterm_raises(lambda: run_http(app, settings.host, settings.port, banner, limits))
     except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
         return INTERRUPT
+    except Terminated:  # the same for SIGTERM
+        return TERMINATED
     return OK

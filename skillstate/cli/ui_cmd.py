@@ -11,7 +11,8 @@ request but GET and HEAD is refused (405). An optional bearer token comes from
 than loopback without one is refused unless ``--allow-no-token`` says it is meant.
 
 Ctrl-C (SIGINT) stops it cleanly — uvicorn finishes the requests in flight, the store
-is closed — and the exit code is 130 (``exits.INTERRUPT``).
+is closed — and the exit code is 130 (``exits.INTERRUPT``). SIGTERM does the same and
+exits 143 (``exits.TERMINATED``).
 """
 
 from __future__ import annotations
@@ -67,7 +68,15 @@ def _token(ctx: CliContext) -> str | bool | None:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.exits import ERROR, INTERRUPT, OK, USAGE
+    from skillstate.cli.exits import (
+        ERROR,
+        INTERRUPT,
+        OK,
+        TERMINATED,
+        USAGE,
+        Terminated,
+        sigterm_raises,
+    )
     from skillstate.ui import MISSING_EXTRA, extra_installed
 
     args = ctx.args
@@ -105,9 +114,11 @@ def run(ctx: CliContext) -> int:
 
     code = OK
     try:
-        serve(app, sock, ready)
+        sigterm_raises(lambda: serve(app, sock, ready))
     except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
         code = INTERRUPT
+    except Terminated:  # the same for SIGTERM
+        code = TERMINATED
     finally:
         ctx.host.close()  # the store, before the process ends
         sys.stdout.flush()

@@ -5,7 +5,8 @@ and commits to it over and over. Parsing the record file for every ``get``, and
 opening the lock file and the journal for every ``commit``, would cost more than the
 pipeline itself. So each store keeps, for the last runs it saw (64), an
 :class:`OpenRun`: the record, the journal that record is level with — open
-(``O_APPEND``, so a commit appends through it) and as long as :attr:`OpenJournal.size`
+(``O_RDONLY`` after a ``get``, so a reader holds no write descriptor; ``O_APPEND`` once
+the store commits, which upgrades the descriptor) and as long as :attr:`OpenJournal.size`
 says — and, once the store has committed to the run, the lock file, open but unlocked.
 
 The record is used only while the journal is *the same file* (same device and
@@ -34,7 +35,7 @@ import os
 import threading
 from collections import OrderedDict
 
-from skillstate.plugin import RunRecord
+from skillstate.plugin import RunRecord, StoreError
 
 from .fileio import OpenJournal, RunFiles
 from .locks import close_lock
@@ -166,11 +167,18 @@ class OpenRuns:
             gone.close()
 
     @staticmethod
-    def open_journal(files: RunFiles) -> OpenJournal | None:
-        """The run's journal, open (for appending where allowed); ``None`` if it cannot be."""
+    def open_journal(files: RunFiles, *, append: bool = False) -> OpenJournal | None:
+        """The run's journal, open for reading (``O_RDONLY``: a reader holds no write
+        descriptor; a commit upgrades it) or, with ``append``, for appending (a
+        creation, whose store writes next); ``None`` if it cannot be."""
         try:
+            if append:
+                journal = OpenJournal(files.journal)
+                if journal.fd >= 0:
+                    return journal
+                return None
             return OpenJournal(files.journal, read_only=True)
-        except OSError:
+        except (OSError, StoreError):
             return None
 
     def remember(
@@ -180,19 +188,22 @@ class OpenRuns:
         record: RunRecord,
         journal_size: int,
         journal: OpenJournal | None = None,
+        *,
+        append: bool = False,
     ) -> None:
         """Remember ``record``, just read, as level with the journal at ``journal_size`` bytes.
 
         ``journal`` is the journal opened before ``record`` was read (:meth:`open_journal`);
         it is used only if it is still the file at the path, so the one the record was read
         beside, not one of a run deleted and created again since. Without it (the
-        caller holds the run's lock) the journal is opened now. Nothing is remembered if
+        caller holds the run's lock) the journal is opened now, for appending if ``append``
+        (a creation: its store is a writer). Nothing is remembered if
         it cannot be, or no longer has that size (a commit slipped in since the record
         was read). A kept lock descriptor of the run is carried over.
         """
         old = self.take(run_id)
         if journal is None:
-            journal = self.open_journal(files)
+            journal = self.open_journal(files, append=append)
         elif not journal.at_path():
             journal.close()
             journal = None

@@ -140,10 +140,20 @@ class Committing:
         ``.json.new`` beside an unchanged journal is a commit that died before its
         commit point, which this commit overwrites. Otherwise the record is read, and
         recovered if need be, as by a store that does not remember the run.
+
+        A journal a ``get`` remembered is open read-only: still the file at the path, it
+        is upgraded (:meth:`~.fileio.OpenJournal.upgrade`: the path opened for appending,
+        the new descriptor's device and inode checked against the kept one's) and the
+        remembered record kept, so the first commit after a ``get`` reads nothing
+        either; if the path holds another file by then, the run is read afresh.
         """
         journal, level = run.journal, run.level
         run.level = None
-        if journal is None or not journal.appendable or not journal.at_path():
+        if (
+            journal is None
+            or not journal.at_path()
+            or (not journal.appendable and not journal.upgrade())
+        ):
             if journal is not None:
                 journal.close()
             journal = run.journal = OpenJournal(run.files.journal)

@@ -36,7 +36,6 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _TAIL_CHUNK = 4096
 _READ_CHUNK = 1 << 16
-_REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)  # opening for writing refused
 
 
 class RunFiles(NamedTuple):
@@ -240,9 +239,9 @@ class OpenJournal:
     opened (or last repaired), so a full disk never leaves a partial line behind.
 
     A store keeps the journal of each run it remembers open in one of these
-    (:mod:`.cache`), so a commit appends without opening it; ``read_only`` opens it for
-    reading alone where writing is refused (a read-only copy of a store), and
-    :attr:`appendable` says which.
+    (:mod:`.cache`), so a commit appends without opening it. ``read_only`` opens it for
+    reading alone (``O_RDONLY``: what ``get`` remembers, so a reader holds no write
+    descriptor), :attr:`appendable` says which, and a commit :meth:`upgrade`\ s it.
     """
 
     __slots__ = ("appendable", "dev", "fd", "ino", "path", "size")
@@ -258,16 +257,40 @@ class OpenJournal:
             self.reopen()
 
     def _open_for_reading(self) -> None:
-        """Open for appending if allowed, else for reading; ``OSError`` if neither works."""
-        try:
-            self.fd = self._open(0)
-        except OSError as exc:
-            if exc.errno not in _REFUSED:
-                raise
-            self.fd = os.open(self.path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
-            self.appendable = False
+        """Open ``O_RDONLY`` (a reader holds no write descriptor); ``OSError`` if it cannot.
+
+        A commit :meth:`upgrade`\\ s the descriptor to an appending one under the lock.
+        """
+        self.fd = os.open(self.path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        self.appendable = False
         st = os.fstat(self.fd)
         self.size, self.ino, self.dev = st.st_size, st.st_ino, st.st_dev
+
+    def upgrade(self) -> bool:
+        """Swap a read-only descriptor for an appending one of the same file.
+
+        Opens the path for appending and checks that the new descriptor is the file
+        kept open (``fstat``: device and inode): then the old one is closed, the new one
+        kept, its length read, and ``True`` returned. ``False`` (nothing changed) if the
+        path cannot be opened for appending or holds another file by now.
+        """
+        try:
+            fd = self._open(0)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            return False
+        if st.st_ino != self.ino or st.st_dev != self.dev:
+            os.close(fd)
+            return False
+        old, self.fd = self.fd, fd
+        if old >= 0:
+            os.close(old)
+        self.size, self.appendable = st.st_size, True
+        return True
 
     def reopen(self) -> None:
         """(Re)open the file and read its size: after recovery may have rewritten it."""

@@ -400,7 +400,7 @@ class FileStore(Committing, Store):
                 self._syncs.add(files.record)
                 self._syncs.add(self.root, directory=True)
             # under the lock: no delete and creation by another process can come between
-            self._open.remember(record.id, files, record, len(journal))
+            self._open.remember(record.id, files, record, len(journal), append=True)
 
     def repair(self, run_id: str) -> str:
         """Rebuild the run's record from its journal alone (``verify --repair``)."""

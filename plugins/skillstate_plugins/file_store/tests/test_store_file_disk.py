@@ -111,18 +111,26 @@ def test_disk_full_during_the_journal_append_undoes_the_partial_line(tiny_fs: Pa
     assert len(store.journal("run-1")) == 1
 
 
+def _remount_read_only(point: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["mount", "-o", "remount,ro", str(point)], capture_output=True, text=True)
+
+
 def test_read_only_disk_refuses_writes_and_still_reads(tiny_fs: Path) -> None:
     writer = FileStore(f"file:{tiny_fs / 'state'}")
     record = _run(writer)
-    # A store keeps the journal it writes open (for appending), and Linux refuses to make
+    # A writer keeps the journal it writes open for appending, and Linux refuses to make
     # a file system read-only while a file on it is open for writing: close it first.
     writer.close()
     store = FileStore(f"file:{tiny_fs / 'state'}")
+    # A reader's journal is open read-only: remembering the run does not block the remount.
+    assert store.get("run-1") == record
     before = _snapshot(tiny_fs / "state")
-    remount = subprocess.run(
-        ["mount", "-o", "remount,ro", str(tiny_fs)], capture_output=True, text=True
-    )
+    remount = _remount_read_only(tiny_fs)
     if remount.returncode != 0:
+        store.close()
+        assert _remount_read_only(tiny_fs).returncode != 0, (
+            f"the reader's open files blocked the read-only remount: {remount.stderr.strip()}"
+        )
         pytest.skip(f"cannot remount the tmpfs read-only: {remount.stderr.strip()}")
     try:
         with pytest.raises(StoreError, match=r"Read-only file system") as caught:
