@@ -39,6 +39,7 @@ from skillstate.cli.serve_options import (
     add_serve_options,
     is_loopback,
     read_token_file,
+    sigint_heard,
 )
 from skillstate.errors import SkillstateError
 
@@ -355,7 +356,8 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
         max_connections=settings.max_connections, header_timeout=settings.header_timeout
     )
     try:
-        sigterm_raises(lambda: run_http(app, settings.host, settings.port, banner, limits))
+        with sigint_heard():  # 130 even when SIGINT was ignored at start
+            sigterm_raises(lambda: run_http(app, settings.host, settings.port, banner, limits))
     except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
         return INTERRUPT
     except Terminated:  # the same for SIGTERM

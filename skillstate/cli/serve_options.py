@@ -13,8 +13,11 @@ refused with one line, the same for both commands (exit 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import os
+import signal
+from collections.abc import Iterator
 
 from skillstate.errors import SkillstateError
 
@@ -25,6 +28,7 @@ __all__ = [
     "is_loopback",
     "port",
     "read_token_file",
+    "sigint_heard",
 ]
 
 TOKEN_FILE_LIMIT = 64 * 1024
@@ -119,3 +123,25 @@ def add_serve_options(
     token.add_argument("--token", default=None, help=token_help)
     token.add_argument("--token-file", metavar="FILE", default=None, help=token_file_help)
     parser.add_argument("--allow-no-token", action="store_true", help=allow_no_token_help)
+
+
+@contextlib.contextmanager
+def sigint_heard() -> Iterator[None]:
+    """Around a server (main thread only): SIGINT is a ``KeyboardInterrupt`` (exit 130)
+    even when the parent ignored it (``skillstate ui &`` in a script, then ``kill -INT``).
+
+    uvicorn stops on SIGINT whatever its handler was, then raises it again with the
+    handler it found: an ignored SIGINT stopped the server and the command exited 0.
+    """
+    try:
+        found = signal.getsignal(signal.SIGINT)
+    except ValueError:  # not the main thread
+        found = None
+    if found is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -28,6 +28,7 @@ from skillstate.cli.serve_options import (
     add_serve_options,
     is_loopback,
     read_token_file,
+    sigint_heard,
 )
 from skillstate.ui.serve import DEFAULT_PORT
 
@@ -114,7 +115,8 @@ def run(ctx: CliContext) -> int:
 
     code = OK
     try:
-        sigterm_raises(lambda: serve(app, sock, ready))
+        with sigint_heard():  # 130 even when SIGINT was ignored at start
+            sigterm_raises(lambda: serve(app, sock, ready))
     except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
         code = INTERRUPT
     except Terminated:  # the same for SIGTERM
