@@ -50,6 +50,10 @@ def read_token_file(path: str) -> str:
     64 KiB, is empty or blank, or its token holds whitespace (a second line, a space):
     a file meant to hold a token and holding something else is refused, never half-used.
     """
+    if not path:  # what --token-file "$FILE" becomes when the variable is unset
+        raise TokenFileError(
+            '--token-file is empty (is the variable in --token-file "$FILE" unset?)'
+        )
     name = f"--token-file {os.path.basename(path) or path}"
     try:
         with open(path, encoding="utf-8-sig") as handle:  # a byte-order mark is dropped

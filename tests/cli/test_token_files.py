@@ -59,6 +59,14 @@ def test_a_missing_file_is_named_by_its_base_name(tmp_path: Path) -> None:
     assert str(caught.value) == "--token-file nope.txt: cannot read it (No such file or directory)"
 
 
+def test_an_empty_file_name_is_said_to_be_empty() -> None:
+    with pytest.raises(TokenFileError) as caught:
+        read_token_file("")
+    assert str(caught.value) == (
+        '--token-file is empty (is the variable in --token-file "$FILE" unset?)'
+    )
+
+
 @pytest.mark.parametrize(
     "content", [None, b"", b"first\nsecond\n", b"two words\n"], ids=["missing", "empty", "2", "sp"]
 )
