@@ -40,6 +40,7 @@ from skillstate.cli.serve_options import (
     is_loopback,
     read_token_file,
     sigint_heard,
+    unsendable_token,
 )
 from skillstate.errors import SkillstateError
 
@@ -148,6 +149,8 @@ def http_settings(
         token = environ.get(TOKEN_ENV, "").strip() or None
     if token is not None and token != token.strip():
         raise HttpUsageError("the token starts or ends with whitespace, which a client cannot send")
+    if token is not None and (problem := unsendable_token(token)):
+        raise HttpUsageError(problem)
     if token is None and not is_loopback(args.host) and not args.allow_no_token:
         raise HttpUsageError(
             f"refusing to serve on {args.host} without a token: anyone who can reach it could "

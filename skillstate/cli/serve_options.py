@@ -29,6 +29,7 @@ __all__ = [
     "port",
     "read_token_file",
     "sigint_heard",
+    "unsendable_token",
 ]
 
 TOKEN_FILE_LIMIT = 64 * 1024
@@ -75,6 +76,13 @@ def read_token_file(path: str) -> str:
             "token alone (one word; whitespace around it is ignored)"
         )
     return token
+
+
+def unsendable_token(token: str) -> str | None:
+    """Why no client could send ``token`` in an ``Authorization`` header, or ``None``."""
+    if any(ord(character) < 32 or ord(character) == 127 for character in token):
+        return "the token holds a line break or a control character, which a client cannot send"
+    return None
 
 
 def is_loopback(host: str) -> bool:

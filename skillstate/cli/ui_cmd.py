@@ -29,6 +29,7 @@ from skillstate.cli.serve_options import (
     is_loopback,
     read_token_file,
     sigint_heard,
+    unsendable_token,
 )
 from skillstate.ui.serve import DEFAULT_PORT
 
@@ -57,6 +58,9 @@ def _token(ctx: CliContext) -> str | bool | None:
         if not args.token.strip():
             ctx.error("--token must not be empty (omit it to serve without a token)")
             return False
+        if problem := unsendable_token(args.token.strip()):
+            ctx.error(f"--token: {problem}")
+            return False
         return str(args.token.strip())
     if args.token_file is not None:
         try:
@@ -65,6 +69,9 @@ def _token(ctx: CliContext) -> str | bool | None:
             ctx.error(str(exc))
             return False
     value = os.environ.get("SKILLSTATE_UI_TOKEN", "").strip()
+    if value and (problem := unsendable_token(value)):
+        ctx.error(f"SKILLSTATE_UI_TOKEN: {problem}")
+        return False
     return value or None
 
 
