@@ -58,6 +58,7 @@ def test_url_options_are_taken_out_and_the_rest_goes_to_libpq() -> None:
         ("postgresql://h/db?pool_max=lots", "pool_max must be a number, got 'lots'"),
         ("postgresql://h/db?pool_max=0", "pool_max must be positive"),
         ("postgresql://h/db?pool_min=5&pool_max=2", "pool_min is larger than pool_max"),
+        ("postgresql://u:pw@[::1/db", r"^bad PostgreSQL URL: Invalid IPv6 URL$"),
     ],
 )
 def test_bad_urls_are_refused_clearly(url: str, message: str) -> None:
