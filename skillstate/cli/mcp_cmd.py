@@ -236,7 +236,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--transport",
         choices=("fast", "sdk"),
-        default="fast",
+        default=None,
         help="stdio: 'fast' (asyncio pipes into the SDK's transport, default) or 'sdk' "
         "(the SDK's own threaded reader/writer)",
     )
@@ -253,6 +253,12 @@ def run(ctx: CliContext) -> int:
             )
             return USAGE
     else:
+        if args.transport is not None:
+            ctx.error(
+                "--transport applies to stdio only (over --http, SKILLSTATE_MCP_HTTP_EXCHANGE=off "
+                "sends every request the SDK's way)"
+            )
+            return USAGE
         try:
             settings = http_settings(args)
         except HttpUsageError as exc:
@@ -290,7 +296,7 @@ def run(ctx: CliContext) -> int:
         else:
             from skillstate.mcp.stdio import serve_stdio
 
-            serve_stdio(server, args.transport)  # Ctrl-C: KeyboardInterrupt, exit 130
+            serve_stdio(server, args.transport or "fast")  # Ctrl-C: KeyboardInterrupt, exit 130
     finally:
         runtime.close()
         ctx.host.close()  # the store (pending syncs flushed), before the process ends

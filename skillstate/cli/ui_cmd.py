@@ -18,6 +18,7 @@ exits 143 (``exits.TERMINATED``).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
@@ -112,7 +113,14 @@ def run(ctx: CliContext) -> int:
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
-        ctx.error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:  # as skillstate mcp --http says it
+            reason = (
+                "the address is already in use (another server is there; choose another "
+                "--port, or 0 for any free port)"
+            )
+        ctx.error(f"cannot listen on {shown}:{args.port}: {reason}")
         return ERROR
 
     def ready(port: int) -> None:
