@@ -163,9 +163,9 @@ def http_settings(
         port=port,
         token=token,
         allowed_hosts=tuple(args.allowed_host),
-        max_body=args.max_body,
-        max_connections=args.max_connections,
-        header_timeout=args.header_timeout,
+        max_body=DEFAULT_MAX_BODY if args.max_body is None else args.max_body,
+        max_connections=64 if args.max_connections is None else args.max_connections,
+        header_timeout=10.0 if args.header_timeout is None else args.header_timeout,
     )
 
 
@@ -195,27 +195,36 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-body",
         type=_positive,
-        default=DEFAULT_MAX_BODY,
+        default=None,  # None: DEFAULT_MAX_BODY (a given value on stdio is refused)
         metavar="BYTES",
         help=f"largest HTTP request body (default {DEFAULT_MAX_BODY})",
     )
     parser.add_argument(
         "--max-connections",
         type=_positive,
-        default=64,
+        default=None,  # None: 64
         metavar="N",
         help="most HTTP connections open at once; more get 503 (default 64)",
     )
     parser.add_argument(
         "--header-timeout",
         type=_seconds,
-        default=10.0,
+        default=None,  # None: 10
         metavar="SECONDS",
         help="drop a connection whose request headers are not complete in time (default 10)",
     )
 
 
-_HTTP_ONLY = ("token", "token_file", "allowed_host", "port", "allow_no_token")
+_HTTP_ONLY = (
+    "token",
+    "token_file",
+    "allowed_host",
+    "port",
+    "allow_no_token",
+    "max_body",
+    "max_connections",
+    "header_timeout",
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -248,8 +257,8 @@ def run(ctx: CliContext) -> int:
     if not args.http:
         if any(getattr(args, name) not in (None, [], False) for name in _HTTP_ONLY):
             ctx.error(
-                "--token, --token-file, --allow-no-token, --allowed-host and --port apply "
-                "to --http only"
+                "--token, --token-file, --allow-no-token, --allowed-host, --port, --max-body, "
+                "--max-connections and --header-timeout apply to --http only"
             )
             return USAGE
     else:

@@ -154,6 +154,8 @@ def test_usage_errors_are_one_line(file_url: str, tmp_path: Path) -> None:
         (["ui", "--token", "a", "--token-file", "b"], "not allowed with argument"),
         (["mcp", "--ui"], "--ui applies to --http only"),
         (["mcp", "--http", "--transport", "sdk"], "--transport applies to stdio only"),
+        (["mcp", "--max-body", "5"], "--header-timeout apply to --http only"),
+        (["mcp", "--header-timeout", "2"], "--header-timeout apply to --http only"),
     ]
     (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
     cases.append((["ui", "--token-file", str(tmp_path / "empty.txt")], "empty.txt is empty"))
