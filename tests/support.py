@@ -78,6 +78,13 @@ def server_env(store_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
+def ignored_sigint() -> None:
+    """A ``preexec_fn``: SIGINT ignored, as in a script's ``cmd &`` background job."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def default_sigint() -> None:
     """A ``preexec_fn``: Ctrl-C (SIGINT) handled as on a terminal, not ignored."""
     import signal
@@ -101,9 +108,11 @@ class ServerProcess:
         stdout_to_log: bool,
         timeout: float = TIMEOUT,
         sigint: bool = False,
+        ignore_sigint: bool = False,
     ) -> None:
         """``sigint``: the server gets SIGINT's default handling even when the tests run
-        as a shell's background job (whose children inherit "ignore SIGINT")."""
+        as a shell's background job (whose children inherit "ignore SIGINT");
+        ``ignore_sigint``: it starts with SIGINT ignored, as such a job."""
         self.log = log
         self._log = open(log, "wb")
         self.proc = subprocess.Popen(
@@ -113,7 +122,7 @@ class ServerProcess:
             stdin=subprocess.DEVNULL,
             stdout=self._log if stdout_to_log else subprocess.DEVNULL,
             stderr=subprocess.STDOUT if stdout_to_log else self._log,
-            preexec_fn=default_sigint if sigint else None,
+            preexec_fn=ignored_sigint if ignore_sigint else default_sigint if sigint else None,
         )
         self.port = self._wait(pattern, what, timeout)
 

@@ -39,6 +39,8 @@ from skillstate.cli.serve_options import (
     add_serve_options,
     is_loopback,
     read_token_file,
+    sigint_heard,
+    unsendable_token,
 )
 from skillstate.errors import SkillstateError
 
@@ -147,6 +149,8 @@ def http_settings(
         token = environ.get(TOKEN_ENV, "").strip() or None
     if token is not None and token != token.strip():
         raise HttpUsageError("the token starts or ends with whitespace, which a client cannot send")
+    if token is not None and (problem := unsendable_token(token)):
+        raise HttpUsageError(problem)
     if token is None and not is_loopback(args.host) and not args.allow_no_token:
         raise HttpUsageError(
             f"refusing to serve on {args.host} without a token: anyone who can reach it could "
@@ -159,9 +163,9 @@ def http_settings(
         port=port,
         token=token,
         allowed_hosts=tuple(args.allowed_host),
-        max_body=args.max_body,
-        max_connections=args.max_connections,
-        header_timeout=args.header_timeout,
+        max_body=DEFAULT_MAX_BODY if args.max_body is None else args.max_body,
+        max_connections=64 if args.max_connections is None else args.max_connections,
+        header_timeout=10.0 if args.header_timeout is None else args.header_timeout,
     )
 
 
@@ -191,27 +195,36 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-body",
         type=_positive,
-        default=DEFAULT_MAX_BODY,
+        default=None,  # None: DEFAULT_MAX_BODY (a given value on stdio is refused)
         metavar="BYTES",
         help=f"largest HTTP request body (default {DEFAULT_MAX_BODY})",
     )
     parser.add_argument(
         "--max-connections",
         type=_positive,
-        default=64,
+        default=None,  # None: 64
         metavar="N",
         help="most HTTP connections open at once; more get 503 (default 64)",
     )
     parser.add_argument(
         "--header-timeout",
         type=_seconds,
-        default=10.0,
+        default=None,  # None: 10
         metavar="SECONDS",
         help="drop a connection whose request headers are not complete in time (default 10)",
     )
 
 
-_HTTP_ONLY = ("token", "token_file", "allowed_host", "port", "allow_no_token")
+_HTTP_ONLY = (
+    "token",
+    "token_file",
+    "allowed_host",
+    "port",
+    "allow_no_token",
+    "max_body",
+    "max_connections",
+    "header_timeout",
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -232,7 +245,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--transport",
         choices=("fast", "sdk"),
-        default="fast",
+        default=None,
         help="stdio: 'fast' (asyncio pipes into the SDK's transport, default) or 'sdk' "
         "(the SDK's own threaded reader/writer)",
     )
@@ -244,11 +257,17 @@ def run(ctx: CliContext) -> int:
     if not args.http:
         if any(getattr(args, name) not in (None, [], False) for name in _HTTP_ONLY):
             ctx.error(
-                "--token, --token-file, --allow-no-token, --allowed-host and --port apply "
-                "to --http only"
+                "--token, --token-file, --allow-no-token, --allowed-host, --port, --max-body, "
+                "--max-connections and --header-timeout apply to --http only"
             )
             return USAGE
     else:
+        if args.transport is not None:
+            ctx.error(
+                "--transport applies to stdio only (over --http, SKILLSTATE_MCP_HTTP_EXCHANGE=off "
+                "sends every request the SDK's way)"
+            )
+            return USAGE
         try:
             settings = http_settings(args)
         except HttpUsageError as exc:
@@ -286,7 +305,7 @@ def run(ctx: CliContext) -> int:
         else:
             from skillstate.mcp.stdio import serve_stdio
 
-            serve_stdio(server, args.transport)  # Ctrl-C: KeyboardInterrupt, exit 130
+            serve_stdio(server, args.transport or "fast")  # Ctrl-C: KeyboardInterrupt, exit 130
     finally:
         runtime.close()
         ctx.host.close()  # the store (pending syncs flushed), before the process ends
@@ -355,7 +374,8 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
         max_connections=settings.max_connections, header_timeout=settings.header_timeout
     )
     try:
-        sigterm_raises(lambda: run_http(app, settings.host, settings.port, banner, limits))
+        with sigint_heard():  # 130 even when SIGINT was ignored at start
+            sigterm_raises(lambda: run_http(app, settings.host, settings.port, banner, limits))
     except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
         return INTERRUPT
     except Terminated:  # the same for SIGTERM

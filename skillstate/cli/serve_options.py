@@ -13,8 +13,11 @@ refused with one line, the same for both commands (exit 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import os
+import signal
+from collections.abc import Iterator
 
 from skillstate.errors import SkillstateError
 
@@ -25,6 +28,8 @@ __all__ = [
     "is_loopback",
     "port",
     "read_token_file",
+    "sigint_heard",
+    "unsendable_token",
 ]
 
 TOKEN_FILE_LIMIT = 64 * 1024
@@ -46,6 +51,10 @@ def read_token_file(path: str) -> str:
     64 KiB, is empty or blank, or its token holds whitespace (a second line, a space):
     a file meant to hold a token and holding something else is refused, never half-used.
     """
+    if not path:  # what --token-file "$FILE" becomes when the variable is unset
+        raise TokenFileError(
+            '--token-file is empty (is the variable in --token-file "$FILE" unset?)'
+        )
     name = f"--token-file {os.path.basename(path) or path}"
     try:
         with open(path, encoding="utf-8-sig") as handle:  # a byte-order mark is dropped
@@ -67,6 +76,13 @@ def read_token_file(path: str) -> str:
             "token alone (one word; whitespace around it is ignored)"
         )
     return token
+
+
+def unsendable_token(token: str) -> str | None:
+    """Why no client could send ``token`` in an ``Authorization`` header, or ``None``."""
+    if any(ord(character) < 32 or ord(character) == 127 for character in token):
+        return "the token holds a line break or a control character, which a client cannot send"
+    return None
 
 
 def is_loopback(host: str) -> bool:
@@ -119,3 +135,25 @@ def add_serve_options(
     token.add_argument("--token", default=None, help=token_help)
     token.add_argument("--token-file", metavar="FILE", default=None, help=token_file_help)
     parser.add_argument("--allow-no-token", action="store_true", help=allow_no_token_help)
+
+
+@contextlib.contextmanager
+def sigint_heard() -> Iterator[None]:
+    """Around a server (main thread only): SIGINT is a ``KeyboardInterrupt`` (exit 130)
+    even when the parent ignored it (``skillstate ui &`` in a script, then ``kill -INT``).
+
+    uvicorn stops on SIGINT whatever its handler was, then raises it again with the
+    handler it found: an ignored SIGINT stopped the server and the command exited 0.
+    """
+    try:
+        found = signal.getsignal(signal.SIGINT)
+    except ValueError:  # not the main thread
+        found = None
+    if found is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -18,6 +18,7 @@ exits 143 (``exits.TERMINATED``).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
@@ -28,6 +29,8 @@ from skillstate.cli.serve_options import (
     add_serve_options,
     is_loopback,
     read_token_file,
+    sigint_heard,
+    unsendable_token,
 )
 from skillstate.ui.serve import DEFAULT_PORT
 
@@ -56,6 +59,9 @@ def _token(ctx: CliContext) -> str | bool | None:
         if not args.token.strip():
             ctx.error("--token must not be empty (omit it to serve without a token)")
             return False
+        if problem := unsendable_token(args.token.strip()):
+            ctx.error(f"--token: {problem}")
+            return False
         return str(args.token.strip())
     if args.token_file is not None:
         try:
@@ -64,6 +70,9 @@ def _token(ctx: CliContext) -> str | bool | None:
             ctx.error(str(exc))
             return False
     value = os.environ.get("SKILLSTATE_UI_TOKEN", "").strip()
+    if value and (problem := unsendable_token(value)):
+        ctx.error(f"SKILLSTATE_UI_TOKEN: {problem}")
+        return False
     return value or None
 
 
@@ -104,7 +113,14 @@ def run(ctx: CliContext) -> int:
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
-        ctx.error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:  # as skillstate mcp --http says it
+            reason = (
+                "the address is already in use (another server is there; choose another "
+                "--port, or 0 for any free port)"
+            )
+        ctx.error(f"cannot listen on {shown}:{args.port}: {reason}")
         return ERROR
 
     def ready(port: int) -> None:
@@ -114,7 +130,8 @@ def run(ctx: CliContext) -> int:
 
     code = OK
     try:
-        sigterm_raises(lambda: serve(app, sock, ready))
+        with sigint_heard():  # 130 even when SIGINT was ignored at start
+            sigterm_raises(lambda: serve(app, sock, ready))
     except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
         code = INTERRUPT
     except Terminated:  # the same for SIGTERM

@@ -134,6 +134,27 @@ def test_a_second_ctrl_c_on_the_http_server_exits_130_without_a_traceback(tmp_pa
     assert "Traceback" not in log and "ERROR" not in log, log
 
 
+@pytest.mark.parametrize("command", [["ui"], ["mcp", "--http"]])
+def test_sigint_stops_a_server_started_with_it_ignored_with_130(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """uvicorn stops on SIGINT even where the parent ignored it (``skillstate ui &`` in a
+    script, then ``kill -INT``); the exit code is 130 then too, not 0."""
+    server = ServerProcess(
+        [*command, "--port", "0"],
+        cwd=tmp_path,
+        env=server_env(f"file:{tmp_path / 'store'}"),
+        log=tmp_path / "server.log",
+        pattern=r"http://[^:]+:(\d+)/",
+        what="the server",
+        stdout_to_log=True,
+        ignore_sigint=True,
+    )
+    code, log = _interrupt(server)
+    assert code == INTERRUPT, log
+    assert "Traceback" not in log
+
+
 @pytest.mark.parametrize("transport", ["fast", "sdk"])
 def test_stdio_exits_130_on_ctrl_c_and_0_at_the_end_of_stdin(
     tmp_path: Path, transport: str

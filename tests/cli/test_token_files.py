@@ -59,6 +59,14 @@ def test_a_missing_file_is_named_by_its_base_name(tmp_path: Path) -> None:
     assert str(caught.value) == "--token-file nope.txt: cannot read it (No such file or directory)"
 
 
+def test_an_empty_file_name_is_said_to_be_empty() -> None:
+    with pytest.raises(TokenFileError) as caught:
+        read_token_file("")
+    assert str(caught.value) == (
+        '--token-file is empty (is the variable in --token-file "$FILE" unset?)'
+    )
+
+
 @pytest.mark.parametrize(
     "content", [None, b"", b"first\nsecond\n", b"two words\n"], ids=["missing", "empty", "2", "sp"]
 )
@@ -85,3 +93,23 @@ def test_both_servers_refuse_a_bad_token_file_with_the_same_line(
         lines.append(done.stderr)
     assert lines[0] == lines[1]
     assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("how", ["option", "environment"])
+@pytest.mark.parametrize("command", SERVERS, ids=["ui", "mcp-http"])
+def test_a_token_no_client_can_send_is_refused(
+    tmp_path: Path, command: list[str], how: str
+) -> None:
+    """A line break in a header value cannot be sent: a server requiring it would refuse
+    everyone. A token file already refuses one; --token and the variables do too."""
+    variable = "SKILLSTATE_UI_TOKEN" if command[0] == "ui" else "SKILLSTATE_MCP_TOKEN"
+    args = ["--token", "first\nsecond"] if how == "option" else []
+    env = {variable: "first\nsecond"} if how == "environment" else {}
+    done = run_skillstate(
+        "--store", f"file:{tmp_path / 'store'}", *command, *args, cwd=tmp_path, timeout=30, **env
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.endswith(
+        "the token holds a line break or a control character, which a client cannot send\n"
+    )
+    assert done.stderr.count("\n") == 1 and "first" not in done.stderr

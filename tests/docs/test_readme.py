@@ -21,3 +21,21 @@ def test_readme_python_example_prints_the_documented_line() -> None:
         len([line for line in block.splitlines() if line.strip() and not line.startswith("#")])
         <= 12
     )
+
+
+def test_dev_test_refuses_a_worker_count_it_cannot_use() -> None:
+    env = clean_env()
+    env["SKILLSTATE_TEST_WORKERS"] = "two"
+    out = subprocess.run(
+        [str(ROOT / "dev"), "test", "--co", "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == (
+        "dev: SKILLSTATE_TEST_WORKERS=two: give a number of workers (0 runs serially), "
+        "auto or logical\n"
+    )

@@ -118,7 +118,10 @@ def parse_file_url(url: str) -> tuple[str, str | None]:
                 f"file store URL '{url}': unknown option '{key}' (the one option is durability)"
             )
     if rest.startswith("//"):
-        parts = urllib.parse.urlsplit("file:" + rest)
+        try:
+            parts = urllib.parse.urlsplit("file:" + rest)
+        except ValueError as exc:  # "Invalid IPv6 URL": a '[' without its ']'
+            raise StoreError(f"file store URL '{url}': {exc}") from None
         if parts.netloc not in ("", "localhost"):
             raise StoreError(
                 f"file store URL '{url}' names the host '{parts.netloc}'; "

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -60,6 +61,27 @@ if TYPE_CHECKING:
 __all__ = ["PostgresStore", "parse_postgres_url"]
 
 T = TypeVar("T")
+
+
+class _ConnectFailures(logging.Filter):
+    """Keeps (and holds back) the pool's "error connecting in NAME" warnings while it opens."""
+
+    def __init__(self, pool_name: str) -> None:
+        super().__init__()
+        self.pool_name = pool_name
+        self.last: str | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if (
+            record.msg == "error connecting in %r: %s"
+            and isinstance(args, tuple)
+            and len(args) == 2
+            and args[0] == self.pool_name
+        ):
+            self.last = " ".join(str(args[1]).split())  # psycopg's text has line breaks
+            return False
+        return True
 
 
 class PostgresStore(Store):
@@ -118,15 +140,23 @@ class PostgresStore(Store):
                 open=False,
                 name=f"skillstate:{self.schema}",
             )
+            # The pool retries a failed connection until its timeout, logging each
+            # failure; keep the last one as the reason instead of a second stderr line.
+            failures = _ConnectFailures(pool.name)
+            pool_log = logging.getLogger("psycopg.pool")
+            pool_log.addFilter(failures)
             try:
                 pool.open(wait=True, timeout=self.options["pool_timeout"])
                 with pool.connection() as conn:
                     migrate(conn, self.schema)
             except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
                 pool.close()
+                reason = failures.last if isinstance(exc, psycopg_pool.PoolTimeout) else None
                 raise StoreError(
-                    f"cannot connect to PostgreSQL at {redact(self.url)}: {exc}".rstrip()
+                    f"cannot connect to PostgreSQL at {redact(self.url)}: {reason or exc}".rstrip()
                 ) from exc
+            finally:
+                pool_log.removeFilter(failures)
             self._pool = pool
             return pool
 

@@ -30,7 +30,10 @@ OUR_OPTIONS = ("schema", "pool_min", "pool_max", "pool_timeout", "durability")
 
 def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
     """Split a store URL into the libpq URI and the store's own options (validated)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # "Invalid IPv6 URL": a '[' without its ']'
+        raise StoreError(f"bad PostgreSQL URL: {exc}") from None
     if parts.scheme.lower() not in ("postgresql", "postgres"):
         raise StoreError(
             f"bad PostgreSQL URL: expected postgresql://..., got scheme '{parts.scheme}'"

@@ -68,12 +68,18 @@ class SQLiteConnections:
     def _reason(self, exc: BaseException) -> str:
         """The error's text, saying "the disk is full" when it is (SQLite may say "disk I/O error")."""
         text = str(exc) or type(exc).__name__
-        if isinstance(exc, OSError) and exc.strerror:
+        if isinstance(exc, FileExistsError) and exc.filename is not None:
+            # mkdir(exist_ok=True) says "File exists" when a parent is a file.
+            text = f"{os.path.basename(exc.filename)} is a file, not a directory"
+        elif isinstance(exc, OSError) and exc.strerror:
             text = exc.strerror
         full = "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC
         try:
             free = os.statvfs(self.path.parent)
-            full = full or free.f_bavail == 0 or free.f_bfree == 0
+            # A read-only or pseudo filesystem (/sys, a squashfs image) has no free
+            # blocks either: it is not full, it cannot be written.
+            writable = free.f_blocks > 0 and not free.f_flag & os.ST_RDONLY
+            full = full or (writable and (free.f_bavail == 0 or free.f_bfree == 0))
         except OSError:
             pass
         return f"the disk is full ({text})" if full else text

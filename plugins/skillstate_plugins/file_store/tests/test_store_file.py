@@ -103,6 +103,8 @@ def test_url_forms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert root_from_url("file://localhost/abs") == "/abs"
     with pytest.raises(StoreError, match="names the host 'elsewhere'"):
         root_from_url("file://elsewhere/x")
+    with pytest.raises(StoreError, match=r"^file store URL 'file://\[x/y': Invalid IPv6 URL$"):
+        root_from_url("file://[x/y")
 
 
 def test_file_store_is_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,6 +58,7 @@ def test_url_options_are_taken_out_and_the_rest_goes_to_libpq() -> None:
         ("postgresql://h/db?pool_max=lots", "pool_max must be a number, got 'lots'"),
         ("postgresql://h/db?pool_max=0", "pool_max must be positive"),
         ("postgresql://h/db?pool_min=5&pool_max=2", "pool_min is larger than pool_max"),
+        ("postgresql://u:pw@[::1/db", r"^bad PostgreSQL URL: Invalid IPv6 URL$"),
     ],
 )
 def test_bad_urls_are_refused_clearly(url: str, message: str) -> None:
@@ -65,11 +66,19 @@ def test_bad_urls_are_refused_clearly(url: str, message: str) -> None:
         parse_postgres_url(url)
 
 
-def test_unreachable_server_fails_clearly_without_the_password() -> None:
+def test_unreachable_server_fails_clearly_without_the_password(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     store = make_host().open_store("postgresql://u:secret@127.0.0.1:1/db?pool_timeout=1")
     with pytest.raises(StoreError, match=r"cannot connect to PostgreSQL at .*u:\*\*\*@") as info:
         store.list()
     assert "secret" not in str(info.value)
+    # The reason is the connection's failure, in the one line, not the pool's timeout
+    # after a warning line per attempt.
+    assert "Connection refused" in str(info.value)
+    assert "\n" not in str(info.value)
+    assert "pool initialization incomplete" not in str(info.value)
+    assert not [r for r in caplog.records if "error connecting" in r.getMessage()]
 
 
 def test_both_schemes_open_the_same_store(url: str) -> None:

@@ -65,8 +65,18 @@ def test_unusable_path_fails_clearly(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     store = make_host().open_store(f"sqlite://{blocker}/runs.db")
-    with pytest.raises(StoreError, match="cannot open SQLite database"):
+    with pytest.raises(StoreError, match="cannot open SQLite database") as caught:
         store.list()
+    assert str(caught.value).endswith(": file is a file, not a directory")
+
+
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux's /sys")
+def test_a_pseudo_filesystem_is_not_called_a_full_disk() -> None:
+    # /sys reports no free blocks, like a full disk, but it has no blocks at all.
+    store = make_host().open_store("sqlite:///sys/kernel/skillstate-test.db")
+    with pytest.raises(StoreError, match="cannot open SQLite database") as caught:
+        store.list()
+    assert "disk is full" not in str(caught.value)
 
 
 def test_nul_in_spec_observation_and_journal_round_trips(tmp_path: Path) -> None:
