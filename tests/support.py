@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
 import itertools
+import json
 import os
 import re
 import subprocess
@@ -11,6 +13,7 @@ import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,6 +142,15 @@ class ServerProcess:
         self.stop()
         raise RuntimeError(f"{what} did not start listening in time")
 
+    def signal_and_wait(self, signum: int) -> tuple[int, str]:
+        """Send ``signum``, wait for the exit; the exit code and the whole log."""
+        self.proc.send_signal(signum)
+        try:
+            code = self.proc.wait(TIMEOUT)
+        finally:
+            self.stop()
+        return code, self.log.read_text(errors="replace")
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -198,3 +210,28 @@ def run_without(
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
+
+
+def initialize_request(request_id: int = 0) -> dict[str, Any]:
+    """A JSON-RPC ``initialize`` request, as a raw client sends it (no client library)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+
+
+def post_json(port: int, path: str, message: dict[str, Any]) -> tuple[int, bytes]:
+    """POST ``message`` to 127.0.0.1:``port`` as an MCP client does; status and body."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    conn.request("POST", path, json.dumps(message).encode(), headers)
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response.status, data

@@ -18,32 +18,15 @@ from support import (
     TIMEOUT,
     ServerProcess,
     default_sigint,
+    initialize_request,
+    post_json,
     run_skillstate,
     server_env,
 )
 
 from skillstate.cli.exits import INTERRUPT
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
-
-
-def _post(port: int, path: str, message: dict[str, object]) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    conn.request("POST", path, json.dumps(message).encode(), headers)
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, data
+INITIALIZE = initialize_request()
 
 
 def _get(port: int, path: str) -> int:
@@ -52,15 +35,6 @@ def _get(port: int, path: str) -> int:
     status = conn.getresponse().status
     conn.close()
     return status
-
-
-def _interrupt(server: ServerProcess) -> tuple[int, str]:
-    server.proc.send_signal(signal.SIGINT)
-    try:
-        code = server.proc.wait(TIMEOUT)
-    finally:
-        server.stop()
-    return code, server.log.read_text(errors="replace")
 
 
 def test_ctrl_c_on_the_inspector_exits_130(tmp_path: Path) -> None:
@@ -77,7 +51,7 @@ def test_ctrl_c_on_the_inspector_exits_130(tmp_path: Path) -> None:
         sigint=True,
     )
     assert _get(server.port, "/runs/r1") == 200
-    code, log = _interrupt(server)
+    code, log = server.signal_and_wait(signal.SIGINT)
     assert code == INTERRUPT, log
     assert "Traceback" not in log
 
@@ -103,10 +77,10 @@ def test_ctrl_c_on_the_http_server_exits_130_and_keeps_what_was_written(tmp_path
             "arguments": {"session_id": "s1", "skill_specification": "count"},
         },
     }
-    assert _post(server.port, "/mcp", INITIALIZE)[0] == 200
-    status, body = _post(server.port, "/mcp", call)
+    assert post_json(server.port, "/mcp", INITIALIZE)[0] == 200
+    status, body = post_json(server.port, "/mcp", call)
     assert status == 200 and '"isError":true' not in body.decode(), body
-    code, log = _interrupt(server)
+    code, log = server.signal_and_wait(signal.SIGINT)
     assert code == INTERRUPT, log
     assert "Traceback" not in log
     shown = run_skillstate("--store", url, "get", "s1", cwd=tmp_path)
@@ -126,10 +100,10 @@ def test_a_second_ctrl_c_on_the_http_server_exits_130_without_a_traceback(tmp_pa
         stdout_to_log=False,
         sigint=True,
     )
-    assert _post(server.port, "/mcp", INITIALIZE)[0] == 200
+    assert post_json(server.port, "/mcp", INITIALIZE)[0] == 200
     server.proc.send_signal(signal.SIGINT)
     time.sleep(0.05)  # uvicorn is shutting down (it waits 0.1 s for the connections)
-    code, log = _interrupt(server)
+    code, log = server.signal_and_wait(signal.SIGINT)
     assert code == INTERRUPT, log
     assert "Traceback" not in log and "ERROR" not in log, log
 
@@ -150,7 +124,7 @@ def test_sigint_stops_a_server_started_with_it_ignored_with_130(
         stdout_to_log=True,
         ignore_sigint=True,
     )
-    code, log = _interrupt(server)
+    code, log = server.signal_and_wait(signal.SIGINT)
     assert code == INTERRUPT, log
     assert "Traceback" not in log
 

@@ -7,25 +7,15 @@ Real processes, real SIGTERM."""
 from __future__ import annotations
 
 import http.client
-import json
 import os
 import signal
 from pathlib import Path
 
-from support import TIMEOUT, ServerProcess, run_skillstate, server_env
+from support import ServerProcess, initialize_request, post_json, run_skillstate, server_env
 
 from skillstate.cli.exits import TERMINATED
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
+INITIALIZE = initialize_request()
 
 # Imported by the server's interpreter at start-up (PYTHONPATH): every sync is written to
 # stderr, and the group sync's thread waits ten minutes, so only closing the store (or
@@ -46,25 +36,6 @@ observing.__enter__()
 """
 
 
-def _post(port: int, message: dict[str, object]) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    conn.request("POST", "/mcp", json.dumps(message).encode(), headers)
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, data
-
-
-def _terminate(server: ServerProcess) -> tuple[int, str]:
-    server.proc.send_signal(signal.SIGTERM)
-    try:
-        code = server.proc.wait(TIMEOUT)
-    finally:
-        server.stop()
-    return code, server.log.read_text(errors="replace")
-
-
 def test_sigterm_on_the_inspector_exits_143(tmp_path: Path) -> None:
     url = f"file:{tmp_path / 'store'}"
     assert run_skillstate("--store", url, "init", "rig-task", "r1", cwd=tmp_path).returncode == 0
@@ -81,7 +52,7 @@ def test_sigterm_on_the_inspector_exits_143(tmp_path: Path) -> None:
     conn.request("GET", "/runs/r1")
     assert conn.getresponse().status == 200
     conn.close()
-    code, log = _terminate(server)
+    code, log = server.signal_and_wait(signal.SIGTERM)
     assert code == TERMINATED, log
     assert "Traceback" not in log
 
@@ -114,11 +85,11 @@ def test_sigterm_on_the_http_server_closes_the_store_and_exits_143(tmp_path: Pat
             "arguments": {"session_id": "s1", "skill_specification": "count"},
         },
     }
-    assert _post(server.port, INITIALIZE)[0] == 200
-    status, body = _post(server.port, call)
+    assert post_json(server.port, "/mcp", INITIALIZE)[0] == 200
+    status, body = post_json(server.port, "/mcp", call)
     assert status == 200 and '"isError":true' not in body.decode(), body
     assert "synced" not in server.log.read_text(errors="replace")  # still pending
-    code, log = _terminate(server)
+    code, log = server.signal_and_wait(signal.SIGTERM)
     assert code == TERMINATED, log
     assert "Traceback" not in log
     assert f"synced {root / 's1.jsonl'}\n" in log, log

@@ -19,7 +19,7 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from support import SKILLSTATE, TIMEOUT, ServerProcess, server_env
+from support import SKILLSTATE, TIMEOUT, ServerProcess, initialize_request, server_env
 
 __all__ = [
     "INITIALIZED",
@@ -104,20 +104,6 @@ async def http_client(
 
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 """The raw ``notifications/initialized`` line that follows an ``initialize``."""
-
-
-def initialize_request(request_id: int = 0) -> dict[str, Any]:
-    """A JSON-RPC ``initialize`` request, as a raw client sends it (no client library)."""
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
 
 
 def raw_initialize(request_id: int = 0) -> bytes:
