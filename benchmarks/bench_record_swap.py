@@ -29,23 +29,20 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from skillstate_plugins.file_store import fileio
+
 RECORD = b"x" * 2000
 LINE = b"y" * 400 + b"\n"
 
 
 def _exchange() -> Callable[[str, str], None]:
-    libc = ctypes.CDLL(None, use_errno=True)
-    function = libc.renameat2
-    function.argtypes = [
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_uint,
-    ]
+    """The file store's own ``renameat2(RENAME_EXCHANGE)`` (``fileio``), as a function."""
+    function = fileio._load_renameat2()
+    if not function:
+        raise SystemExit("bench_record_swap: this system has no renameat2")
 
     def exchange(a: str, b: str) -> None:
-        if function(-100, a.encode(), -100, b.encode(), 2) != 0:
+        if function(-100, a.encode(), -100, b.encode(), fileio._RENAME_EXCHANGE) != 0:
             code = ctypes.get_errno()
             raise OSError(code, os.strerror(code), b)
 
