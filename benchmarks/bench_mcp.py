@@ -112,7 +112,7 @@ def serve_trivial(transport: str) -> None:
     def close_session(session_id: str) -> dict[str, Any]:
         return {"closed": True}
 
-    from skillstate.mcp.stdio import serve_stdio
+    from skillstate_plugins.mcp.stdio import serve_stdio
 
     serve_stdio(server, transport)
 

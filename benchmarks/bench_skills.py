@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skillstate.skills import SkillStore
-from skillstate.skills import store as store_module
-from skillstate.skills.fsio import Header, read_all, scan_header
+from skillstate_plugins.skill_store import SkillStore
+from skillstate_plugins.skill_store import store as store_module
+from skillstate_plugins.skill_store.fsio import Header, read_all, scan_header
 
 
 def rchar() -> int:

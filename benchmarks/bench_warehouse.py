@@ -30,8 +30,8 @@ from typing import Any
 from skillstate_plugins.warehouse.bench.policies import OraclePolicy
 from skillstate_plugins.warehouse.benchmark import WAREHOUSE_BENCHMARK
 
-from skillstate.bench.runner import run_episode
-from skillstate.bench.spec import EpisodeConfig
+from skillstate_plugins.bench.runner import run_episode
+from skillstate_plugins.bench.spec import EpisodeConfig
 from skillstate.runtime.sessions import Runtime
 
 

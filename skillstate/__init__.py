@@ -45,7 +45,7 @@ if TYPE_CHECKING:
         StoreSpec,
     )
     from skillstate.runtime.sessions import Runtime
-    from skillstate.skills import SkillStore
+    from skillstate_plugins.skill_store import SkillStore
     from skillstate.store import Store
 
 __all__ = [
@@ -110,7 +110,7 @@ _LAZY = {
     "StoreSpec": "skillstate.records",
     "Store": "skillstate.store",
     "Runtime": "skillstate.runtime.sessions",
-    "SkillStore": "skillstate.skills",
+    "SkillStore": "skillstate_plugins.skill_store",
     "Change": "skillstate.pipeline",
     "Outcome": "skillstate.pipeline",
     "create_run": "skillstate.pipeline",

@@ -50,7 +50,7 @@ from skillstate.markers import hookspec
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from skillstate.bench.spec import BenchmarkSpec
+    from skillstate_plugins.bench.spec import BenchmarkSpec
     from skillstate.records import (
         Budget,
         CommandSpec,
@@ -356,10 +356,10 @@ def skillstate_register_benchmarks(register: Callable[[BenchmarkSpec], None]) ->
     ``bench`` command's ``--help``, or ``skillstate bench NAME``).
 
     **Semantics:** collected; call ``register`` once per benchmark with a
-    :class:`~skillstate.plugin.bench.BenchmarkSpec` (its environment, the
+    :class:`~skillstate_plugins.bench.api.BenchmarkSpec` (its environment, the
     instructions P, Σ_0 and Σ's JSON Schema, the scripted policies, how to read the
     score from the environment's final snapshot). The harness
-    (:mod:`skillstate.plugin.bench`: runtimes, runner, LLM adapter, results file,
+    (:mod:`skillstate_plugins.bench.api`: runtimes, runner, LLM adapter, results file,
     report, plot) is shared by every benchmark. Two plugins registering one name, or a
     benchmark named ``report`` or ``plot`` (the ``bench`` command's own sub-commands),
     raise :class:`~skillstate.errors.PluginConflictError` naming both. A blocked
@@ -370,7 +370,7 @@ def skillstate_register_benchmarks(register: Callable[[BenchmarkSpec], None]) ->
     **Isolation:** fail open, as for ``skillstate_register_skills``: a failing plugin's
     benchmarks are not registered, and a warning names it.
 
-    **Arguments:** ``register`` — takes one :class:`~skillstate.plugin.bench.BenchmarkSpec`.
+    **Arguments:** ``register`` — takes one :class:`~skillstate_plugins.bench.api.BenchmarkSpec`.
 
     **Returns:** nothing.
 

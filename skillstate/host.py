@@ -49,7 +49,7 @@ from skillstate.store import Store
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from skillstate.bench.spec import BenchmarkSpec
+    from skillstate_plugins.bench.spec import BenchmarkSpec
     from skillstate.records import CommandSpec, DoctorFinding, EnvironmentSpec
 
 __all__ = ["CORE", "HookFailed", "Host", "ObserverWarning", "PluginWarning", "Registry"]
@@ -187,7 +187,7 @@ class Host:
     def benchmarks(self) -> Registry[BenchmarkSpec]:
         """What ``skillstate bench NAME`` runs (``report`` and ``plot`` are the command's own)."""
         if self._benchmarks is None:
-            from skillstate.bench.spec import BenchmarkSpec
+            from skillstate_plugins.bench.spec import BenchmarkSpec
 
             self._benchmarks = self._build(
                 "benchmark",

@@ -41,14 +41,6 @@ _CORE: tuple[tuple[str, str, str], ...] = (
     ("rm", "rm_cmd", "delete a run and its journal"),
     ("verify", "verify_cmd", "replay journals; report runs whose record differs"),
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
-    ("skills", "skills_cmd", "the skill store: SKILL.md skills, list/view/edit"),
-    ("mcp", "mcp_cmd", "the MCP server (stdio, or --http): SKILL.state for any MCP client"),
-    ("ui", "ui_cmd", "the run inspector: a local, read-only web page over the store"),
-    (
-        "bench",
-        "bench_cmd",
-        "run a plugin's benchmark (bench NAME); bench report / plot a results file",
-    ),
 )
 
 
@@ -228,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         owners: dict[str, str] = {}
-        if name == "bench" or name not in CORE_COMMANDS.names():
+        if name not in CORE_COMMANDS.names():
             from skillstate.cli.context import using_host
 
             using_host(ctx.host)  # bench's sub-commands come from this host's benchmarks

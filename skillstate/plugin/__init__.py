@@ -73,7 +73,7 @@ Where the rest lives
   ``rig-state`` drop-in): the run commands and the command context.
 - :mod:`skillstate.plugin.runtime` — for environment and benchmark authors: the
   SKILL.state session runtime, its prompts and turn parser.
-- :mod:`skillstate.plugin.bench` — for benchmark authors: ``BenchmarkSpec`` and the
+- :mod:`skillstate_plugins.bench.api` — for benchmark authors: ``BenchmarkSpec`` and the
   harness every ``skillstate bench NAME`` shares (runtimes, runner, LLM adapter,
   results file, sweeps, statistics).
 - :mod:`skillstate.testing` — the pytest plugin: fixtures, and the store and

@@ -29,7 +29,7 @@ from skillstate.runtime.errors import (
 
 if TYPE_CHECKING:
     from skillstate.runtime.limits import SessionIndex
-    from skillstate.skills import SkillStore
+    from skillstate_plugins.skill_store import SkillStore
 
 __all__ = ["CreatingCalls"]
 
@@ -179,7 +179,7 @@ class CreatingCalls(RuntimeBase):
         ``meta["skill_store"]`` records the skill's name, the sha256 of its SKILL.md,
         its source and path. ``skill_store`` defaults to the configured one.
         """
-        from skillstate.skills import SkillError, SkillStore, session_spec
+        from skillstate_plugins.skill_store import SkillError, SkillStore, session_spec
 
         store = skill_store if skill_store is not None else SkillStore.from_config(self.host.config)
         spec = session_spec(name, store)

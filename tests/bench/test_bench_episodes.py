@@ -1,5 +1,5 @@
 """The episode options and command records every benchmark environment shares
-(``skillstate.plugin.bench``): both bundled environments check their options through them."""
+(``skillstate_plugins.bench.api``): both bundled environments check their options through them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from skillstate.errors import InvalidInput
-from skillstate.plugin.bench import (
+from skillstate_plugins.bench.api import (
     NOISE_LEVELS,
     Command,
     EpisodeOptions,

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from support import SKILLSTATE, clean_env
 
-from skillstate.bench.plot import draw, legibility_problems
-from skillstate.bench.report import paired_differences, summarize
-from skillstate.bench.results import read_results
-from skillstate.bench.stats import estimate, paired, t_critical
+from skillstate_plugins.bench.plot import draw, legibility_problems
+from skillstate_plugins.bench.report import paired_differences, summarize
+from skillstate_plugins.bench.results import read_results
+from skillstate_plugins.bench.stats import estimate, paired, t_critical
 
 
 def skillstate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

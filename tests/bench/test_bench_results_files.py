@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from support import SKILLSTATE, clean_env
 
-from skillstate.bench.results import ResultsError, ResultsFile, load_results
+from skillstate_plugins.bench.results import ResultsError, ResultsFile, load_results
 
 
 def skillstate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

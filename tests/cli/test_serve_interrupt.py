@@ -166,7 +166,7 @@ def test_stdio_exits_130_on_ctrl_c_and_0_at_the_end_of_stdin(
 
 HELD = """
 import asyncio, os, signal
-from skillstate.mcp.stdio import run_interruptible
+from skillstate_plugins.mcp.stdio import run_interruptible
 
 async def main():
     try:

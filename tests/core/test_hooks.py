@@ -354,7 +354,7 @@ def test_the_default_environment_is_configuration_or_what_a_plugin_offers() -> N
 def test_hook_register_benchmarks(host: Any) -> None:
     import warnings
 
-    from skillstate.bench.spec import BenchmarkSpec, EpisodeOutcome
+    from skillstate_plugins.bench.spec import BenchmarkSpec, EpisodeOutcome
     from skillstate.errors import PluginConflictError
 
     def outcome(snapshot: Any) -> EpisodeOutcome:

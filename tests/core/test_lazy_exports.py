@@ -12,11 +12,11 @@ import pytest
     [
         "skillstate",
         "skillstate.runtime",
-        "skillstate.mcp",
+        "skillstate_plugins.mcp",
         "skillstate.plugin",
         "skillstate.plugin.cli",
         "skillstate.plugin.runtime",
-        "skillstate.plugin.bench",
+        "skillstate_plugins.bench.api",
     ],
 )
 def test_every_exported_name_resolves(package: str) -> None:

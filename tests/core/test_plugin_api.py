@@ -147,13 +147,13 @@ def test_the_core_names_no_plugin() -> None:
 
 def test_every_plugin_api_name_is_documented() -> None:
     import skillstate.plugin
-    import skillstate.plugin.bench
+    import skillstate_plugins.bench.api
     import skillstate.plugin.cli
     import skillstate.plugin.runtime
 
     modules = (
         skillstate.plugin,
-        skillstate.plugin.bench,
+        skillstate_plugins.bench.api,
         skillstate.plugin.cli,
         skillstate.plugin.runtime,
     )

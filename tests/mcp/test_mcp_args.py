@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from skillstate.mcp.args import ArgumentError, Param, check_arguments, input_schema
-from skillstate.mcp.http import mask_url, security_settings
+from skillstate_plugins.mcp.args import ArgumentError, Param, check_arguments, input_schema
+from skillstate_plugins.mcp.http import mask_url, security_settings
 
 PARAMS = [
     Param("session_id", "string", "id"),

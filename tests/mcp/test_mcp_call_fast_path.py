@@ -1,4 +1,4 @@
-"""The ``tools/call`` fast path (skillstate/mcp/sdk.py, ``install_call_fast_path``) answers
+"""The ``tools/call`` fast path (plugins/skillstate_plugins/mcp/sdk.py, ``install_call_fast_path``) answers
 exactly as the SDK's own path does.
 
 Two servers, each over its own memory store, get the same seeded series of calls (every
@@ -28,9 +28,9 @@ from mcp.shared.transport_context import TransportContext
 from mcp_types import CallToolResult, TextContent
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION
 
-from skillstate.mcp import sdk
-from skillstate.mcp.server import build_server
-from skillstate.mcp.tooling import StrictTool
+from skillstate_plugins.mcp import sdk
+from skillstate_plugins.mcp.server import build_server
+from skillstate_plugins.mcp.tooling import StrictTool
 from skillstate.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
@@ -254,7 +254,7 @@ async def test_a_call_tool_overridden_in_a_server_subclass_is_not_gone_around() 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             return _refusal(f"{name} refused by the subclass")
 
-    from skillstate.mcp.server import skillstate_tools
+    from skillstate_plugins.mcp.server import skillstate_tools
 
     server = Audited("audited", tools=skillstate_tools(Runtime("memory:"), offload=False))
     sdk.drop_tracing(server)  # as build_server does: only the pass-through middleware left
@@ -308,8 +308,8 @@ def test_a_runner_subclass_or_another_params_type_goes_to_the_sdk() -> None:
 def _raising_tool(exc: BaseException) -> StrictTool:
     """A StrictTool whose function raises ``exc`` (make_tool's guard taken off): the fast
     path's safety net for an exception out of a tool must answer and log as the SDK does."""
-    from skillstate.mcp.args import Param
-    from skillstate.mcp.tooling import make_tool
+    from skillstate_plugins.mcp.args import Param
+    from skillstate_plugins.mcp.tooling import make_tool
 
     def fail(args: dict[str, Any]) -> CallToolResult:
         raise exc

@@ -32,7 +32,7 @@ MARK = "skillstate-call-fast-path:"
 SITES = {
     "fast": f"""
 import sys
-import skillstate.mcp.sdk as sdk
+import skillstate_plugins.mcp.sdk as sdk
 
 _served = sdk._run_fast
 
@@ -43,7 +43,7 @@ async def _counted(runner, tool, params):
 sdk._run_fast = _counted
 """,
     "sdk": """
-import skillstate.mcp.sdk as sdk
+import skillstate_plugins.mcp.sdk as sdk
 
 sdk._call_installed.append(object())  # install_call_fast_path then patches nothing
 """,

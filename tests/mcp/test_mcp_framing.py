@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mcp_support import INITIALIZED, raw_initialize, serve_raw
 
-from skillstate.mcp.framing import reject
+from skillstate_plugins.mcp.framing import reject
 
 INIT = raw_initialize()
 

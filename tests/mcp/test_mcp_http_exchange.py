@@ -1,6 +1,6 @@
 """The single exchange answers stateless POSTs exactly as the SDK's path does.
 
-skillstate/mcp/exchange.py answers a 2025-era POST of one JSON-RPC request itself,
+plugins/skillstate_plugins/mcp/exchange.py answers a 2025-era POST of one JSON-RPC request itself,
 with the SDK's pieces, instead of letting the SDK build a connection for it. Here one
 seeded series of raw requests goes over real HTTP on 127.0.0.1 to two servers, one
 with the exchange and one with ``SKILLSTATE_MCP_HTTP_EXCHANGE=off``: the handshake in
@@ -30,8 +30,8 @@ from mcp_support import start_http
 from test_mcp_http import request
 from test_mcp_transport_differential import CHOICES, TOOLS
 
-from skillstate.mcp import exchange as exchange_module
-from skillstate.mcp import sdk
+from skillstate_plugins.mcp import exchange as exchange_module
+from skillstate_plugins.mcp import sdk
 
 pytestmark = pytest.mark.anyio
 
@@ -221,8 +221,8 @@ def test_the_exchange_answers_every_request_as_the_sdk_path(
 
 async def test_the_exchange_takes_single_requests_and_nothing_else(tmp_path: Path) -> None:
     """In process: which requests the exchange answered, and that it is on by default."""
-    from skillstate.mcp.http import http_app
-    from skillstate.mcp.server import build_server
+    from skillstate_plugins.mcp.http import http_app
+    from skillstate_plugins.mcp.server import build_server
     from skillstate.runtime import Runtime
 
     assert sdk.internals_allowed(), "the suite runs on an SDK version skillstate knows"
@@ -269,8 +269,8 @@ async def test_the_exchange_takes_single_requests_and_nothing_else(tmp_path: Pat
 
 
 def test_the_exchange_is_off_by_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    from skillstate.mcp.http import http_app
-    from skillstate.mcp.server import build_server
+    from skillstate_plugins.mcp.http import http_app
+    from skillstate_plugins.mcp.server import build_server
     from skillstate.runtime import Runtime
 
     for value in ("off", "0", "false", "no"):
@@ -338,7 +338,7 @@ async def test_the_exchange_answers_odd_handlers_as_the_sdk_path() -> None:
     """Progress, log lines, a back-channel request, a code-0 error and a reply that cannot
     be encoded: the SDK's answer each time (the last one a 500 with a JSON-RPC error, not
     an exception out of the app — uvicorn's text/plain 500 and a traceback)."""
-    from skillstate.mcp.http import http_app
+    from skillstate_plugins.mcp.http import http_app
 
     def call(request_id: int, name: str) -> bytes:
         params = {"name": name, "arguments": {}, "_meta": {"progressToken": "t"}}
@@ -360,7 +360,7 @@ async def test_an_answer_in_flight_at_shutdown_ends_as_the_sdk_path_ends_it() ->
     """The lifespan's end (the session manager's task group cancelled, on the SDK's path)
     ends the exchange's answers too: the transport's 500 with a JSON-RPC error, and the
     shutdown waits for them; answers that finished leave nothing behind."""
-    from skillstate.mcp.http import http_app
+    from skillstate_plugins.mcp.http import http_app
 
     gate: Any = http_app(_probe_server())
     exchange = gate.exchange

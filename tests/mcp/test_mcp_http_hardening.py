@@ -380,7 +380,7 @@ def test_the_token_comes_from_a_file_or_the_environment(tmp_path: Path) -> None:
 def test_allow_no_token_is_the_explicit_way_to_serve_a_public_address() -> None:
     import argparse
 
-    from skillstate.cli.mcp_cmd import HttpUsageError, add_http_options, http_settings
+    from skillstate_plugins.mcp.command import HttpUsageError, add_http_options, http_settings
 
     parser = argparse.ArgumentParser()
     add_http_options(parser)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from skillstate.mcp.offload import OffloadPolicy
+from skillstate_plugins.mcp.offload import OffloadPolicy
 
 pytestmark = pytest.mark.anyio
 

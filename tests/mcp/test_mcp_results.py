@@ -1,4 +1,4 @@
-"""The encoded-once tool results (skillstate/mcp/results.py) equal the SDK's own path.
+"""The encoded-once tool results (plugins/skillstate_plugins/mcp/results.py) equal the SDK's own path.
 
 - the native pretty text is byte-identical to :func:`skillstate.jsondoc.pretty` on
   generated plain documents (unicode, control characters, big integers, nesting), and
@@ -18,8 +18,8 @@ from mcp_types import CallToolResult, TextContent
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from skillstate.jsondoc import pretty
-from skillstate.mcp import results, sdk
-from skillstate.mcp.server import build_server
+from skillstate_plugins.mcp import results, sdk
+from skillstate_plugins.mcp.server import build_server
 from skillstate.runtime import Runtime
 
 ALPHABET = [

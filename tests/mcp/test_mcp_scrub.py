@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp_support import stdio_client_for, text_of
 
-from skillstate.mcp import scrub
+from skillstate_plugins.mcp import scrub
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The SDK internals skillstate uses (skillstate/mcp/sdk.py): known versions only.
+"""The SDK internals skillstate uses (plugins/skillstate_plugins/mcp/sdk.py): known versions only.
 
 - The installed SDK must be one :data:`KNOWN_SDK_VERSIONS` lists: a new SDK version
   fails here until sdk.py has been checked against it and the version added.
@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 from mcp_support import initialize_request
 
-from skillstate.mcp import sdk
+from skillstate_plugins.mcp import sdk
 
 
 def test_the_installed_sdk_is_a_version_sdk_py_knows() -> None:
     found = sdk.sdk_version()
     assert found in sdk.KNOWN_SDK_VERSIONS, (
-        f"MCP SDK {found} is installed but skillstate/mcp/sdk.py knows only "
+        f"MCP SDK {found} is installed but plugins/skillstate_plugins/mcp/sdk.py knows only "
         f"{sdk.KNOWN_SDK_VERSIONS}: check every internal it uses against {found} "
         "(the differential tests run both paths), then add it to KNOWN_SDK_VERSIONS"
     )
@@ -75,9 +75,9 @@ def test_an_unknown_sdk_version_is_refused_for_the_public_path(tmp_path: Path) -
         import json
         from mcp.server import MCPServer
         from mcp.server.runner import ServerRunner
-        from skillstate.mcp import sdk
-        from skillstate.mcp.http import http_app
-        from skillstate.mcp.server import add_tools, build_server
+        from skillstate_plugins.mcp import sdk
+        from skillstate_plugins.mcp.http import http_app
+        from skillstate_plugins.mcp.server import add_tools, build_server
         from skillstate.runtime import Runtime
 
         runtime = Runtime("memory:")

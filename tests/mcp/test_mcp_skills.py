@@ -11,8 +11,8 @@ from mcp import Client
 from mcp.server import MCPServer
 from mcp_support import stdio_client_for, text_of
 
-from skillstate.mcp import add_tools, build_server, skillstate_tools
-from skillstate.mcp.server import add_prompts, add_resources
+from skillstate_plugins.mcp import add_tools, build_server, skillstate_tools
+from skillstate_plugins.mcp.server import add_prompts, add_resources
 from skillstate.runtime import Runtime
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mcp_support import INITIALIZED, SKILLSTATE, raw_initialize, serve_raw, server_env
 
-from skillstate.mcp.stdio import DEFAULT_MAX_LINE
+from skillstate_plugins.mcp.stdio import DEFAULT_MAX_LINE
 
 
 def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ integers), and their order makes real sessions. Every answer must be the same on
 three, timestamps aside, and none may be an internal error.
 
 A fourth server runs with the SDK internals off (``SKILLSTATE_MCP_SDK_INTERNALS=off``,
-skillstate/mcp/sdk.py): the SDK's own stdio transport and its own result path, where
-the others return results encoded once (skillstate/mcp/results.py). Its answers must
+plugins/skillstate_plugins/mcp/sdk.py): the SDK's own stdio transport and its own result path, where
+the others return results encoded once (plugins/skillstate_plugins/mcp/results.py). Its answers must
 be the same too, and every success's text block must be ``jsondoc.pretty`` of its
 ``structuredContent``, on every server. The series runs in both client modes: the
 2026 protocol (``auto``) and the 2025 handshake (``legacy``).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from skillstate.skills import SkillError, SkillStore
+from skillstate_plugins.skill_store import SkillError, SkillStore
 
 
 def skill_text(

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from skillstate.skills import SkillError, SkillStore, check_content
+from skillstate_plugins.skill_store import SkillError, SkillStore, check_content
 
 
 def big(worker: int) -> str:

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from skills_support import skill_text
 
-from skillstate.skills import SkillError, SkillStore
+from skillstate_plugins.skill_store import SkillError, SkillStore
 
 pytestmark = pytest.mark.fuzz
 

@@ -10,7 +10,7 @@ import pytest
 from skills_support import ok, skill_text
 from support import clean_env
 
-from skillstate.skills import SkillStore, SkillView
+from skillstate_plugins.skill_store import SkillStore, SkillView
 
 WORKER = str(Path(__file__).with_name("skills_worker.py"))
 WRITERS = 4

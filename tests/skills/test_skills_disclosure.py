@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from skills_support import skill_text
 
-from skillstate.skills import SkillStore, SkillView
+from skillstate_plugins.skill_store import SkillStore, SkillView
 
 SKILLS = 1000
 TAIL = 900_000

@@ -14,7 +14,7 @@ from pathlib import Path
 from skills_support import err, new_store, ok, put_skill, skill_text, snapshot
 from support import run_skillstate
 
-from skillstate.skills import SkillStore
+from skillstate_plugins.skill_store import SkillStore
 from skillstate.testing import SmallFilesystem
 
 

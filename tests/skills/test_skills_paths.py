@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from skills_support import err, new_store, ok, skill_text, snapshot
 
-from skillstate.skills import SkillStore, check_name, check_support_path
+from skillstate_plugins.skill_store import SkillStore, check_name, check_support_path
 
 SHOWN = {"a\x00": "a\\x00"}
 """Messages show control characters escaped (skillstate.display.printable)."""

@@ -12,7 +12,7 @@ from skills_support import err, ok, skill_text
 
 from skillstate.runtime import Runtime
 from skillstate.runtime.errors import SessionInputError
-from skillstate.skills import SkillStore
+from skillstate_plugins.skill_store import SkillStore
 
 
 @pytest.fixture

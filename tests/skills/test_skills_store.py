@@ -10,7 +10,7 @@ import pytest
 from skills_support import err, new_store, ok, put_skill, skill_text, snapshot
 
 from skillstate.config import load_config
-from skillstate.skills import (
+from skillstate_plugins.skill_store import (
     SkillError,
     SkillFile,
     SkillStore,

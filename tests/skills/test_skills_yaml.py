@@ -12,7 +12,7 @@ from pathlib import Path
 
 from skills_support import err, ok
 
-from skillstate.skills import SkillStore, parse_frontmatter
+from skillstate_plugins.skill_store import SkillStore, parse_frontmatter
 
 FOLDED = """---
 name: folded

@@ -185,8 +185,8 @@ def test_the_list_is_served_from_a_listing_refreshed_in_the_background(tmp_path:
     import time
 
     from skillstate import create_run
-    from skillstate.ui.listing import Listing
-    from skillstate.ui.queries import list_view
+    from skillstate_plugins.inspector.listing import Listing
+    from skillstate_plugins.inspector.queries import list_view
 
     host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db")
     store = host.open_store()
@@ -235,8 +235,8 @@ def test_concurrent_list_pages_all_see_every_run(tmp_path: Path) -> None:
     import threading
 
     from skillstate import create_run
-    from skillstate.ui.listing import Listing
-    from skillstate.ui.queries import list_view
+    from skillstate_plugins.inspector.listing import Listing
+    from skillstate_plugins.inspector.queries import list_view
 
     host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db?durability=process")
     store = host.open_store()
@@ -269,7 +269,7 @@ def test_a_failing_background_refresh_is_logged_and_the_old_listing_kept(
     import time
 
     from skillstate import create_run
-    from skillstate.ui.listing import Listing
+    from skillstate_plugins.inspector.listing import Listing
 
     url = f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db"
     host = make_host(url)
@@ -278,7 +278,7 @@ def test_a_failing_background_refresh_is_logged_and_the_old_listing_kept(
     listing = Listing(ttl=0.05)
     assert [s.id for s in listing.get(host, store)[0]] == ["kept"]
     store.close()  # every later read fails
-    caplog.set_level(logging.WARNING, logger="skillstate.ui")
+    caplog.set_level(logging.WARNING, logger="skillstate_plugins.inspector")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and not caplog.records:
         time.sleep(0.1)

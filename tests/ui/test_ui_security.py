@@ -11,7 +11,7 @@ import pytest
 from support import run_skillstate, run_without
 from ui_support import HOSTILE_SKILL, IMG, REASONING, SCRIPT, UiServer, fetch, seed
 
-from skillstate.ui.app import public_message
+from skillstate_plugins.inspector.app import public_message
 
 
 @pytest.fixture
@@ -264,11 +264,11 @@ def test_the_two_gates_share_one_host_origin_and_token_check() -> None:
     (skillstate.netguard), not two copies that can drift apart."""
     import inspect
 
-    import skillstate.mcp.http as mcp_http
-    import skillstate.mcp.serving as mcp_serving
+    import skillstate_plugins.mcp.http as mcp_http
+    import skillstate_plugins.mcp.serving as mcp_serving
     import skillstate.netguard as netguard
-    import skillstate.ui.gate as ui_gate
-    import skillstate.ui.serve as ui_serve
+    import skillstate_plugins.inspector.gate as ui_gate
+    import skillstate_plugins.inspector.serve as ui_serve
 
     for module in (mcp_http, mcp_serving, ui_gate, ui_serve):
         source = inspect.getsource(module)

@@ -13,7 +13,7 @@ import pytest
 from skillstate_repo.benchmark import REPO_BENCHMARK
 from skillstate_repo.oracle import RepoOracle
 
-from skillstate.plugin.bench import EpisodeConfig, EpisodeResult, WaitPolicy, run_episode
+from skillstate_plugins.bench.api import EpisodeConfig, EpisodeResult, WaitPolicy, run_episode
 from skillstate.plugin.runtime import Runtime
 from skillstate.testing import run_command
 

@@ -7,7 +7,7 @@ horizon, telemetry noise level and seed, and a drift scenario — see
 ``docs/warehouse.md``. Modules: ``commands`` (grammar, rules, texts), ``generator``
 (Algorithm 2), ``noise`` (App. C telemetry), ``drift`` (§5.4 scenarios), ``scoring``,
 ``options``, ``environment``; the benchmark ``skillstate bench warehouse`` runs is
-:mod:`.benchmark` (on the core's harness, ``skillstate.plugin.bench``; the warehouse's
+:mod:`.benchmark` (on the core's harness, ``skillstate_plugins.bench.api``; the warehouse's
 policies are in :mod:`.bench`), and the plugin brings the command ``skillstate demo``
 (:mod:`.demo_cmd`).
 """

@@ -1,7 +1,7 @@
 """The warehouse benchmark record: what ``skillstate bench warehouse`` runs.
 
 The harness (runtimes, runner, LLM adapter, results, report, plot) is the core's
-(:mod:`skillstate.plugin.bench`); this module says what is the warehouse's: P and Σ's
+(:mod:`skillstate_plugins.bench.api`); this module says what is the warehouse's: P and Σ's
 shape (:mod:`.bench.spec`), the scripted policies (:mod:`.bench.policies`), the
 episode options (``mode: episode``), the score read from the environment's snapshot,
 and the lines the extractive Memory summary keeps.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate.plugin.bench import (
+from skillstate_plugins.bench.api import (
     BenchmarkSpec,
     EpisodeConfig,
     EpisodeOutcome,

@@ -15,7 +15,7 @@ import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from skillstate.plugin.bench import TurnRecord
+    from skillstate_plugins.bench.api import TurnRecord
     from skillstate.plugin.cli import CliContext
 
 __all__ = ["configure", "run"]
@@ -82,7 +82,7 @@ class _Printer:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.plugin.bench import EpisodeConfig, run_episode
+    from skillstate_plugins.bench.api import EpisodeConfig, run_episode
     from skillstate.plugin.runtime import Runtime
 
     from .bench.policies import OraclePolicy

@@ -1,7 +1,7 @@
 """``skillstate-repo``: the SKILL.state paper's Software Repository environment as a plugin.
 
 A third-party-style distribution: it imports only the plugin API
-(``skillstate.plugin``, ``skillstate.plugin.bench``) and registers
+(``skillstate.plugin``, ``skillstate_plugins.bench.api``) and registers
 
 - the environment ``repo`` (``skillstate_register_environments``): one private
   repository per session, a seeded stream of feature requests, CI, pull requests and

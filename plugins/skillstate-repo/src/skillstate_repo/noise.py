@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from skillstate.plugin.bench import NOISE_LEVELS, TELEMETRY_HEADER, telemetry_block
+from skillstate_plugins.bench.api import NOISE_LEVELS, TELEMETRY_HEADER, telemetry_block
 
 __all__ = ["HEADER", "LEVELS", "noise_suffix", "telemetry_lines"]
 

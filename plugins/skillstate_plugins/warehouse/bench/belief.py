@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.plugin.bench import TELEMETRY_HEADER, relevant_lines
+from skillstate_plugins.bench.api import TELEMETRY_HEADER, relevant_lines
 
 __all__ = [
     "TELEMETRY_HEADER",

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin.bench import (
+from skillstate_plugins.bench.api import (
     ChatCompletionsPolicy,
     EndpointError,
     EpisodeConfig,
@@ -262,7 +262,7 @@ def test_an_unreachable_endpoint_stops_the_episode_instead_of_scoring_it(runtime
     assert str(raised.value).startswith(
         "the model endpoint http://127.0.0.1:9/v1/chat/completions could not be read"
     )
-    from skillstate.plugin.bench import public_endpoint
+    from skillstate_plugins.bench.api import public_endpoint
 
     assert public_endpoint("https://u:secret@h.example:8443/v1/chat?key=abc#x") == (
         "https://h.example:8443/v1/chat"

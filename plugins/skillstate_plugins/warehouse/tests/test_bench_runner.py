@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin.bench import (
+from skillstate_plugins.bench.api import (
     EpisodeConfig,
     EpisodeResult,
     Reply,

@@ -1,0 +1,303 @@
+"""The inspector's Starlette app: routes, templates and error pages.
+
+A thin adapter: each route parses its parameters, calls one function of
+:mod:`skillstate_plugins.inspector.queries` in a worker thread (the store API is synchronous) and
+renders a template or JSON. :func:`ui_app` builds the app behind its
+:class:`~skillstate_plugins.inspector.gate.UiGate`; ``prefix`` mounts it under a path (``/ui`` in
+``skillstate mcp --http --ui``).
+
+Pages (``{prefix}`` first):
+
+- ``/`` — runs and sessions (``?skill=``, ``?status=``, ``?q=`` id search, ``?page=``);
+- ``/runs/RUN`` — a run: Σ, P and its source (sessions), metadata, environment, and
+  the timeline of versions, newest first (``?page=``);
+- ``/runs/RUN/at/V`` — Σ at version V;
+- ``/runs/RUN/diff/V`` — version V against V − 1; ``/runs/RUN/diff?from=A&to=B`` any two;
+- ``/runs/RUN/export`` — the export file (``skillstate export``'s format), as a download;
+- ``/api/runs/RUN/versions?after=V`` — JSON: the head version and the rows after V
+  (what the page's script polls for live updates);
+- ``/static/…`` — the stylesheet and the script.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio.to_thread
+import jinja2
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from skillstate.masking import mask_secrets, url_secrets
+from skillstate_plugins.inspector import queries
+from skillstate_plugins.inspector.gate import UiGate
+from skillstate_plugins.inspector.listing import Listing
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from starlette.types import ASGIApp
+
+    from skillstate.host import Host
+    from skillstate.store import Store
+
+__all__ = ["POLL_MS", "public_message", "ui_app", "ui_routes"]
+
+log = logging.getLogger("skillstate_plugins.inspector")
+HERE = Path(__file__).parent
+STATIC = {"ui.css": "text/css", "live.js": "text/javascript"}
+POLL_MS = 1500
+"""How often an open run page asks for new versions."""
+T = TypeVar("T")
+
+_PATH = re.compile(r"(?<![\w.:/-])(?:[A-Za-z]:)?(?:/[\w.@+~-]+){2,}/?")
+
+
+_STORE_PATH = re.compile(r"\b(file|sqlite):(?![<])[\w.@+~/-]+")
+"""A path-based store URL (``file:/srv/state``, ``sqlite:////srv/runs.db``): all path."""
+
+
+def public_message(text: str, secrets: Sequence[str] = ()) -> str:
+    """An error message fit for a page: credentials masked, file system paths cut out
+    (store URLs naming a path included)."""
+    text = _STORE_PATH.sub(r"\1:<path>", mask_secrets(text, secrets))
+    return _PATH.sub("<path>", text)
+
+
+def _templates() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+        autoescape=True,  # every string an agent wrote is escaped; no template uses |safe
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env
+
+
+class _Pages:
+    """The routes' shared parts: store access (one at a time), rendering, errors."""
+
+    def __init__(self, host: Host, store: Store, prefix: str, title: str) -> None:
+        self.host = host
+        self.store = store
+        self.prefix = prefix
+        self.title = title
+        self.listing = Listing()
+        self.env = _templates()
+        self.secrets = url_secrets(str(getattr(store, "url", "") or ""))
+        try:
+            self.secrets += url_secrets(str(host.config.store))
+        except Exception:  # a host built without a configuration: nothing more to mask
+            pass
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(host, store, ...)`` in a worker thread (the bundled stores are thread-safe)."""
+
+        def run() -> T:
+            return fn(self.host, self.store, *args, **kwargs)
+
+        return await anyio.to_thread.run_sync(run)
+
+    def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        template = self.env.get_template(name)
+        text = template.render(base=self.prefix, title=self.title, poll_ms=POLL_MS, **values)
+        return HTMLResponse(text, status_code=status, headers={"cache-control": "no-store"})
+
+    def error(self, request: Request, status: int, message: str) -> Response:
+        text = public_message(message, self.secrets)
+        if request.url.path.startswith(f"{self.prefix}/api/"):
+            return JSONResponse({"error": text}, status_code=status)
+        return self.page("error.html", status=status, status_code=status, message=text)
+
+    async def guarded(self, request: Request, body: Callable[[], Any]) -> Response:
+        from skillstate.errors import RunNotFound, SkillstateError, VersionNotFound
+
+        try:
+            result: Response = await body()
+            return result
+        except (RunNotFound, VersionNotFound) as exc:
+            return self.error(request, 404, str(exc))
+        except SkillstateError as exc:
+            if getattr(exc, "kind", "error") == "usage":  # a bad id, version or bound
+                return self.error(request, 400, str(exc))
+            return self.error(request, 503, f"the store could not be read: {exc}")
+        except Exception as exc:
+            log.exception(
+                "inspector page %s failed: %s",
+                request.url.path,
+                public_message(f"{type(exc).__name__}: {exc}", self.secrets),
+            )
+            return self.error(request, 500, "internal error (the server's log has the details)")
+
+
+def _digits(value: str) -> bool:
+    """ASCII digits only, at most 12: ``str.isdigit`` also takes ``²`` (``int()`` refuses it)
+    and ``١`` (which ``int()`` reads)."""
+    return 0 < len(value) <= 12 and value.isascii() and value.isdigit()
+
+
+def _whole(request: Request, name: str, default: int | None = None, low: int = 1) -> int:
+    from skillstate.errors import InvalidInput
+
+    value = request.query_params.get(name) if name in request.query_params else None
+    if value is None or value == "":
+        if default is None:
+            raise InvalidInput(f"{name} is required (a version number)")
+        return default
+    if not _digits(value) or int(value) < low:
+        raise InvalidInput(f"{name} must be a whole number >= {low}, got {value[:40]!r}")
+    return int(value)
+
+
+def _path_version(request: Request) -> int:
+    from skillstate.errors import InvalidInput
+
+    value = str(request.path_params["version"])
+    if not _digits(value) or int(value) < 1:
+        raise InvalidInput(f"a version is a whole number >= 1, got {value[:40]!r}")
+    return int(value)
+
+
+def _run_id(request: Request) -> str:
+    from skillstate.store import check_run_id
+
+    return check_run_id(request.path_params["run_id"])
+
+
+def ui_routes(
+    host: Host, store: Store, *, prefix: str = "", title: str = "skillstate"
+) -> list[Route]:
+    """The inspector's routes under ``prefix`` (no gate: :func:`ui_app` adds it)."""
+    pages = _Pages(host, store, prefix.rstrip("/"), title)
+    p = pages.prefix
+
+    async def runs(request: Request) -> Response:
+        async def body() -> Response:
+            q = request.query_params
+            view = await pages.call(
+                queries.list_view,
+                skill=q.get("skill") or None,
+                status=q.get("status") or None,
+                query=(q.get("q") or "").strip()[:80] or None,
+                page=_whole(request, "page", 1),
+                listing=pages.listing,
+            )
+            return pages.page("list.html", view=view)
+
+        return await pages.guarded(request, body)
+
+    async def run(request: Request) -> Response:
+        async def body() -> Response:
+            run_id = _run_id(request)
+            page = _whole(request, "page", 1)
+            view = await pages.call(queries.run_view, run_id)
+            line = await pages.call(queries.timeline, run_id, page=page)
+            return pages.page("run.html", run=view, timeline=line)
+
+        return await pages.guarded(request, body)
+
+    async def state_at(request: Request) -> Response:
+        async def body() -> Response:
+            view = await pages.call(queries.state_view, _run_id(request), _path_version(request))
+            return pages.page("state.html", view=view)
+
+        return await pages.guarded(request, body)
+
+    async def diff_one(request: Request) -> Response:
+        async def body() -> Response:
+            version = _path_version(request)
+            run_id = _run_id(request)
+            old = max(1, version - 1)
+            view = await pages.call(queries.diff_view, run_id, old, version)
+            return pages.page("diff.html", view=view)
+
+        return await pages.guarded(request, body)
+
+    async def diff_any(request: Request) -> Response:
+        async def body() -> Response:
+            run_id = _run_id(request)
+            new = _whole(request, "to", 0, low=1) if request.query_params.get("to") else None
+            old = _whole(request, "from")
+            if new is None:
+                record = await pages.call(lambda h, s: s.get(run_id))
+                new = record.version
+            view = await pages.call(queries.diff_view, run_id, old, new)
+            return pages.page("diff.html", view=view)
+
+        return await pages.guarded(request, body)
+
+    async def export(request: Request) -> Response:
+        async def body() -> Response:
+            from skillstate.pipeline import now_iso
+
+            run_id = _run_id(request)
+            text = await pages.call(queries.export_text, run_id, now_iso())
+            return Response(
+                text.encode("utf-8"),
+                media_type="application/json",
+                headers={
+                    "content-disposition": f'attachment; filename="{run_id}.skillstate.json"',
+                    "cache-control": "no-store",
+                },
+            )
+
+        return await pages.guarded(request, body)
+
+    async def versions(request: Request) -> Response:
+        async def body() -> Response:
+            run_id = _run_id(request)
+            after = _whole(request, "after", 0, low=0)
+            answer = await pages.call(queries.versions_after, run_id, after)
+            return JSONResponse(answer, headers={"cache-control": "no-store"})
+
+        return await pages.guarded(request, body)
+
+    async def static(request: Request) -> Response:
+        name = str(request.path_params["name"])
+        if name not in STATIC:
+            return pages.error(request, 404, "no such file")
+        return FileResponse(HERE / "static" / name, media_type=STATIC[name])
+
+    async def not_found(request: Request) -> Response:
+        return pages.error(request, 404, "no such page")
+
+    return [
+        Route(f"{p}/", runs, methods=["GET", "HEAD"]),
+        Route(f"{p}/runs/{{run_id}}", run, methods=["GET", "HEAD"]),
+        Route(f"{p}/runs/{{run_id}}/at/{{version}}", state_at, methods=["GET", "HEAD"]),
+        Route(f"{p}/runs/{{run_id}}/diff", diff_any, methods=["GET", "HEAD"]),
+        Route(f"{p}/runs/{{run_id}}/diff/{{version}}", diff_one, methods=["GET", "HEAD"]),
+        Route(f"{p}/runs/{{run_id}}/export", export, methods=["GET", "HEAD"]),
+        Route(f"{p}/api/runs/{{run_id}}/versions", versions, methods=["GET", "HEAD"]),
+        Route(f"{p}/static/{{name}}", static, methods=["GET", "HEAD"]),
+        Route(f"{p}/{{rest:path}}", not_found, methods=["GET", "HEAD"]),
+    ]
+
+
+def ui_app(
+    host: Host,
+    store: Store,
+    *,
+    bind: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
+    token: str | None = None,
+    prefix: str = "",
+) -> ASGIApp:
+    """The inspector as one ASGI app, behind its gate; ``prefix`` mounts it under a path.
+
+    In ``skillstate mcp --http --ui`` the MCP server hands every request under
+    ``/ui`` to this app (``prefix="/ui"``), with the MCP server's bind address,
+    allowed hosts and token.
+    """
+    prefix = prefix.rstrip("/")
+    app = Starlette(routes=ui_routes(host, store, prefix=prefix))
+    return UiGate(
+        app, bind=bind, allowed_hosts=allowed_hosts, token=token, cookie_path=prefix or "/"
+    )

@@ -1,0 +1,199 @@
+"""The inspector's gate: every request is checked here before any page is built.
+
+In this order:
+
+1. **Method**: ``GET`` and ``HEAD`` only; anything else is 405 (the inspector is
+   read-only: no page, form or endpoint writes).
+2. **Host** must be an allowed name (421), and **Origin**, when sent, an allowed
+   origin (403) — protection against DNS rebinding and cross-site reads. Allowed: the
+   loopback names (``127.0.0.1``, ``localhost``, ``[::1]``, any port), the bind
+   address when it is a concrete one, and each ``--allowed-host``.
+3. **Token** (when configured): ``Authorization: Bearer <token>``, or the cookie a
+   browser gets by opening any page once with ``?token=<token>`` (then redirected to
+   the same page without it, so the token does not stay in the address bar or the
+   history). Anything else is 401. Compared in constant time.
+
+The Host, Origin and token checks are :mod:`skillstate.netguard`'s, the same code as
+the MCP HTTP server's gate (:mod:`skillstate_plugins.mcp.http`).
+
+Every answer carries a Content-Security-Policy allowing only the inspector's own
+script and style (no inline script can run, even if an escaping bug let one in),
+``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and
+``X-Frame-Options: DENY``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import urllib.parse
+from collections.abc import Sequence
+from http.cookies import SimpleCookie
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from skillstate.netguard import (
+    LOOPBACK,
+    allowed_names,
+    bearer_matches,
+    host_allowed,
+    origin_allowed,
+    token_matches,
+)
+
+__all__ = ["COOKIE", "LOOPBACK", "UiGate", "allowed_names", "security_headers"]
+
+COOKIE = "skillstate_ui_token"
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+def security_headers() -> list[tuple[bytes, bytes]]:
+    """The headers every answer of the inspector carries."""
+    return [
+        (b"content-security-policy", CSP.encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"x-frame-options", b"DENY"),
+    ]
+
+
+async def _plain(
+    send: Send, status: int, text: str, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    body = json.dumps({"error": text}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *security_headers(),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class UiGate:
+    """ASGI middleware: method, Host/Origin and token checks, then security headers."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        bind: str = "127.0.0.1",
+        allowed_hosts: Sequence[str] = (),
+        token: str | None = None,
+        cookie_path: str = "/",
+    ) -> None:
+        self.app = app
+        self.names = allowed_names(bind, allowed_hosts)
+        self.token = token.encode("utf-8") if token else None
+        # The cookie holds a digest of the token, not the token: any token text fits
+        # in a cookie, and the cookie jar never holds the secret itself.
+        self.cookie = (
+            hashlib.sha256(b"skillstate-ui\0" + self.token).hexdigest().encode()
+            if self.token
+            else b""
+        )
+        self.cookie_path = cookie_path or "/"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        if scope["method"] not in ("GET", "HEAD"):
+            await _plain(
+                send,
+                405,
+                "the inspector is read-only: GET and HEAD only",
+                [(b"allow", b"GET, HEAD")],
+            )
+            return
+        if not host_allowed(headers.get("host"), self.names):
+            await _plain(send, 421, "this Host is not allowed (use --allowed-host NAME)")
+            return
+        if not origin_allowed(headers.get("origin"), self.names):
+            await _plain(send, 403, "this Origin is not allowed")
+            return
+        if self.token is not None:
+            query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            given = query.get("token")
+            if given:
+                if self._matches(given[-1]):
+                    await self._login(scope, send, query)
+                else:
+                    await self._refuse(send)
+                return
+            if not self._authorized(headers):
+                await self._refuse(send)
+                return
+        await self.app(scope, receive, self._with_headers(send))
+
+    def _matches(self, value: str) -> bool:
+        assert self.token is not None
+        return token_matches(value, self.token)
+
+    def _authorized(self, headers: dict[str, str]) -> bool:
+        assert self.token is not None
+        if bearer_matches(headers.get("authorization"), self.token):
+            return True
+        cookies: SimpleCookie = SimpleCookie()
+        try:
+            cookies.load(headers.get("cookie", ""))
+        except Exception:  # a malformed Cookie header: as if none was sent
+            return False
+        morsel = cookies.get(COOKIE)
+        return morsel is not None and token_matches(morsel.value, self.cookie)
+
+    async def _refuse(self, send: Send) -> None:
+        await _plain(
+            send,
+            401,
+            "missing or wrong token: send Authorization: Bearer <token>, or open this page "
+            "once with ?token=<token>",
+            [(b"www-authenticate", b'Bearer realm="skillstate-ui"')],
+        )
+
+    async def _login(self, scope: Scope, send: Send, query: dict[str, list[str]]) -> None:
+        assert self.token is not None
+        rest = {k: v for k, v in query.items() if k != "token"}
+        # one leading slash: "//host/…" would send the browser to another site
+        target = "/" + (scope.get("root_path", "") + scope["path"]).lstrip("/")
+        if rest:
+            target += "?" + urllib.parse.urlencode(rest, doseq=True)
+        cookie = (
+            f"{COOKIE}={self.cookie.decode()}; Path={self.cookie_path}; HttpOnly; SameSite=Strict"
+        )
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [
+                    (b"location", urllib.parse.quote(target, safe="/?=&%:").encode()),
+                    (b"set-cookie", cookie.encode("utf-8")),
+                    (b"content-length", b"0"),
+                    (b"cache-control", b"no-store"),
+                    *security_headers(),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": b""})
+
+    def _with_headers(self, send: Send) -> Send:
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra: Any = security_headers()
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        return wrapped

@@ -1,0 +1,343 @@
+"""Streamable HTTP: the SDK's app at ``/mcp`` behind a gate, plus ``GET /health``.
+
+Every request passes the gate, in this order:
+
+1. **Host** must be an allowed name (421) and **Origin**, when sent, an allowed origin
+   (403) — DNS-rebinding protection, on for every bind address. Allowed: the loopback
+   names (``127.0.0.1``, ``localhost``, ``[::1]``, any port), the ``--host`` itself when
+   it is a concrete address, and each ``--allowed-host``.
+2. **Bearer token** (when configured): ``Authorization: Bearer <token>`` on every
+   request, ``/health`` included (401 otherwise, compared in constant time).
+3. **Body size**: a declared ``Content-Length`` over the limit gets 413 with a JSON
+   error naming the limit; a streamed body over it gets the same. A body that takes
+   longer than ``body_timeout`` (30 s) to arrive gets 408.
+4. **JSON-RPC framing**: a ``POST /mcp`` body the SDK cannot take (not UTF-8, a lone
+   surrogate escape, ``params`` that is an array, a batch, not JSON) gets 400 with the
+   JSON-RPC error(s) it is owed, carrying the request's id (:mod:`skillstate_plugins.mcp.framing`);
+   a batch gets an array of them.
+
+``GET /mcp`` (the server-initiated event stream) answers 405: the server is stateless,
+so there is nothing it could push, and an event stream held open would be held
+forever. ``/health`` answers 200 with the server and store status, or 503 with JSON
+when the store fails or does not answer within ``health_timeout`` (5 s).
+
+The server that runs it (:func:`run_http`, :mod:`skillstate_plugins.mcp.serving`) bounds
+connections: at most ``max_connections`` open at once, a deadline for each request's
+headers, idle keep-alive connections closed.
+
+The Host, Origin and token checks are :mod:`skillstate.netguard`'s, shared with the
+run inspector's gate (:mod:`skillstate_plugins.inspector.gate`, mounted at ``/ui`` with ``--ui``).
+
+``/mcp`` is the SDK's Streamable HTTP transport, stateless with JSON responses:
+no ``Mcp-Session-Id`` is needed, so any number of server processes can serve the same
+skill sessions through a shared store (file on one machine, SQLite, PostgreSQL). A
+2025-era POST of one JSON-RPC request is answered by a single exchange
+(:mod:`skillstate_plugins.mcp.exchange`) with the SDK's own pieces, the answer the SDK's path
+gives without building a connection for it; ``SKILLSTATE_MCP_HTTP_EXCHANGE=off`` turns
+it off.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import anyio
+from mcp.server import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import jsonrpc_message_adapter
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from skillstate.errors import SkillstateError
+from skillstate.masking import mask_url
+from skillstate_plugins.mcp.exchange import StatelessExchange, stateless_exchange
+from skillstate_plugins.mcp.framing import INVALID_REQUEST, error_message, reject
+from skillstate_plugins.mcp.scrub import scrub
+from skillstate_plugins.mcp.serving import (
+    DEFAULT_MAX_CONNECTIONS,
+    PortInUse,
+    ServerLimits,
+    run_http,
+)
+from skillstate.netguard import (
+    LOOPBACK,
+    allowed_names,
+    bearer_matches,
+    host_allowed,
+    origin_allowed,
+)
+
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_PORT",
+    "HttpGate",
+    "PortInUse",
+    "ServerLimits",
+    "http_app",
+    "mask_url",
+    "run_http",
+    "security_settings",
+]
+
+log = logging.getLogger("skillstate_plugins.mcp")
+
+DEFAULT_PORT = 3211
+DEFAULT_MAX_BODY = 1024 * 1024
+
+
+def _bracket(name: str) -> str:
+    return f"[{name}]" if ":" in name and not name.startswith("[") else name
+
+
+def security_settings(host: str, allowed_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
+    """Host/Origin allow-lists: loopback names, a concrete ``host``, and ``allowed_hosts``."""
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    if host not in LOOPBACK and host not in ("0.0.0.0", "::", ""):
+        names.append(_bracket(host))
+    names.extend(_bracket(name) for name in allowed_hosts)
+    hosts: list[str] = []
+    origins: list[str] = []
+    for name in dict.fromkeys(names):
+        hosts += [name, f"{name}:*"]
+        for scheme in ("http", "https"):
+            origins += [f"{scheme}://{name}", f"{scheme}://{name}:*"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        json.dumps(body, separators=(",", ":"), ensure_ascii=False),
+        status_code=status,
+        media_type="application/json",
+        headers=headers,
+    )
+
+
+class HttpGate:
+    """The ASGI gate in front of the SDK app: Host/Origin, token, body, framing, ``/health``."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        health: Callable[[], Awaitable[dict[str, Any]]],
+        host: str = "127.0.0.1",
+        allowed_hosts: Sequence[str] = (),
+        token: str | None = None,
+        max_body: int = DEFAULT_MAX_BODY,
+        body_timeout: float = 30.0,
+        health_timeout: float = 5.0,
+        ui: ASGIApp | None = None,
+        exchange: StatelessExchange | None = None,
+    ) -> None:
+        self.app = app
+        self.exchange = exchange
+        self.ui = ui
+        self.names = allowed_names(host, allowed_hosts)
+        self.health = health
+        self.token = token.encode("utf-8") if token else None
+        self.max_body = max_body
+        self.body_timeout = body_timeout
+        self.health_timeout = health_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan" and self.exchange is not None:
+                send = _ending_exchanges(send, self.exchange)
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        if self.ui is not None and (path == "/ui" or path.startswith("/ui/")):
+            await self.ui(scope, receive, send)  # the inspector has its own gate
+            return
+        response = await self._refusal(Request(scope))
+        if response is None and scope["path"] == "/health":
+            response = await self._health()
+        if response is None and scope["path"] == "/mcp":
+            if scope["method"] == "GET":
+                response = _json(
+                    405,
+                    {
+                        "error": "this server is stateless: there is no event stream to open; "
+                        "POST requests to /mcp"
+                    },
+                    {"Allow": "POST, DELETE"},
+                )
+            elif scope["method"] == "POST":
+                body, response = await self._body(receive)
+                if response is None:
+                    assert body is not None
+                    message, response = _framing(body)
+                    receive = _replay(body, receive)
+                    if response is None and self.exchange is not None:
+                        response = await self.exchange.answer(scope, receive, message)
+        if response is not None:
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def _health(self) -> Response:
+        try:
+            with anyio.fail_after(self.health_timeout):
+                return _json(200, await self.health())
+        except TimeoutError:
+            why = f"the store did not answer within {self.health_timeout:g} s"
+        except SkillstateError as exc:
+            why = scrub(str(exc))
+        except OSError as exc:
+            why = scrub(f"the store failed: {exc.strerror or type(exc).__name__}")
+        except Exception as exc:  # the health check must answer whatever the store does
+            log.warning("the health check failed: %s", type(exc).__name__)
+            why = f"the store failed ({type(exc).__name__})"
+        return _json(503, {"status": "unavailable", "error": why})
+
+    async def _body(self, receive: Receive) -> tuple[bytes | None, Response | None]:
+        """The whole request body (bounded in size and time), or the refusal."""
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            with anyio.fail_after(self.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return None, Response(status_code=400)
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_body:
+                        return None, _too_large(size, self.max_body, "at least ")
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        return b"".join(chunks), None
+        except TimeoutError:
+            return None, _json(
+                408,
+                {"error": f"the request body did not arrive within {self.body_timeout:g} s"},
+                {"Connection": "close"},
+            )
+
+    async def _refusal(self, request: Request) -> Response | None:
+        if not host_allowed(request.headers.get("host"), self.names):
+            return _json(421, {"error": "this Host is not allowed (use --allowed-host NAME)"})
+        if not origin_allowed(request.headers.get("origin"), self.names):
+            return _json(403, {"error": "this Origin is not allowed"})
+        if self.token is not None and not self._authorized(request):
+            return _json(
+                401,
+                {"error": "missing or wrong bearer token (send Authorization: Bearer <token>)"},
+                {"WWW-Authenticate": 'Bearer realm="skillstate"'},
+            )
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
+            return _too_large(int(declared), self.max_body)
+        return None
+
+    def _authorized(self, request: Request) -> bool:
+        assert self.token is not None
+        return bearer_matches(request.headers.get("authorization"), self.token)
+
+
+def _too_large(size: int, limit: int, prefix: str = "") -> Response:
+    return _json(
+        413,
+        {
+            "error": f"request body is {prefix}{size} bytes, over the {limit}-byte "
+            "limit (skillstate mcp --max-body)"
+        },
+    )
+
+
+def _framing(body: bytes) -> tuple[Any, Response | None]:
+    """``body``'s JSON-RPC message, or 400 with the JSON-RPC errors owed for it when the
+    SDK could not take it."""
+    try:
+        return jsonrpc_message_adapter.validate_json(body, by_name=False), None
+    except Exception:  # answered here, with the request's id
+        pass
+    replies = reject(body)
+    if not replies:
+        replies = [error_message(None, INVALID_REQUEST, "invalid notification or response")]
+    is_batch = body.lstrip()[:1] == b"["
+    payload = json.dumps(
+        replies if is_batch else replies[0], separators=(",", ":"), ensure_ascii=True
+    )
+    return None, Response(payload, status_code=400, media_type="application/json")
+
+
+def _ending_exchanges(send: Send, exchange: StatelessExchange) -> Send:
+    """The lifespan's ``send``, ending the exchange's answers once the app has shut down
+    (the SDK's path's handlers end with the session manager's task group)."""
+
+    async def sent(message: Message) -> None:
+        if message["type"] in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
+            await exchange.close()
+        await send(message)
+
+    return sent
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands ``body`` on once, then waits on the real one (disconnects)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+def http_app(
+    server: MCPServer[Any],
+    *,
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
+    token: str | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+    health: Callable[[], Awaitable[dict[str, Any]]] | None = None,
+    health_timeout: float = 5.0,
+    body_timeout: float = 30.0,
+    ui: ASGIApp | None = None,
+) -> HttpGate:
+    """The ASGI app: ``/mcp`` (the SDK's stateless Streamable HTTP, JSON responses) and ``/health``.
+
+    ``ui`` (``skillstate mcp --http --ui``): an app answering every path under ``/ui``
+    — the run inspector (:func:`skillstate_plugins.inspector.ui_app` with ``prefix="/ui"``), which
+    checks Host, Origin and the token itself.
+    """
+    if max_body < 1:
+        raise ValueError(f"max_body must be a positive number of bytes, got {max_body}")
+    security = security_settings(host, allowed_hosts)
+    inner = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        json_response=True,
+        stateless_http=True,
+        max_request_body_size=max_body,
+        transport_security=security,
+        host=host,
+    )
+
+    async def default_health() -> dict[str, Any]:
+        return {"status": "ok", "server": {"name": server.name, "version": server.version}}
+
+    return HttpGate(
+        inner,
+        health=health or default_health,
+        host=host,
+        allowed_hosts=allowed_hosts,
+        token=token,
+        max_body=max_body,
+        health_timeout=health_timeout,
+        body_timeout=body_timeout,
+        ui=ui,
+        exchange=stateless_exchange(server, security),
+    )

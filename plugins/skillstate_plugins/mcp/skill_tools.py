@@ -1,0 +1,161 @@
+"""The skill-store tools: ``skills_list``, ``skill_view``, ``skill_read`` and ``skill_manage``.
+
+Reads are always offered. ``skill_manage`` (create, edit, patch, delete, write_file,
+remove_file; Hermes' ``skill_manage`` argument names) is offered only when the server
+is started with ``--allow-skill-writes``. Results are the store's JSON envelopes
+(``{"success": true, ...}``); a failed operation is an ``isError`` result whose text is
+the envelope's pretty JSON, so the model sees the hints (e.g. ``available_skills``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mcp_types import CallToolResult, TextContent
+
+from skillstate.jsondoc import pretty
+from skillstate_plugins.mcp.args import Param
+from skillstate_plugins.mcp.tooling import StrictTool, make_tool, ok_result
+
+if TYPE_CHECKING:
+    from skillstate_plugins.skill_store import Result, SkillStore
+
+__all__ = ["SKILL_ACTIONS", "skill_tools"]
+
+SKILL_ACTIONS = ("create", "edit", "patch", "delete", "write_file", "remove_file")
+
+_NAME = Param("name", "string", "The skill's name (its directory), e.g. pdf-tools.")
+_FILE_PATH = "A path inside the skill directory under references/, templates/, scripts/ or assets/."
+
+
+def _answer(result: Result) -> CallToolResult:
+    from skillstate_plugins.skill_store import SkillError
+
+    data = result.to_dict()
+    if isinstance(result, SkillError):
+        return CallToolResult(content=[TextContent(type="text", text=pretty(data))], is_error=True)
+    return ok_result(data)
+
+
+def _missing(message: str) -> CallToolResult:
+    """A missing argument of one ``skill_manage`` action (Hermes' dispatch texts)."""
+    from skillstate_plugins.skill_store import SkillError
+
+    return _answer(SkillError("invalid-content", message))
+
+
+def _manage(store: SkillStore, a: dict[str, Any]) -> CallToolResult:
+    action, name = a["action"], a["name"]
+    if action == "create":
+        if "content" not in a:
+            return _missing(
+                "content is required for 'create'. Provide the full SKILL.md text (frontmatter + body)."
+            )
+        return _answer(store.create(name, a["content"]))
+    if action == "edit":
+        if "content" not in a:
+            return _missing(
+                "content is required for 'edit'. Provide the new SKILL.md body (the frontmatter "
+                "is kept)."
+            )
+        return _answer(store.edit(name, a["content"]))
+    if action == "patch":
+        if "old_string" not in a:
+            return _missing("old_string is required for 'patch'. Provide the text to find.")
+        if "new_string" not in a:
+            return _missing(
+                "new_string is required for 'patch'. Use empty string to delete matched text."
+            )
+        return _answer(
+            store.patch(
+                name,
+                a["old_string"],
+                a["new_string"],
+                a.get("file_path"),
+                replace_all=a.get("replace_all", False),
+            )
+        )
+    if action == "delete":
+        return _answer(store.delete(name))
+    if action == "write_file":
+        if "file_path" not in a:
+            return _missing(
+                "file_path is required for 'write_file'. Example: 'references/api-guide.md'"
+            )
+        if "file_content" not in a:
+            return _missing("file_content is required for 'write_file'.")
+        return _answer(store.write_file(name, a["file_path"], a["file_content"]))
+    if "file_path" not in a:  # remove_file (the enum admits nothing else)
+        return _missing("file_path is required for 'remove_file'.")
+    return _answer(store.remove_file(name, a["file_path"]))
+
+
+def skill_tools(
+    store: SkillStore, *, allow_writes: bool = False, offload: bool = True
+) -> list[StrictTool]:
+    """The read tools, plus ``skill_manage`` when ``allow_writes``."""
+    tools = [
+        make_tool(
+            "skills_list",
+            "List skills",
+            "Level 1 of the skill store: the name, description and source of every skill "
+            "(frontmatter only). Use skill_view(name) to open one.",
+            [],
+            lambda a: _answer(store.list()),
+            read_only=True,
+            idempotent=True,
+            offload=offload,
+        ),
+        make_tool(
+            "skill_view",
+            "View a skill",
+            "Level 2: one skill's SKILL.md (frontmatter and body), its sha256 and the names of its "
+            "support files. Use skill_read(name, file_path) to open a support file.",
+            [_NAME],
+            lambda a: _answer(store.view(a["name"])),
+            read_only=True,
+            idempotent=True,
+            offload=offload,
+        ),
+        make_tool(
+            "skill_read",
+            "Read a skill's support file",
+            "Level 3: one support file of a skill, e.g. references/api.md.",
+            [_NAME, Param("file_path", "string", _FILE_PATH)],
+            lambda a: _answer(store.read(a["name"], a["file_path"])),
+            read_only=True,
+            idempotent=True,
+            offload=offload,
+        ),
+    ]
+    if allow_writes:
+        tools.append(
+            make_tool(
+                "skill_manage",
+                "Create or change a skill",
+                "Write to the project's skill store. action: create (name, content = full "
+                "SKILL.md with name and description frontmatter), edit (name, content = new "
+                "body; the frontmatter is kept), patch (name, old_string, new_string, optional "
+                "file_path, replace_all), delete (name), write_file (name, file_path, "
+                "file_content), remove_file (name, file_path).",
+                [
+                    Param("action", "name", "The operation.", choices=SKILL_ACTIONS),
+                    _NAME,
+                    Param("content", "text", "create: SKILL.md; edit: the body.", required=False),
+                    Param("old_string", "text", "patch: the exact text to find.", required=False),
+                    Param("new_string", "text", "patch: its replacement.", required=False),
+                    Param("file_path", "string", _FILE_PATH, required=False),
+                    Param("file_content", "text", "write_file: the content.", required=False),
+                    Param(
+                        "replace_all",
+                        "boolean",
+                        "patch: replace every occurrence (default false).",
+                        required=False,
+                    ),
+                ],
+                lambda a: _manage(store, a),
+                destructive=True,
+                offload=offload,
+            )
+        )
+    return tools

@@ -1,0 +1,391 @@
+"""Serving over stdio: the SDK's transport, or the same transport fed by asyncio pipes.
+
+Two transports, one protocol: message parsing (the SDK's ``jsonrpc_message_adapter``),
+dispatch, and serialisation (``model_dump_json``) are the SDK's in both.
+
+- ``sdk`` — ``stdio_server()`` as shipped: it reads and writes the standard streams
+  through ``anyio.wrap_file``, i.e. a worker-thread hand-off per line read and two
+  per response written (write, flush), plus a reader task and a writer task joined to
+  the server by memory streams.
+- ``fast`` (default) — the server's read and write streams are the pipes themselves:
+  non-blocking asyncio pipe readers and writers on private duplicates of fd 0 and 1,
+  each line parsed and each response serialised by the same SDK calls
+  ``stdio_server`` makes, with no thread hand-off, no extra task and no memory stream
+  in between. When the client opens with the ``initialize`` handshake — the case for
+  which ``Server.run`` picks the handshake era — the connection is served by the SDK's
+  loop-mode driver ``mcp.server.runner.serve_loop`` directly, without the relay task
+  ``Server.run`` puts in front to peek at the opening request (the peek is done here,
+  on the line stream); any other opening goes to ``Server.run``, which decides. Like
+  the SDK, it points fd 0 at the null device and fd 1 at stderr while serving, so a
+  stray ``print`` cannot corrupt the wire. When stdin or stdout is not a pipe, socket
+  or terminal (a regular file), it falls back to ``sdk``.
+
+Both pass the same client test suite (``tests/test_mcp_sessions.py``).
+
+A line longer than ``max_line`` bytes is dropped (logged), the rest of the stream
+is served; the SDK answers nothing for it, as for any unparsable line.
+
+Ctrl-C cancels the server once (:func:`run_interruptible`); a second one while it shuts
+down waits for that shutdown instead of interrupting it, a third ends the process at
+once (exit 130).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import stat
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import asynccontextmanager, suppress
+from typing import Any, Self
+
+import anyio
+from mcp.server import MCPServer
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
+
+from skillstate_plugins.mcp import sdk
+from skillstate_plugins.mcp.framing import encode, reject
+
+__all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "run_interruptible", "serve_stdio"]
+
+log = logging.getLogger("skillstate_plugins.mcp")
+
+TRANSPORTS = ("fast", "sdk")
+DEFAULT_MAX_LINE = 64 * 1024 * 1024
+_OPENING_LOOKAHEAD = 8  # frames kept before the first request (the SDK keeps as many)
+
+
+class _Closable:
+    """``aclose`` and the async context manager the SDK's stream protocols ask for."""
+
+    _closed = False
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _LineReadStream(_Closable):
+    """The SDK's read side over a pipe: each line parsed by the SDK's own message adapter.
+
+    Exactly what ``stdio_server``'s reader task does per line (``jsonrpc_message_adapter
+    .validate_json``; a parse failure is passed on as the exception, which the SDK answers
+    as it does for its own transport), without the task and the memory stream between.
+    Blank lines are skipped; a line longer than the reader's limit is dropped (logged).
+    """
+
+    def __init__(
+        self, reader: asyncio.StreamReader, answer: Callable[[bytes], Awaitable[None]]
+    ) -> None:
+        self._reader = reader
+        self._answer = answer
+        self._ahead: deque[SessionMessage | Exception] = deque()
+
+    async def opening_request(self) -> JSONRPCRequest | None:
+        """Read up to the client's first request (kept, to be received again); ``None`` at EOF."""
+        while len(self._ahead) < _OPENING_LOOKAHEAD:
+            try:
+                item = await self._read()
+            except anyio.EndOfStream:
+                return None
+            self._ahead.append(item)
+            if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
+                return item.message
+        return None
+
+    async def receive(self) -> SessionMessage | Exception:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._ahead:
+            return self._ahead.popleft()
+        return await self._read()
+
+    async def _read(self) -> SessionMessage | Exception:
+        while True:
+            line = await self._line()
+            try:
+                return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
+            except Exception:  # the SDK would drop it: answer it here
+                await self._answer(line)
+
+    async def _line(self) -> bytes:
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:  # end of input
+                line = exc.partial
+                if not line:
+                    raise anyio.EndOfStream from None
+            except asyncio.LimitOverrunError as exc:  # longer than the reader's limit
+                log.warning("dropped an input line longer than the stdio line limit")
+                await self._skip_rest(exc.consumed)
+                continue
+            if line.strip():
+                return line
+
+    async def _skip_rest(self, consumed: int) -> None:
+        """Discard the over-long line, up to and including its newline, and no further.
+
+        (``StreamReader.readline`` cannot be used here: after its limit error it has
+        either consumed the newline or not, and the caller cannot tell which, so the
+        line after a long one could be swallowed with it.)
+        """
+        while True:
+            await self._reader.readexactly(consumed)
+            try:
+                await self._reader.readuntil(b"\n")
+                return
+            except asyncio.LimitOverrunError as exc:
+                consumed = exc.consumed
+            except asyncio.IncompleteReadError:
+                return
+
+    def __aiter__(self) -> _LineReadStream:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+
+class _LineWriteStream(_Closable):
+    """The SDK's write side onto a pipe: each message serialised as ``stdio_server`` does it.
+
+    ``model_dump_json(by_alias=True, exclude_unset=True)`` plus a newline, written in one
+    call to the pipe transport (so concurrent responses never interleave), then the
+    transport's flow control is honoured (``drain``).
+    """
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        self._writer.write(text.encode("utf-8") + b"\n")
+        await self._writer.drain()
+
+    async def answer(self, line: bytes) -> None:
+        """Write the JSON-RPC errors owed for ``line``, which the SDK cannot parse."""
+        replies = reject(line)
+        if replies and not self._closed:
+            self._writer.write(b"".join(encode(reply) + b"\n" for reply in replies))
+            await self._writer.drain()
+
+
+def _is_streamable(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+@asynccontextmanager
+async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_LineReadStream, _LineWriteStream]]:
+    loop = asyncio.get_running_loop()
+    wire_in = os.dup(0)
+    wire_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    read_transport: Any = None
+    write_transport: Any = None
+    try:
+        reader = asyncio.StreamReader(limit=max_line)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
+        )
+        write_transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
+        )
+        writer = _LineWriteStream(asyncio.StreamWriter(write_transport, protocol, None, loop))
+        yield _LineReadStream(reader, writer.answer), writer
+    finally:
+        for transport in (read_transport, write_transport):
+            if transport is not None:
+                with suppress(Exception):
+                    transport.close()
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        os.close(saved_in)
+        os.close(saved_out)
+
+
+class _GuardedOut:
+    """The SDK transport's stdout: its writes, and the answers to refused lines, in turn."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._lock = anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        async with self._lock:
+            await self._file.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        async with self._lock:
+            await self._file.flush()
+
+    async def answer(self, line: bytes) -> None:
+        replies = reject(line)
+        if replies:
+            async with self._lock:
+                await self._file.write(b"".join(encode(reply) + b"\n" for reply in replies))
+                await self._file.flush()
+
+
+class _GuardedIn:
+    """The SDK transport's stdin: the lines it can parse; the others are answered here."""
+
+    def __init__(self, file: Any, out: _GuardedOut) -> None:
+        self._file = file
+        self._out = out
+
+    def __aiter__(self) -> _GuardedIn:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            line: bytes = await self._file.readline()
+            if not line:
+                raise StopAsyncIteration
+            if not line.strip():
+                continue
+            try:
+                jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except Exception:  # the SDK would drop it: answer it here
+                await self._out.answer(line)
+                continue
+            return line.decode("utf-8")
+
+
+@asynccontextmanager
+async def _sdk_streams() -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's ``stdio_server`` (its reader and writer tasks) over guarded duplicates of fd 0/1."""
+    from mcp.server.stdio import stdio_server
+
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    try:
+        with os.fdopen(wire_in, "rb") as raw_in, os.fdopen(wire_out, "wb") as raw_out:
+            out = _GuardedOut(anyio.wrap_file(raw_out))
+            guarded_in: Any = _GuardedIn(anyio.wrap_file(raw_in), out)
+            guarded_out: Any = out
+            async with stdio_server(stdin=guarded_in, stdout=guarded_out) as streams:
+                yield streams
+    finally:
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        os.close(saved_in)
+        os.close(saved_out)
+
+
+async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
+    lowlevel = sdk.lowlevel_server(server)
+    driver = sdk.serve_loop()
+    if transport == "fast" and (lowlevel is None or driver is None):
+        transport = "sdk"  # an SDK whose internals skillstate does not know (sdk.py)
+    if transport == "fast" and not (_is_streamable(0) and _is_streamable(1)):
+        log.info("stdin/stdout are not pipes; using the SDK's stdio transport")
+        transport = "sdk"
+    if transport == "sdk":
+        if lowlevel is None:
+            # An SDK whose internals skillstate does not know: its own public stdio path,
+            # without the framing guard (lines it drops go unanswered there).
+            await server.run_stdio_async()
+            return
+        async with _sdk_streams() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        return
+    assert lowlevel is not None and driver is not None  # "fast" only with both
+    options = lowlevel.create_initialization_options()
+    async with _pipe_streams(max_line) as (read_stream, write_stream):
+        opening = await read_stream.opening_request()
+        if opening is None or opening.method != "initialize":
+            # not the 2025 handshake: let the SDK decide the protocol era, as Server.run does
+            await lowlevel.run(read_stream, write_stream, options)
+            return
+        # The handshake era, which the SDK's Server.run would pick for this opening too:
+        # its loop-mode driver, without the relay task Server.run adds to peek at it.
+        async with lowlevel.lifespan(lowlevel) as lifespan_state:
+            await driver(
+                lowlevel,
+                read_stream,
+                write_stream,
+                lifespan_state=lifespan_state,
+                init_options=options,
+            )
+
+
+def serve_stdio(
+    server: MCPServer[Any], transport: str = "fast", *, max_line: int = DEFAULT_MAX_LINE
+) -> None:
+    """Serve ``server`` on this process's stdin/stdout until stdin closes."""
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
+    run_interruptible(_serve(server, transport, max_line))
+
+
+def run_interruptible(main: Coroutine[Any, Any, None]) -> None:
+    """``asyncio.run(main)``; Ctrl-C cancels ``main`` once, then :class:`KeyboardInterrupt`.
+
+    ``asyncio.run`` raises :class:`KeyboardInterrupt` for a second Ctrl-C wherever the
+    shutdown it started has got to — inside anyio's cancel scopes or the SDK's task
+    groups — which can leave a task that never ends (the process hangs) or end in an
+    exception group (a traceback, exit 1). Here a second Ctrl-C is held until the
+    shutdown is done; a third ends the process at once with exit 130.
+    """
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        asyncio.run(main)  # not ours to handle (a thread, or SIGINT handled elsewhere)
+        return
+    interrupts = 0
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if not running:
+            raise KeyboardInterrupt  # not serving yet: nothing to shut down in order
+        if interrupts == 1:
+            loop, task = running[0]
+            loop.call_soon_threadsafe(task.cancel)
+        elif interrupts >= 3:
+            os._exit(130)  # exits.INTERRUPT; asked three times
+
+    async def serve() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        running.append((asyncio.get_running_loop(), task))
+        await main
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        with asyncio.Runner() as runner:
+            try:
+                runner.run(serve())
+            except asyncio.CancelledError:
+                if not interrupts:
+                    raise
+        if interrupts:
+            raise KeyboardInterrupt
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,78 @@
+"""The skill store: skills as SKILL.md directories, served at three levels of cost.
+
+>>> from skillstate_plugins.skill_store import SkillStore, SkillError
+>>> store = SkillStore(".skillstate/skills")           # doctest: +SKIP
+>>> listing = store.list()                              # level 1: metadata only
+>>> view = store.view("pdf-tools")                      # level 2: body + linked files
+>>> if isinstance(view, SkillError): print(view.message)
+
+Every operation returns a result record or a :class:`SkillError`; none raises for
+bad input. See ``docs/skills.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skillstate_plugins.skill_store.frontmatter import (
+    ENVIRONMENT_KEY,
+    SKILL_KEY,
+    check_content,
+    parse_flat,
+    parse_frontmatter,
+)
+from skillstate_plugins.skill_store.paths import (
+    MAX_FILE_BYTES,
+    MAX_NAME_LENGTH,
+    MAX_SKILL_CHARS,
+    SUPPORT_DIRS,
+    check_name,
+    check_support_path,
+)
+from skillstate_plugins.skill_store.results import (
+    Result,
+    SkillError,
+    SkillFile,
+    SkillListing,
+    SkillMeta,
+    SkillView,
+    WriteResult,
+    envelope,
+)
+from skillstate_plugins.skill_store.session import SessionSpec, session_spec
+from skillstate_plugins.skill_store.store import SkillStore
+
+__all__ = [
+    "ENVIRONMENT_KEY",
+    "MAX_FILE_BYTES",
+    "MAX_NAME_LENGTH",
+    "MAX_SKILL_CHARS",
+    "SKILL_KEY",
+    "SUPPORT_DIRS",
+    "Result",
+    "SessionSpec",
+    "SkillError",
+    "SkillFile",
+    "SkillListing",
+    "SkillMeta",
+    "SkillStore",
+    "SkillView",
+    "WriteResult",
+    "check_content",
+    "check_name",
+    "check_support_path",
+    "envelope",
+    "parse_flat",
+    "parse_frontmatter",
+    "session_spec",
+]
+
+
+from skillstate.plugin import hookimpl  # noqa: E402
+
+
+@hookimpl
+def skillstate_register_commands(register: Any) -> None:
+    from skillstate.plugin import CommandSpec
+
+    register(CommandSpec.from_module("skills", "the skill store: SKILL.md skills, list/view/edit", f"{__name__}.command"))

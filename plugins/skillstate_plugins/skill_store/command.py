@@ -1,0 +1,187 @@
+"""``skillstate skills list|view|read|create|edit|patch|delete|write-file|remove-file``.
+
+The skill store (``skillstate_plugins.skill_store``) from the command line. Texts come from
+``--file PATH`` or standard input. A failed operation prints ``skillstate: <message>``
+on stderr and exits 1 (with ``--json`` the error envelope is also printed on stdout),
+or 3 when the disk failed (an ``io`` error); a usage error exits 2. The plain ``view``
+prints SKILL.md, then (when there are any) the names of the skill's support files, as
+the JSON's ``linked_files``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from skillstate.cli.context import CliContext
+
+if TYPE_CHECKING:
+    from skillstate_plugins.skill_store import Result, SkillStore
+
+__all__ = ["configure", "run"]
+
+
+class _Usage(Exception):
+    """A usage problem found after parsing (exit 2)."""
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the JSON result envelope")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--skills-path", metavar="DIR", help="project skills directory (overrides skills_path)"
+    )
+    parser.add_argument(
+        "--user-skills-path",
+        metavar="DIR",
+        help="user skills directory, searched second (overrides user_skills_path; '' for none)",
+    )
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    _common(sub.add_parser("list", help="level 1: name, description and source of every skill"))
+    view = sub.add_parser(
+        "view", help="level 2: print a skill's SKILL.md (--json: body, hash, files)"
+    )
+    view.add_argument("name")
+    _common(view)
+    read = sub.add_parser("read", help="level 3: print one support file of a skill")
+    read.add_argument("name")
+    read.add_argument("path", help="e.g. references/api.md")
+    _common(read)
+
+    create = sub.add_parser("create", help="create a skill from a full SKILL.md text")
+    create.add_argument("name")
+    create.add_argument("--file", metavar="PATH", help="read SKILL.md from PATH (default: stdin)")
+    _common(create)
+    edit = sub.add_parser("edit", help="replace the SKILL.md body, keeping its frontmatter")
+    edit.add_argument("name")
+    edit.add_argument("--file", metavar="PATH", help="read the body from PATH (default: stdin)")
+    _common(edit)
+    patch = sub.add_parser("patch", help="replace the one exact occurrence of a text")
+    patch.add_argument("name")
+    patch.add_argument("--find", required=True, metavar="TEXT", help="exact text to find")
+    patch.add_argument("--replace", required=True, metavar="TEXT", help="its replacement")
+    patch.add_argument("--path", metavar="FILE", help="a support file instead of SKILL.md")
+    patch.add_argument(
+        "--replace-all", action="store_true", help="replace every occurrence instead"
+    )
+    _common(patch)
+    delete = sub.add_parser("delete", help="remove a skill directory")
+    delete.add_argument("name")
+    _common(delete)
+    write = sub.add_parser("write-file", help="create or replace a support file")
+    write.add_argument("name")
+    write.add_argument("path", help="e.g. references/api.md")
+    write.add_argument("--file", metavar="SRC", help="read the content from SRC (default: stdin)")
+    _common(write)
+    remove = sub.add_parser("remove-file", help="remove a support file")
+    remove.add_argument("name")
+    remove.add_argument("path")
+    _common(remove)
+
+
+def _store(ctx: CliContext) -> SkillStore:
+    from pathlib import Path
+
+    from skillstate_plugins.skill_store import SkillStore
+
+    store = SkillStore.from_config(ctx.config)
+    project = ctx.args.skills_path
+    user = ctx.args.user_skills_path
+    if project is None and user is None:
+        return store
+    project_path = Path(project) if project else store.project
+    if user is None:
+        user_path = store.user
+    else:
+        user_path = Path(user) if user else None
+    return SkillStore(project_path, user_path)
+
+
+def _input_bytes(ctx: CliContext, what: str) -> bytes:
+    source = ctx.args.file
+    if source and source != "-":
+        try:
+            with open(source, "rb") as handle:
+                return handle.read()
+        except OSError as exc:
+            raise _Usage(f"cannot read --file {source}: {exc.strerror or exc}") from None
+    if sys.stdin is None or sys.stdin.isatty():
+        raise _Usage(f"give the {what} with --file PATH or on standard input")
+    return sys.stdin.buffer.read()
+
+
+def _input_text(ctx: CliContext, what: str) -> str:
+    data = _input_bytes(ctx, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Usage(f"the {what} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _print_listing(ctx: CliContext, result: Any) -> None:
+    if not result.skills:
+        print("no skills", file=ctx.out)
+        return
+    width = max(len(skill.name) for skill in result.skills)
+    for skill in result.skills:
+        print(f"{skill.name:<{width}}  [{skill.source}]  {skill.description}", file=ctx.out)
+
+
+def _dispatch(ctx: CliContext, store: SkillStore) -> Result:
+    args = ctx.args
+    action = args.action
+    if action == "list":
+        return store.list()
+    if action == "view":
+        return store.view(args.name)
+    if action == "read":
+        return store.read(args.name, args.path)
+    if action == "create":
+        return store.create(args.name, _input_text(ctx, "SKILL.md text"))
+    if action == "edit":
+        return store.edit(args.name, _input_text(ctx, "new body"))
+    if action == "patch":
+        return store.patch(
+            args.name, args.find, args.replace, args.path, replace_all=args.replace_all
+        )
+    if action == "delete":
+        return store.delete(args.name)
+    if action == "write-file":
+        return store.write_file(args.name, args.path, _input_bytes(ctx, "file content"))
+    return store.remove_file(args.name, args.path)
+
+
+def run(ctx: CliContext) -> int:
+    from skillstate.cli.exits import ERROR, REJECTED
+    from skillstate_plugins.skill_store import SkillError, SkillFile, SkillListing, SkillView
+
+    try:
+        result = _dispatch(ctx, _store(ctx))
+    except _Usage as exc:
+        ctx.error(str(exc))
+        return 2
+    if ctx.args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2), file=ctx.out)
+    if isinstance(result, SkillError):
+        ctx.error(result.message)
+        return ERROR if result.code == "io" else REJECTED
+    if ctx.args.json:
+        return 0
+    if isinstance(result, SkillListing):
+        _print_listing(ctx, result)
+    elif isinstance(result, SkillView | SkillFile):
+        ctx.out.write(result.content)
+        if result.content and not result.content.endswith("\n"):
+            ctx.out.write("\n")
+        if isinstance(result, SkillView) and result.linked_files:
+            print(f"\nSupport files (skillstate skills read {result.name} PATH):", file=ctx.out)
+            for path in result.linked_files:
+                print(f"  {path}", file=ctx.out)
+    else:
+        print(result.message, file=ctx.out)
+    return 0

@@ -1,0 +1,119 @@
+"""The read side of the skill store: locating a skill, checking a stored SKILL.md, support listings.
+
+"Lenient read" means: any frontmatter PyYAML or the flat parser accepts, with
+two requirements a listing cannot do without — a non-empty ``description``, and a
+``name`` (when present) equal to the directory name. A SKILL.md failing them is
+*broken*: :meth:`SkillStore.list` skips it, :meth:`SkillStore.view` names the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillstate.jsondoc import find_surrogate
+from skillstate_plugins.skill_store.frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_source
+from skillstate_plugins.skill_store.fsio import HEADER_WINDOW, TEMP_MARK, Header
+from skillstate_plugins.skill_store.paths import SUPPORT_DIRS
+
+__all__ = [
+    "MAX_LISTED_DESCRIPTION",
+    "SYMLINKED_SKILL",
+    "Probe",
+    "check_stored",
+    "describe_header",
+    "os_message",
+    "string_value",
+    "support_files",
+]
+
+MAX_LISTED_DESCRIPTION = 1024
+
+SYMLINKED_SKILL = (
+    "is a symbolic link; skills must be real directories inside the skills root "
+    "(symbolic links are refused: replace the link with the directory)"
+)
+"""Why a skill directory that is a symbolic link is refused (after ``Skill 'name' ``)."""
+
+
+@attrs.frozen
+class Probe:
+    """Where a name resolved: ``found`` (a SKILL.md entry exists), else ``absent`` or ``error``."""
+
+    status: str
+    source: str = ""
+    root: Path | None = None
+    message: str = ""
+
+
+def os_message(exc: OSError) -> str:
+    """A short reason for an ``OSError`` (its strerror, else its text)."""
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def describe_header(name: str, header: Header) -> str | None:
+    """The message for a SKILL.md whose first bytes are unusable, or ``None`` when ``ok``."""
+    if header.status == "no-fence":
+        return f"SKILL.md of skill '{name}' has no frontmatter: it must start with a '---' line."
+    if header.status == "unclosed":
+        return f"SKILL.md of skill '{name}' has unclosed frontmatter: add a closing '---' line."
+    if header.status == "too-long":
+        return (
+            f"SKILL.md of skill '{name}' has no closing '---' within its first "
+            f"{HEADER_WINDOW:,} bytes; keep the frontmatter short."
+        )
+    return None
+
+
+def check_stored(name: str, source: str, use_yaml: bool | None) -> tuple[dict[str, Any], str] | str:
+    """``(frontmatter, description)`` of a stored skill's frontmatter source, or the reason it is broken."""
+    fields = parse_source(source, use_yaml=use_yaml)
+    description = fields.get("description")
+    if description is None or (isinstance(description, str) and not description.strip()):
+        return f"SKILL.md of skill '{name}' has no 'description' in its frontmatter."
+    declared = fields.get("name")
+    if declared is not None and str(declared) != name:
+        return (
+            f"SKILL.md of skill '{name}' declares name '{declared}'; "
+            "the frontmatter name must equal the directory name."
+        )
+    for key in (SKILL_KEY, ENVIRONMENT_KEY):
+        value = fields.get(key)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            return f"SKILL.md of skill '{name}': '{key}' must be a non-empty name, got {value!r}."
+    text = (description if isinstance(description, str) else str(description)).strip()
+    if len(text) > MAX_LISTED_DESCRIPTION:  # a YAML block scalar ends in a newline: stripped
+        text = text[: MAX_LISTED_DESCRIPTION - 3] + "..."
+    return fields, text
+
+
+def _visible(entry: str) -> bool:
+    """Not hidden, not a temp file, and a name that is text (not undecodable bytes)."""
+    return not entry.startswith(".") and TEMP_MARK not in entry and find_surrogate(entry) < 0
+
+
+def support_files(skill_dir: Path) -> tuple[str, ...]:
+    """Every file under the four support directories, as sorted ``dir/…`` paths (hidden ones skipped).
+
+    Only names are listed (no file is opened); symlinked subdirectories are not followed.
+    """
+    found: list[str] = []
+    for top in SUPPORT_DIRS:
+        base = skill_dir / top
+        if not base.is_dir():
+            continue
+        for current, dirs, files in os.walk(base, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if _visible(d))
+            relative = Path(current).relative_to(skill_dir).as_posix()
+            found.extend(f"{relative}/{f}" for f in files if _visible(f))
+    return tuple(sorted(found))
+
+
+def string_value(fields: Mapping[str, Any], key: str) -> str | None:
+    """A frontmatter value that must be a name, stripped (``None`` when absent)."""
+    value = fields.get(key)
+    return value.strip() if isinstance(value, str) else None
