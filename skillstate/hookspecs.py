@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from skillstate.store import Store
 
 __all__ = [
+    "skillstate_addhooks",
     "skillstate_after_commit",
     "skillstate_budget",
     "skillstate_doctor",
@@ -75,8 +76,74 @@ __all__ = [
     "skillstate_register_environments",
     "skillstate_register_skills",
     "skillstate_register_stores",
+    "skillstate_skill_store",
     "skillstate_validate",
 ]
+
+
+@hookspec(historic=True)
+def skillstate_addhooks(pluginmanager: Any) -> None:
+    """Add hook specs of a plugin's own: the plugin becomes a host for plugins of its own.
+
+    **When:** once for each plugin that implements it, as soon as it is registered
+    (``historic``: a plugin registered later is called then too).
+
+    **Semantics:** collected. Call ``pluginmanager.add_hookspecs(module_or_class)``
+    with your specs, exactly as pytest plugins do in ``pytest_addhooks`` (xdist adds
+    its hooks this way). Implementations of those hooks in other plugins are checked
+    against the new specs when they are added. A plugin implementing a hook that may
+    be missing (its host plugin is blocked or not installed) marks it
+    ``@hookimpl(optionalhook=True)``; without that flag, an implementation no spec
+    claims is a load error naming the plugin and the nearest hook.
+
+    **Order:** registration order (historic hooks replay for late registrations).
+
+    **Isolation:** fail open. An implementation that raises is reported in one
+    warning naming its plugin; its specs are not added.
+
+    **Arguments:** ``pluginmanager`` — the :class:`pluggy.PluginManager`.
+
+    **Returns:** nothing.
+
+    **Example**::
+
+        from . import hookspecs
+
+        @hookimpl
+        def skillstate_addhooks(pluginmanager):
+            pluginmanager.add_hookspecs(hookspecs)   # e.g. skillstate_register_benchmarks
+    """
+
+
+@hookspec(firstresult=True)
+def skillstate_skill_store(config: Any) -> Any:
+    """The skill store: where SKILL.md skills (a session's instructions P) are kept.
+
+    **When:** the first time a surface needs stored skills (``skillstate skills``, the
+    MCP skill tools, a session started from a stored skill), once per host.
+
+    **Semantics:** first result. The bundled ``skill-store`` plugin answers with the
+    directories of the configuration (``skills_path``, ``user_skills_path``). A
+    plugin returning a store replaces it (skills from a registry, a database...);
+    with no answer (the plugin blocked) surfaces offer no skill store.
+
+    **Order:** pluggy's; the first non-``None`` answer wins.
+
+    **Isolation:** fail closed. An implementation that raises makes the skill store
+    unavailable with one error naming its plugin.
+
+    **Arguments:** ``config`` — the :class:`~skillstate.config.Config` in effect.
+
+    **Returns:** an object with the skill store's operations (``docs/skills.md``,
+    "The skill store contract": ``list()``, ``view(name)``, ``read(name, path)``,
+    the writes, and ``session_spec(name)``), or ``None`` to abstain.
+
+    **Example**::
+
+        @hookimpl
+        def skillstate_skill_store(config):
+            return RegistrySkills(config.get("skills_registry_url"))
+    """
 
 
 @hookspec(firstresult=True)

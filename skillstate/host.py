@@ -94,6 +94,7 @@ class Host:
         self._commands: Registry[CommandSpec] | None = None
         self._benchmarks: Registry[BenchmarkSpec] | None = None
         self._open_stores: dict[str, Store] = {}
+        self._skill_store: Any = None
         self._budgets: dict[int, tuple[SkillDefinition, Budget]] = {}
         """id(skill) → (skill, its budget), for :attr:`_generation` (see :meth:`budget`)."""
         self._generation = -1
@@ -390,6 +391,26 @@ class Host:
                     ObserverWarning,
                     stacklevel=2,
                 )
+
+    def skill_store(self) -> Any:
+        """The skill store the plugins provide (``skillstate_skill_store``), asked once.
+
+        Raises :class:`~skillstate.errors.PluginError` when no plugin provides one (the
+        bundled ``skill-store`` blocked) or the one that answers failed.
+        """
+        if self._skill_store is None:
+            found = self.pm.hook.skillstate_skill_store(config=self.config)
+            if isinstance(found, HookFailure):
+                raise PluginError(
+                    f"skill store plugin '{found.plugin}' failed ({found.reason})"
+                )
+            if found is None:
+                raise PluginError(
+                    "no skill store: no plugin provides one (is the 'skill-store' plugin "
+                    "blocked or not installed?)"
+                )
+            self._skill_store = found
+        return self._skill_store
 
     def doctor(self, root: Path, store: Store | None) -> list[DoctorFinding]:
         """Every plugin's findings; a failing check becomes an ``error`` finding naming it."""

@@ -72,6 +72,11 @@ from skillstate.plugin import hookimpl  # noqa: E402
 
 
 @hookimpl
+def skillstate_skill_store(config: Any) -> Any:
+    return SkillStore.from_config(config)
+
+
+@hookimpl
 def skillstate_register_commands(register: Any) -> None:
     from skillstate.plugin import CommandSpec
 
