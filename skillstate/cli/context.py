@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import sys
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
 
@@ -59,6 +60,19 @@ class HostContext:
 
         install_log_lines(self.prog)  # a store's driver may log (retries): one line each
         return self.host.open_store()
+
+    def run(self, body: Callable[[], int]) -> int:
+        """``body()``'s exit code, every expected failure one ``prog: message`` line.
+
+        Warnings print as one ``prog: warning: …`` line each, a :class:`SkillstateError`
+        becomes its message and exit code, a closed pipe exits 141, Ctrl-C 130 — never a
+        traceback (``skillstate.cli.exits.run_guarded``). A command line of its own
+        (``rig-state``) runs its body this way.
+        """
+        from skillstate.cli.exits import install_warning_format, run_guarded
+
+        install_warning_format(self.prog)
+        return run_guarded(body, self.error)
 
     def error(self, message: str) -> None:
         """Print ``prog: message`` on stderr, with the configured store's credentials masked."""

@@ -39,6 +39,7 @@ a source line. The Python API leaves warnings to Python's :mod:`warnings` machin
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
 import warnings
@@ -47,6 +48,7 @@ from typing import Any
 
 __all__ = [
     "BAD_FILE",
+    "ExitCode",
     "CLOSED",
     "CONFLICT",
     "ERROR",
@@ -73,6 +75,22 @@ INTERRUPT = 130
 CLOSED = 141
 TERMINATED = 143
 """SIGTERM on a server (``ui``, ``mcp --http``): shut down, store closed, 128 + 15."""
+
+
+
+class ExitCode(enum.IntEnum):
+    """The exit codes of ``skillstate`` and ``rig-state`` (the table above), by name."""
+
+    OK = OK
+    REJECTED = REJECTED
+    USAGE = USAGE
+    ERROR = ERROR
+    CONFLICT = CONFLICT
+    BAD_FILE = BAD_FILE
+    INTERRUPT = INTERRUPT
+    CLOSED = CLOSED
+    TERMINATED = TERMINATED
+
 
 EXIT_CODES: tuple[tuple[int, str, str], ...] = (
     (OK, "ok", "accepted, or success"),

@@ -1,23 +1,30 @@
-"""For plugins with a command line: the command context and the run commands.
+"""For plugins with commands, or a command line of their own.
 
-A plugin's :class:`~skillstate.plugin.CommandSpec` receives a :class:`CliContext`
-in ``run(ctx)``. A plugin with a whole command line of its own (the ``rig-state``
-drop-in) subclasses :class:`HostContext` to say where its configuration comes from,
-and reuses the run commands (``do_init``, ``do_patch``...), which print and exit
-exactly as ``skillstate``'s own (``skillstate.cli.runs``); call
-:func:`install_warning_format` first so skillstate's warnings print as one
-``{prog}: warning: …`` line each::
+A plugin's :class:`~skillstate.plugin.CommandSpec` receives a :class:`CliContext` in
+``run(ctx)``: the parsed ``ctx.args``, ``ctx.out`` / ``ctx.err``, and ``ctx.config``,
+``ctx.host``, ``ctx.store`` built on first use; ``ctx.error(message)`` prints one
+``prog: message`` line with the store's credentials masked. ``run`` returns an
+:class:`ExitCode` (``docs/cli.md``, "Exit codes").
 
-    from skillstate.plugin.cli import HostContext, do_show, load_config
+A plugin with a whole command line of its own (the ``rig-state`` drop-in) subclasses
+:class:`CliContext` to say where its configuration comes from (:func:`load_config`),
+runs its body with :meth:`CliContext.run` (every expected failure one line and its
+exit code, never a traceback), and reuses the run commands, which print and exit
+exactly as ``skillstate``'s own::
 
-    class MyContext(HostContext):
-        prog = "my-tool"
-        ...
+    from skillstate.plugin.cli import CliContext, RunCommands, load_config
 
-Exit codes: :data:`OK` (0), :data:`REJECTED` (1), :data:`USAGE` (2), :data:`ERROR` (3);
-:func:`run_guarded` runs a command line's body and turns every expected failure (a
-``SkillstateError``, a closed pipe, an output stream that cannot encode the text) into
-one ``prog: message`` line and its exit code, never a traceback.
+    class MyContext(CliContext):
+        def __init__(self, root):
+            super().__init__(None, prog="my-tool", check_commands=False)
+            self.root = root
+
+        @property
+        def config(self):
+            return load_config(self.root)
+
+    ctx = MyContext(".")
+    code = ctx.run(lambda: RunCommands(ctx).show("abc-18"))
 """
 
 from __future__ import annotations
@@ -27,85 +34,41 @@ from typing import TYPE_CHECKING
 from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from skillstate.cli.context import CliContext, HostContext
-    from skillstate.cli.doctor_cmd import doctor_report, open_store_problem
-    from skillstate.cli.exits import CLOSED, install_warning_format, run_guarded
-    from skillstate.cli.runs import (
-        ERROR,
-        OK,
-        REJECTED,
-        USAGE,
-        RunContext,
-        do_get,
-        do_init,
-        do_journal,
-        do_list,
-        do_patch,
-        do_rm,
-        do_show,
-        read_document,
-    )
-    from skillstate.cli.startup import run_console
-    from skillstate.config import Config, load_config
+    from skillstate.cli.context import CliContext
+    from skillstate.cli.exits import ExitCode
+    from skillstate.cli.runs import RunCommands
+    from skillstate.config import load_config
 
-
-__all__ = [
-    "CLOSED",
-    "ERROR",
-    "OK",
-    "REJECTED",
-    "USAGE",
-    "CliContext",
-    "Config",
-    "HostContext",
-    "RunContext",
-    "do_get",
-    "do_init",
-    "do_journal",
-    "do_list",
-    "do_patch",
-    "do_rm",
-    "do_show",
-    "doctor_report",
-    "install_warning_format",
-    "load_config",
-    "open_store_problem",
-    "read_document",
-    "run_console",
-    "run_guarded",
-]
-
-_RUNS = (
-    "ERROR",
-    "OK",
-    "REJECTED",
-    "USAGE",
-    "RunContext",
-    "do_get",
-    "do_init",
-    "do_journal",
-    "do_list",
-    "do_patch",
-    "do_rm",
-    "do_show",
-    "read_document",
-)
+__all__ = ["CliContext", "ExitCode", "RunCommands", "load_config"]
 
 _LAZY = {
     "CliContext": "skillstate.cli.context",
+    "ExitCode": "skillstate.cli.exits",
+    "RunCommands": "skillstate.cli.runs",
+    "load_config": "skillstate.config",
+}
+
+# TRANSITIONAL (issue 25): names bundled plugins still import; not part of the API.
+_LEGACY = {
     "HostContext": "skillstate.cli.context",
+    "current_host": "skillstate.cli.context",
     "doctor_report": "skillstate.cli.doctor_cmd",
     "open_store_problem": "skillstate.cli.doctor_cmd",
     "CLOSED": "skillstate.cli.exits",
     "run_guarded": "skillstate.cli.exits",
     "install_warning_format": "skillstate.cli.exits",
     "Config": "skillstate.config",
-    "load_config": "skillstate.config",
     "run_console": "skillstate.cli.startup",
-    **{name: "skillstate.cli.runs" for name in _RUNS},
-}
+    **{
+        name: "skillstate.cli.runs"
+        for name in (
+            "ERROR", "OK", "REJECTED", "USAGE", "RunContext", "do_get", "do_init",
+            "do_journal", "do_list", "do_patch", "do_rm", "do_show", "read_document",
+        )
+    },
+}  # fmt: skip
 
-__getattr__ = lazy_getattr("skillstate.plugin.cli", _LAZY, globals())
+__getattr__ = lazy_getattr("skillstate.plugin.cli", {**_LAZY, **_LEGACY}, globals())
 
 
 def __dir__() -> list[str]:
