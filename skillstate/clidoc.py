@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from skillstate.records import CommandSpec
@@ -21,38 +20,26 @@ WIDTH = 100
 """The terminal width the help is rendered at."""
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            yield from action.choices.values()
-
-
-def _walk(parser: argparse.ArgumentParser) -> Iterator[tuple[str, str]]:
-    yield parser.prog, parser.format_help()
-    for child in _subcommands(parser):
-        yield from _walk(child)
-
-
 def _specs() -> list[CommandSpec]:
     """Every command: the core's, then the installed plugins' (as with no configuration)."""
     from skillstate.cli.context import using_host
-    from skillstate.cli.main import CORE_COMMANDS
+    from skillstate.cli.main import core_commands
     from skillstate.config import load_config
     from skillstate.host import Host
 
     host = Host.from_config(load_config(env={}))
     using_host(host)
-    return [*CORE_COMMANDS, *host.commands]
+    return [*core_commands(), *host.commands]
 
 
 def commands() -> list[tuple[str, str, str]]:
     """``(name, help, provider)`` of every command; the provider of a core command is ``""``."""
-    from skillstate.cli.main import CORE_COMMANDS
+    from skillstate.cli.main import core_commands
     from skillstate.config import load_config
     from skillstate.host import Host
 
     host = Host.from_config(load_config(env={}))
-    out = [(spec.name, spec.help, "") for spec in CORE_COMMANDS]
+    out = [(spec.name, spec.help, "") for spec in core_commands()]
     out += [(spec.name, spec.help, host.commands.owner(spec.name) or "") for spec in host.commands]
     return out
 
@@ -61,10 +48,21 @@ def help_pages() -> list[tuple[str, str]]:
     """``(command line, help text)`` for ``skillstate`` and every (sub-)command, in CLI order."""
     from skillstate.cli.main import build_parser
 
+    made: list[argparse.ArgumentParser] = []
+
+    class Parser(argparse.ArgumentParser):
+        """Every parser of the command line, in the order built (sub-commands after
+        their command): argparse keeps its sub-parsers to itself."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
     saved = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(WIDTH)
     try:
-        return list(_walk(build_parser(_specs())))
+        build_parser(_specs(), parser_class=Parser)
+        return [(parser.prog, parser.format_help()) for parser in made]
     finally:
         if saved is None:
             os.environ.pop("COLUMNS", None)

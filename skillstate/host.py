@@ -172,15 +172,15 @@ class Host:
     def commands(self) -> Registry[CommandSpec]:
         """The ``skillstate`` sub-commands plugins register (the core's names are taken)."""
         if self._commands is None:
-            from skillstate.cli.main import CORE_COMMANDS
             from skillstate.records import CommandSpec
+            from skillstate.records.commands import CORE_COMMANDS
 
             self._commands = self._build(
                 "command",
                 "skillstate_register_commands",
                 lambda c: c.name,
                 CommandSpec,
-                reserved={c.name: CORE for c in CORE_COMMANDS},
+                reserved={name: CORE for name, _, _ in CORE_COMMANDS},
             )
         return self._commands
 

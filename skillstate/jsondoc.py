@@ -19,7 +19,6 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
 from skillstate.display import excerpt
@@ -234,91 +233,63 @@ def js_numbers(value: Any) -> Any:
     return value
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(
-        value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_default
-    )
-
-
-def _c_encoder() -> Any:
-    """``json``'s C encoder with :func:`compact`'s settings, called as ``json.dumps`` calls it.
-
-    ``json.dumps`` with any non-default argument builds a ``JSONEncoder`` and a closure
-    per call before reaching this same C encoder, which costs more than encoding a
-    small value (the budget's changed items, a journal line). ``None`` where the C
-    encoder is missing or takes other arguments: :func:`compact` then calls
-    ``json.dumps``.
-    """
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return None
-
-    def encode(value: Any) -> str:
-        # a fresh markers dict per call (check_circular): an aborted call leaves ids in it
-        chunks = make({}, _default, _encode_string, None, ":", ",", False, False, False)(value, 0)
-        return "".join(chunks)
-
-    try:
-        same = encode({"a": [1, 1.5, "é", None, True]}) == _dumps({"a": [1, 1.5, "é", None, True]})
-    except Exception:
-        return None
-    return encode if same else None
-
-
-_COMPACT = _c_encoder() or _dumps
+_COMPACT = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_default
+)
+"""One encoder with :func:`compact`'s settings (``json.dumps`` would build one per call)."""
 
 
 def compact(value: Any) -> str:
     """Compact JSON as JavaScript's ``JSON.stringify`` writes it (no spaces, UTF-8 text).
 
-    This is the hot path (sizes, stores), so it is a plain dump: pass values that went
-    through :func:`js_numbers` (every state and patch in the pipeline does) to get
-    JavaScript's number formatting (``1`` rather than ``1.0``). The text, and the
-    errors, are ``json.dumps(value, separators=(",", ":"), ensure_ascii=False,
-    allow_nan=False)``'s; the call skips ``json.dumps``'s per-call set-up.
+    Pass values that went through :func:`js_numbers` (every state and patch in the
+    pipeline does) to get JavaScript's number formatting (``1`` rather than ``1.0``).
+    The text, and the errors, are ``json.dumps(value, separators=(",", ":"),
+    ensure_ascii=False, allow_nan=False)``'s.
     """
-    return _COMPACT(value)
+    return _COMPACT.encode(value)
 
 
 def pretty(value: Any) -> str:
     """Pretty JSON, 2-space indent, as ``JSON.stringify(v, null, 2)`` (no trailing newline).
 
     Byte-identical to ``json.dumps(js_numbers(v), indent=2, ensure_ascii=False)``
-    (tests check it on generated documents), but strings are encoded at C level in one
-    join per container: the standard library's indenting encoder is pure Python, and
-    this text is what the file store writes on every commit.
+    (tests check it on generated documents). Strings are encoded by the compact
+    encoder's public ``encode`` (C code for a ``str``) and each container is one join:
+    ``json.dumps`` with ``indent`` runs the standard library's pure-Python encoder,
+    four times slower on a state, and this text is what the file store writes on every
+    commit (``docs/benchmarks.md``, "Pretty records").
     """
     return _pretty(value, "\n")
 
 
+_encode_string = _COMPACT.encode
+"""A ``str`` as a JSON string (``JSONEncoder.encode``'s own path for strings)."""
+
+
 def _pretty(value: Any, indent: str) -> str:
     kind = type(value)
+    enc = _encode_string
     if kind is dict:
         if not value:
             return "{}"
         inner = indent + "  "
-        sep = "," + inner
-        enc = _encode_string
-        try:  # strings, the common case, without a call per value
-            items = [
-                enc(k) + ": " + (enc(v) if type(v) is str else _pretty(v, inner))
-                for k, v in value.items()
-            ]
+        try:
+            "".join(value)  # every key a str (C code; the encoder would write 1 as 1)
         except TypeError:
-            if any(type(k) is not str for k in value):
-                bad = next(k for k in value if type(k) is not str)
-                raise TypeError(f"object keys must be strings, got {bad!r}") from None
-            raise
-        return "{" + inner + sep.join(items) + indent + "}"
+            bad = next(k for k in value if not isinstance(k, str))
+            raise TypeError(f"object keys must be strings, got {bad!r}") from None
+        items = [
+            enc(k) + ": " + (enc(v) if type(v) is str else _pretty(v, inner))
+            for k, v in value.items()
+        ]
+        return "{" + inner + ("," + inner).join(items) + indent + "}"
     if kind is list:
         if not value:
             return "[]"
         inner = indent + "  "
-        sep = "," + inner
-        try:  # a list of strings in one C-level pass
-            return "[" + inner + sep.join(map(_encode_string, value)) + indent + "]"
-        except TypeError:
-            return "[" + inner + sep.join([_pretty(v, inner) for v in value]) + indent + "]"
+        parts = [enc(v) if type(v) is str else _pretty(v, inner) for v in value]
+        return "[" + inner + ("," + inner).join(parts) + indent + "]"
     if kind is str:
         return _encode_string(value)
     if kind is int:

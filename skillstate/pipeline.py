@@ -149,36 +149,6 @@ def create_run(
 _CHANGED = ("state", "version", "step", "status", "updated", "environment", "observation", "meta")
 """The record fields a transition sets; the others are the run's and never change."""
 
-RECORD_FIELDS = (
-    "id",
-    "skill",
-    "state",
-    "version",
-    "step",
-    "status",
-    "created",
-    "updated",
-    "spec",
-    "environment",
-    "observation",
-    "schema",
-    "meta",
-)
-ENTRY_FIELDS = (
-    "ts",
-    "step",
-    "patch",
-    "version",
-    "base",
-    "set",
-    "action",
-    "observation_sha256",
-    "status",
-    "turn",
-    "origin",
-)
-"""The field order ``_attempt`` builds :class:`RunRecord` and :class:`JournalEntry` in."""
-
 
 def transition(
     host: Host,
@@ -307,39 +277,37 @@ def _attempt(
         for key, value in extra.items():
             if value is None:
                 del meta[key]
-    # Positional, in field order (tests/core/test_pipeline.py checks it): matching 13 and
-    # 11 keywords costs a third of building the records; attrs.evolve far more.
     new = RunRecord(
-        record.id,  # id
-        record.skill,  # skill
-        candidate,  # state
-        record.version + 1,  # version
-        step,  # step
-        status,  # status
-        record.created,  # created
-        stamp,  # updated
-        record.spec,  # spec
-        environment,  # environment
-        observation if observation is not None else record.observation,  # observation
-        record.schema,  # schema
-        meta,  # meta
+        id=record.id,
+        skill=record.skill,
+        state=candidate,
+        version=record.version + 1,
+        step=step,
+        status=status,
+        created=record.created,
+        updated=stamp,
+        spec=record.spec,
+        environment=environment,
+        observation=observation if observation is not None else record.observation,
+        schema=record.schema,
+        meta=meta,
     )
     if type(record) is not RunRecord:  # a store's subclass keeps its own fields (evolve)
         import attrs
 
         new = attrs.evolve(record, **{f: getattr(new, f) for f in _CHANGED})
     entry = JournalEntry(
-        stamp,  # ts
-        change.label,  # step
-        patch,  # patch
-        new.version,  # version
-        base,  # base
-        stamped,  # set
-        None if change.action is NO_ACTION else own(change.action),  # action
-        digest(observation),  # observation_sha256
-        status if status != record.status else None,  # status
-        step if step != record.step else None,  # turn
-        own(change.origin) if change.origin is not None else None,  # origin
+        ts=stamp,
+        step=change.label,
+        patch=patch,
+        version=new.version,
+        base=base,
+        set=stamped,
+        action=None if change.action is NO_ACTION else own(change.action),
+        observation_sha256=digest(observation),
+        status=status if status != record.status else None,
+        turn=step if step != record.step else None,
+        origin=own(change.origin) if change.origin is not None else None,
     )
     try:
         store.commit(new, entry, expected_version=record.version)

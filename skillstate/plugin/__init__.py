@@ -90,6 +90,9 @@ The names
   :func:`merge_patch`, :func:`now_iso`, :func:`excerpt` (input quoted bounded and
   printable), :func:`mask_url` (a URL without its password).
 - **For stores:** :func:`check_run_id`, :func:`replay` (a journal back into a record).
+- **For skills that render their own runs** (``SkillDefinition.render``):
+  :func:`js_string` (a value as JavaScript's ``String(v)``), :func:`compact_lines` (a
+  state as the compact block's lines).
 
 Sub-modules, for bigger plugins:
 
@@ -147,6 +150,8 @@ if TYPE_CHECKING:
         Snapshot,
         StoreSpec,
     )
+    from skillstate.render import compact_lines
+    from skillstate.schema import js_string
     from skillstate.store import Store, check_run_id
 
 
@@ -180,9 +185,11 @@ __all__ = [
     "VersionConflict",
     "check_run_id",
     "compact",
+    "compact_lines",
     "create_run",
     "excerpt",
     "hookimpl",
+    "js_string",
     "mask_url",
     "merge_patch",
     "now_iso",
@@ -228,6 +235,8 @@ _WHERE = {
         "Snapshot",
         "StoreSpec",
     ),
+    "skillstate.render": ("compact_lines",),
+    "skillstate.schema": ("js_string",),
     "skillstate.store": ("Store", "check_run_id"),
 }
 
@@ -265,8 +274,7 @@ _LEGACY = {
     "skillstate.merge": ("copy_json",),
     "skillstate.pipeline": ("NO_ACTION",),
     "skillstate.records": ("DEFAULT_BUDGET",),
-    "skillstate.render": ("compact_lines", "dig_field", "field_text", "render_block"),
-    "skillstate.schema": ("js_string",),
+    "skillstate.render": ("dig_field", "field_text", "render_block"),
     "skillstate.store": (
         "RUN_ID_PATTERN",
         "SNAPSHOT_INTERVAL",

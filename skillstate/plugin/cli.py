@@ -58,7 +58,6 @@ _LEGACY = {
     "run_guarded": "skillstate.cli.exits",
     "install_warning_format": "skillstate.cli.exits",
     "Config": "skillstate.config",
-    "run_console": "skillstate.cli.startup",
     **{
         name: "skillstate.cli.runs"
         for name in (

@@ -17,7 +17,31 @@ if TYPE_CHECKING:
 
     from skillstate.cli.context import CliContext
 
-__all__ = ["CommandSpec"]
+__all__ = ["CORE_COMMANDS", "CommandSpec"]
+
+CORE_COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("plugins", "plugins_cmd", "list every plugin: name, distribution, version, status, hooks"),
+    ("config", "config_cmd", "show or change the configuration (list, get, set)"),
+    ("migrate", "migrate_cmd", "copy every run with its journal to another store"),
+    ("init", "init_cmd", "create a run of a skill, seeded with --json"),
+    ("patch", "patch_cmd", "apply a patch to a run (checked; rejected = no change)"),
+    ("get", "get_cmd", "print a run's state as JSON, or one --field"),
+    ("show", "show_cmd", "print a run's state compactly (what a step reads)"),
+    ("list", "list_cmd", "list runs: id, skill, phase, updated, next action"),
+    ("journal", "journal_cmd", "print a run's journal of accepted writes"),
+    ("log", "log_cmd", "one line per version: time, label, keys changed, action, status"),
+    ("diff", "diff_cmd", "what changed in a run's state between two versions (--json: RFC 6902)"),
+    ("fork", "fork_cmd", "a new run starting from another run's state at a version"),
+    ("rewind", "rewind_cmd", "append a version whose state is the state at an earlier version"),
+    ("export", "export_cmd", "write a run (record + journal) to one self-contained file"),
+    ("import", "import_cmd", "read a run from an export file, checked before anything is written"),
+    ("gc", "gc_cmd", "delete finished or old runs (--closed-before, --older-than, --dry-run)"),
+    ("rm", "rm_cmd", "delete a run and its journal"),
+    ("verify", "verify_cmd", "replay journals; report runs whose record differs"),
+    ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
+)
+"""The ``skillstate`` commands of the core: ``(name, module in skillstate.cli, help)``, in
+``--help`` order. Their names are taken: a plugin registering one is a conflict."""
 
 
 @attrs.frozen

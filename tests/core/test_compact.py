@@ -1,9 +1,5 @@
-"""``compact`` is ``json.dumps`` with JavaScript's separators, text and errors alike.
-
-It calls ``json``'s C encoder directly (``skillstate.jsondoc._c_encoder``): the per-call
-set-up of ``json.dumps`` cost more than encoding the small values the budget and the
-stores encode on every transition.
-"""
+"""``compact`` is ``json.dumps`` with JavaScript's separators, text and errors alike;
+``pretty`` is ``JSON.stringify(v, null, 2)``."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillstate.jsondoc import _COMPACT, _dumps, compact
+from skillstate.jsondoc import compact, pretty
 
 scalars = (
     st.none()
@@ -31,8 +27,14 @@ documents = st.recursive(
 )
 
 
-def test_the_fast_encoder_is_in_use() -> None:
-    assert _COMPACT is not _dumps  # CPython has the C encoder: the fast path must be taken
+def _dumps(value: Any) -> str:
+    return json.dumps(
+        value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_default
+    )
+
+
+def _default(value: Any) -> Any:
+    raise TypeError(f"a {type(value).__name__} is not a JSON value")
 
 
 @given(documents)
@@ -65,3 +67,13 @@ def test_a_circular_value_is_refused_and_the_next_call_is_unaffected() -> None:
     assert compact({"k": "é", "n": -0.0}) == json.dumps(
         {"k": "é", "n": -0.0}, separators=(",", ":"), ensure_ascii=False
     )
+
+
+def test_pretty_writes_integral_floats_as_javascript_does_and_refuses_nan() -> None:
+    assert pretty({"a": [1.0, 2.5], "b": {}, "c": []}) == (
+        '{\n  "a": [\n    1,\n    2.5\n  ],\n  "b": {},\n  "c": []\n}'
+    )
+    with pytest.raises(ValueError):
+        pretty({"a": math.nan})
+    with pytest.raises(TypeError):
+        pretty({"a": object()})

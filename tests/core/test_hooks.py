@@ -280,7 +280,7 @@ def test_hook_after_commit(host: Any) -> None:
 def test_hook_register_commands(host: Any, capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
-    from skillstate.cli.main import CORE_COMMANDS, build_parser
+    from skillstate.cli.main import build_parser, core_commands
     from skillstate.errors import PluginConflictError
     from skillstate.records import CommandSpec
 
@@ -303,7 +303,7 @@ def test_hook_register_commands(host: Any, capsys: pytest.CaptureFixture[str]) -
     assert spec is not None and host.commands.owner("hello") == "hello-plugin"
     from skillstate.cli.context import CliContext
 
-    args = build_parser([*CORE_COMMANDS, spec], "hello").parse_args(["hello", "ana"])
+    args = build_parser([*core_commands(), spec], "hello").parse_args(["hello", "ana"])
     assert args._spec.run(CliContext(args)) == 7 and ran == ["ana"]
 
     class Clash:

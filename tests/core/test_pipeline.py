@@ -401,13 +401,3 @@ def test_transition_starts_from_the_record_the_caller_just_read(
     assert store.get(run).state["counter"] == 2 and store.get(run).version == 3
     with pytest.raises(ValueError, match="current is the record of run 'r', not 'other'"):
         transition(host, store, "other", Change(patch={}), skill=skill, current=fresh)
-
-
-def test_the_pipeline_builds_records_in_their_field_order() -> None:
-    import attrs
-
-    from skillstate.pipeline import ENTRY_FIELDS, RECORD_FIELDS
-    from skillstate.records import JournalEntry, RunRecord
-
-    assert tuple(a.name for a in attrs.fields(RunRecord)) == RECORD_FIELDS
-    assert tuple(a.name for a in attrs.fields(JournalEntry)) == ENTRY_FIELDS

@@ -34,7 +34,7 @@ def _commands(page: Path) -> list[str]:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.parent.name + "/" + p.name)
 def test_every_documented_bench_command_parses(page: Path) -> None:
     from skillstate.cli.context import using_host
-    from skillstate.cli.main import CORE_COMMANDS, build_parser
+    from skillstate.cli.main import build_parser, core_commands
     from skillstate.config import load_config
     from skillstate.host import Host
 
@@ -44,7 +44,7 @@ def test_every_documented_bench_command_parses(page: Path) -> None:
     assert len(commands) >= 8, commands
     for command in commands:
         argv = shlex.split(command)[1:]
-        parser = build_parser([*CORE_COMMANDS, *host.commands], "bench")
+        parser = build_parser([*core_commands(), *host.commands], "bench")
         try:
             parser.parse_args(argv)
         except SystemExit:

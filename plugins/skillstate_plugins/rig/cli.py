@@ -24,12 +24,12 @@ import os
 import sys
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from skillstate.plugin.cli import HostContext
+from skillstate.plugin.cli import CliContext
 
 if TYPE_CHECKING:
-    from skillstate.plugin.cli import Config
+    from skillstate.plugin.cli import RunCommands
 
 __all__ = ["PROG", "RigContext", "console", "main", "parse_args", "state_dir"]
 
@@ -134,33 +134,36 @@ def state_dir(root: str) -> str:
     return os.path.join(os.path.abspath(root), ".rig", "state")
 
 
-class RigContext(HostContext):
+class RigContext(CliContext):
     """Configuration, host and the ``.rig/state`` file store, built on first use."""
 
-    prog = PROG
-
     def __init__(self, root: str, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        super().__init__(None, prog=PROG, check_commands=False)
         self.root = root
-        self.out: TextIO = out or sys.stdout
-        self.err: TextIO = err or sys.stderr
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
 
     @cached_property
-    def config(self) -> Config:
+    def config(self) -> Any:
         from skillstate.plugin.cli import load_config
 
         return load_config(self.root, overrides={"store": f"file:{state_dir(self.root)}"})
 
+    @cached_property
+    def commands(self) -> RunCommands:
+        from skillstate.plugin.cli import RunCommands
+
+        return RunCommands(self)
+
 
 def run(parsed: Parsed, ctx: RigContext) -> int:
     """Run one parsed command; the exit code."""
-    import skillstate.plugin.cli as runs
-
     command, args, values = parsed.command, parsed.positionals, parsed.values
+    runs = ctx.commands
     if command == "init":
-        return runs.do_init(ctx, args[0], args[1], values.get("--json"), allowed=RIG_SKILLS)
+        return runs.init(args[0], args[1], values.get("--json"), allowed=RIG_SKILLS)
     if command == "patch":
-        return runs.do_patch(
-            ctx,
+        return runs.patch(
             args[0],
             values.get("--json"),
             values.get("--step"),
@@ -168,23 +171,20 @@ def run(parsed: Parsed, ctx: RigContext) -> int:
             allowed=RIG_SKILLS,
         )
     if command == "get":
-        return runs.do_get(ctx, args[0], values.get("--field"))
+        return runs.get(args[0], values.get("--field"))
     if command == "show":
-        return runs.do_show(ctx, args[0])
+        return runs.show(args[0])
     if command == "list":
-        return runs.do_list(ctx, values.get("--skill"))
+        return runs.list(values.get("--skill"))
     if command == "journal":
-        return runs.do_journal(ctx, args[0])
+        return runs.journal(args[0])
     if command == "rm":
-        return runs.do_rm(ctx, args[0])
+        return runs.rm(args[0])
     return _doctor(parsed, ctx)
 
 
 def _doctor(parsed: Parsed, ctx: RigContext) -> int:
-    from pathlib import Path
-
-    from skillstate.plugin.cli import doctor_report as report
-    from skillstate.plugin.cli import open_store_problem
+    from skillstate.plugin.cli import ExitCode
 
     days = parsed.values.get("--stale-days")
     if days is not None:
@@ -193,34 +193,26 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
                 raise ValueError(days)
         except ValueError:
             ctx.error(f"--stale-days must be a positive number of days, got '{days}'")
-            return 2
+            return ExitCode.USAGE
         os.environ["SKILLSTATE_RIG_STALE_DAYS"] = days
-    store, problem = open_store_problem(ctx)
-    return report(
-        ctx, Path(ctx.root).resolve(), store, fix="--fix" in parsed.flags, store_problem=problem
-    )
+    return ctx.commands.doctor(ctx.root, fix="--fix" in parsed.flags)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``rig-state`` console script (rig's exit codes; 3 for what rig has none for)."""
-    from skillstate.plugin.cli import USAGE, install_warning_format, run_guarded
-
-    install_warning_format(PROG)
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         parsed = parse_args(args)
     except UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
-        return USAGE
+        return 2
     ctx = RigContext(parsed.values.get("--root", "."))
-    return run_guarded(lambda: run(parsed, ctx), ctx.error)
+    return ctx.run(lambda: run(parsed, ctx))
 
 
 def console() -> int:
-    """The ``rig-state`` console script: :func:`main`, the collector off (every command is short)."""
-    from skillstate.plugin.cli import run_console
-
-    return run_console(main)
+    """The ``rig-state`` console script."""
+    return main()
 
 
 if __name__ == "__main__":
