@@ -149,6 +149,7 @@ class CreatingCalls(RuntimeBase):
             self._confirm_room(session_id)
         if not outcome.accepted or outcome.record is None:
             problems = outcome.problems
+            inputs.raise_input_problem(problems, initial_state=seed)
             schema_only = schema is not None and all(
                 p.code in ("schema", "unknown-key") for p in problems
             )

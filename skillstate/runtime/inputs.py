@@ -29,6 +29,7 @@ __all__ = [
     "check_spec",
     "check_step",
     "check_text",
+    "raise_input_problem",
 ]
 
 
@@ -74,19 +75,40 @@ def check_step(value: Any, name: str, least: int = 0) -> int:
 
 
 def check_object(value: Any, name: str, limit: int | None = None) -> dict[str, Any]:
-    """``value`` must be a JSON object (a ``dict`` with string keys), within ``limit`` bytes.
+    """``value`` must be a JSON object (a ``dict``), within ``limit`` bytes.
 
-    Returned as it is: the pipeline stores its own copy of whatever reaches a record or
-    the journal (``skillstate.checks.own``).
+    Its contents are checked where every patch, action and seed is checked, once: in the
+    pipeline (``skillstate.checks``); a value that cannot even be measured is refused
+    here with the pipeline's words. Returned as it is: the pipeline stores its own copy
+    of whatever reaches a record or the journal (``skillstate.checks.own``).
     """
     if type(value) is not dict:
         raise SessionInputError(f"{name} must be a JSON object, got {json_kind(value)}")
-    _check_json(value, name)
     if limit is not None:
-        size = json_size(value)
+        try:
+            size = json_size(value)
+        except (TypeError, ValueError, RecursionError):
+            _check_json(value, name)  # names what is not JSON
+            raise
         if size > limit:
             raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit")
     return value
+
+
+def raise_input_problem(problems: Any, **values: Any) -> None:
+    """Raise the runtime's error for a value the pipeline refused as not plain JSON.
+
+    The pipeline checked the call's values (its ``input`` problems); this only words the
+    refusal for the runtime's caller, naming the argument (``state_update: x: …``), so it
+    runs on the failure path alone. Does nothing when no problem is an ``input`` one.
+    """
+    if not any(problem.code == "input" for problem in problems):
+        return
+    for name, value in values.items():
+        if value is not None and not isinstance(value, str):
+            _check_json(value, name)
+    first = next(problem for problem in problems if problem.code == "input")
+    raise SessionInputError(first.message)
 
 
 def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> str:
@@ -112,6 +134,7 @@ def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
         check_text(value, "skill_specification", limits.spec_bytes)
         return value, value, "text"
     if type(value) is dict:
+        _check_json(value, "skill_specification")  # P is no patch: checked before it is used
         check_object(value, "skill_specification", limits.spec_bytes)
         text = compact(js_numbers(value))
         if "\\u0000" in text:
@@ -128,6 +151,7 @@ def check_schema(value: Any, limits: SessionLimits) -> dict[str, Any] | None:
     """A session's ``state_schema``: ``None`` or a valid JSON Schema (draft 2020-12) object."""
     if value is None:
         return None
+    _check_json(value, "state_schema")  # checked before JSON Schema reads it
     schema = check_object(value, "state_schema", limits.schema_bytes)
     errors = json_schema_errors(schema)
     if errors:
@@ -154,4 +178,6 @@ def check_action(value: Any, limits: SessionLimits) -> Any:
 def check_options(value: Any, limits: SessionLimits) -> Mapping[str, Any]:
     if value is None:
         return {}
+    if type(value) is dict:
+        _check_json(value, "environment_options")  # checked before the environment reads them
     return check_object(value, "environment_options", limits.options_bytes)

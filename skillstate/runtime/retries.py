@@ -62,8 +62,19 @@ def check_expected_step(value: Any) -> int | None:
 
 
 def request_digest(tool: str, **request: Any) -> str:
-    """The SHA-256 of a call's request (the reasoning is never part of it)."""
-    text = compact({"tool": tool, **request})
+    """The SHA-256 of a call's request (the reasoning is never part of it).
+
+    A request that is not JSON is refused, naming the argument (what the pipeline
+    would say of it).
+    """
+    try:
+        text = compact({"tool": tool, **request})
+    except (TypeError, ValueError, RecursionError):
+        from skillstate.records import Problem
+        from skillstate.runtime.inputs import raise_input_problem
+
+        raise_input_problem([Problem("input", "not JSON")], **request)
+        raise
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -195,6 +195,7 @@ class Runtime(TravelCalls):
             )
             outcome = commit_change(self.host, self.store, record, self._skill(record), change)
             raise_if_inactive(session_id, outcome)
+            inputs.raise_input_problem(outcome.problems, state_patch=patch)
             if not outcome.accepted or outcome.record is None:
                 raise StateRejected(
                     f"state_patch rejected (state and observation unchanged): "

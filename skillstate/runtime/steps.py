@@ -13,6 +13,7 @@ from typing import Any
 from skillstate.host import Host
 from skillstate.pipeline import Change, Outcome, transition
 from skillstate.records import ActionResult, Problem, RunRecord, SkillDefinition
+from skillstate.runtime import inputs
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import SessionCorrupt, SessionNotActive
 from skillstate.runtime.retries import MARKER, marker
@@ -61,7 +62,10 @@ def run_step(
     session_id = record.id
     drift = pl.DRIFT_WARNING if echoed is not None and echoed != record.observation else None
     budget = host.budget(skill)
-    size = pl.json_size(patch)
+    try:
+        size = pl.json_size(patch)
+    except (TypeError, ValueError, RecursionError):  # not JSON: the pipeline says why
+        size = 0
     if size > budget.document_bytes:
         problem = Problem(
             "budget",
@@ -99,6 +103,7 @@ def run_step(
     if outcome.accepted and outcome.record is not None:
         return _accepted(outcome, outcome.record, drift)
     raise_if_inactive(session_id, outcome)
+    inputs.raise_input_problem(outcome.problems, state_update=patch, action=action)
     if outcome.action is not None:
         return _env_rollback(host, store, record, skill, outcome, action, drift, call)
     return _schema_rollback(host, store, record, skill, outcome.problems, drift, call)

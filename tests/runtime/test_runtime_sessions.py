@@ -549,3 +549,30 @@ def test_rig_task_session_gets_rig_guards_and_immutable_keys(rt: Runtime) -> Non
     assert immutable["meta"]["problems"][0]["code"] == "immutable"
     assert rt.get_session("rig-1")["execution_state"]["runId"] == "rig-1"
     assert rt.get_session("rig-1")["metadata"]["stepCount"] == 0
+
+
+def test_a_step_deep_checks_its_patch_once_and_words_a_refusal_by_argument(
+    rt: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import skillstate.checks
+    import skillstate.runtime.inputs
+
+    rt.initialize_skill("once", "P")
+    patch = {"notes": {"deep": ["x" * 10]}}
+    walked: list[Any] = []
+    for module in (skillstate.checks, skillstate.runtime.inputs):
+        real = module.check_document
+
+        def counting(value: Any, *args: Any, _real: Any = real) -> Any:
+            walked.append(value)
+            return _real(value, *args)
+
+        monkeypatch.setattr(module, "check_document", counting)
+    rt.execute_step("once", "", patch, "do something")
+    assert sum(value is patch for value in walked) == 1  # the pipeline's check, nothing else
+    with pytest.raises(InvalidInput) as refused:
+        rt.execute_step("once", "", {"notes": {"deep": "\ud800"}}, "do something")
+    assert str(refused.value).startswith("state_update: notes.deep: text is not valid Unicode")
+    with pytest.raises(InvalidInput, match=r"^action: a: nan is not a JSON number"):
+        rt.execute_step("once", "", {}, {"a": float("nan")})
+    assert rt.get_session("once")["metadata"]["stepCount"] == 1  # the refusals changed nothing
