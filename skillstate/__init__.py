@@ -16,6 +16,8 @@ from skillstate._lazy import lazy_getattr
 from skillstate._version import __version__
 
 if TYPE_CHECKING:
+    from skillstate_plugins.skill_store import SkillStore
+
     from skillstate.environment import Environment
     from skillstate.errors import (
         InvalidInput,
@@ -45,7 +47,6 @@ if TYPE_CHECKING:
         StoreSpec,
     )
     from skillstate.runtime.sessions import Runtime
-    from skillstate_plugins.skill_store import SkillStore
     from skillstate.store import Store
 
 __all__ = [

@@ -56,7 +56,14 @@ class MergePlugin:
 
 
 class SchemaPlugin:
-    """A skill's field schema and JSON Schema, a session's JSON Schema, the phase."""
+    """A skill's field schema and JSON Schema, a session's JSON Schema, the phase.
+
+    It keeps the JSON Schemas it compiled (by their text, a bounded number): compiling
+    one checks it against the metaschema, which costs more than validating a state.
+    """
+
+    def __init__(self) -> None:
+        self.validators: dict[str, Any] = {}
 
     @hookimpl(trylast=True)
     def skillstate_validate(
@@ -66,7 +73,9 @@ class SchemaPlugin:
         schema: Mapping[str, Any] | None,
         budget: Budget,
     ) -> list[Problem]:
-        return _validate_state(skill, state, budget, schema, source="schema")
+        return _validate_state(
+            skill, state, budget, schema, source="schema", validators=self.validators
+        )
 
 
 class BudgetsPlugin:

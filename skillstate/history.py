@@ -41,12 +41,21 @@ __all__ = [
 
 MAX_ATTEMPTS = 50
 
+ADHOC_SKILL = SkillDefinition(
+    name="skill-state",
+    description="a SKILL.state session that names no registered skill (its own JSON Schema only)",
+)
+"""The skill of a session that names none: no fields, no JSON Schema of its own.
+
+Such a session's record has ``skill == "skill-state"`` and ``meta["adhoc_skill"]``
+true; the runtime passes this definition to the pipeline explicitly, so a plugin
+registering a skill of the same name never changes how these sessions validate.
+"""
+
 
 def run_skill(host: Host, record: RunRecord) -> SkillDefinition:
     """The skill a run's writes are checked against (a session naming none: its own)."""
     if record.meta.get("adhoc_skill"):
-        from skillstate.runtime.base import ADHOC_SKILL
-
         return ADHOC_SKILL
     return host.skill(record.skill)
 

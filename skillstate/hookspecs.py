@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from skillstate_plugins.bench.spec import BenchmarkSpec
+
     from skillstate.records import (
         Budget,
         CommandSpec,

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from skillstate_plugins.bench.spec import BenchmarkSpec
+
     from skillstate.records import CommandSpec, DoctorFinding, EnvironmentSpec
 
 __all__ = ["CORE", "HookFailed", "Host", "ObserverWarning", "PluginWarning", "Registry"]
@@ -401,9 +402,7 @@ class Host:
         if self._skill_store is None:
             found = self.pm.hook.skillstate_skill_store(config=self.config)
             if isinstance(found, HookFailure):
-                raise PluginError(
-                    f"skill store plugin '{found.plugin}' failed ({found.reason})"
-                )
+                raise PluginError(f"skill store plugin '{found.plugin}' failed ({found.reason})")
             if found is None:
                 raise PluginError(
                     "no skill store: no plugin provides one (is the 'skill-store' plugin "

@@ -16,16 +16,28 @@ from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
 from skillstate.records import JournalEntry, RunRecord
 
+SNAPSHOT_INTERVAL = 1000
+"""The bundled stores keep a snapshot of every version that is a multiple of this, so
+reading any version replays at most this many journal entries."""
+
+
+def snapshot_due(version: int) -> bool:
+    """Whether a store that keeps snapshots keeps one of ``version``."""
+    return version > 1 and version % SNAPSHOT_INTERVAL == 0
+
+
 if TYPE_CHECKING:
     from skillstate.records import HistoryItem, Snapshot
     from skillstate.records.replays import Replay
 
 __all__ = [
+    "SNAPSHOT_INTERVAL",
     "Merge",
     "apply_entry",
     "due_snapshots",
     "replay",
     "replay_history",
+    "snapshot_due",
     "verify_record",
     "verify_snapshots",
 ]
@@ -119,7 +131,6 @@ def replay_history(
 def due_snapshots(entries: Sequence[JournalEntry], merge: Merge = merge_patch) -> list[Snapshot]:
     """The snapshots a store keeping them holds for a journal: every version
     :func:`~skillstate.store.snapshot_due` names, replayed (for a store importing a run)."""
-    from skillstate.store import snapshot_due
 
     if not any(snapshot_due(e.version) for e in entries):
         return []

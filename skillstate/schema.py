@@ -8,15 +8,15 @@ rig-state's order. Messages are rig-state's texts.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Mapping
-from functools import lru_cache, partial
+from collections.abc import Callable, Mapping, MutableMapping
+from functools import partial
 from typing import Any
 
 from skillstate.budgets import text_length
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
+from skillstate.jsonschemas import compiled, json_schema_errors
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
 from skillstate.unchanged import fingerprints
 
@@ -329,34 +329,6 @@ def check_phase(
     ]
 
 
-@lru_cache(maxsize=256)
-def _validator(schema_text: str) -> Any:
-    from jsonschema import Draft202012Validator
-
-    schema = json.loads(schema_text)
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
-
-
-def json_schema_errors(schema: Mapping[str, Any], name: str = "state_schema") -> list[str]:
-    """Problems with a JSON Schema itself (empty when it is a valid draft 2020-12 schema).
-
-    One line naming ``name`` and where in the schema it is wrong, never the metaschema.
-    """
-    from jsonschema.exceptions import SchemaError
-
-    if not isinstance(schema, Mapping):
-        return [f"{name} must be a JSON object (a JSON Schema), got {type(schema).__name__}"]
-    try:
-        _validator(compact(schema))
-    except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        return [f"{name} is not a valid JSON Schema at {excerpt(where)}: {excerpt(exc.message)}"]
-    except (TypeError, ValueError) as exc:
-        return [f"{name} is not valid JSON: {excerpt(str(exc))}"]
-    return []
-
-
 def _dotted(parts: Any) -> str:
     path = ""
     for part in parts:
@@ -367,13 +339,18 @@ def _dotted(parts: Any) -> str:
     return path
 
 
-def check_json_schema(schema: Mapping[str, Any], state: Any, source: str = "core") -> list[Problem]:
+def check_json_schema(
+    schema: Mapping[str, Any],
+    state: Any,
+    source: str = "core",
+    validators: MutableMapping[str, Any] | None = None,
+) -> list[Problem]:
     """Every JSON Schema (draft 2020-12) error of ``state``, sorted by path, with paths named.
 
     Unknown keys (``additionalProperties: false``) are reported one per key in the
     field checker's words, with the known keys of that level listed (sorted).
     """
-    validator = _validator(compact(schema))
+    validator = compiled(schema, validators)
     problems: list[Problem] = []
     for error in validator.iter_errors(state):
         path = _dotted(error.absolute_path)
@@ -434,15 +411,20 @@ def validate_state(
     budget: Budget = DEFAULT_BUDGET,
     schema: Mapping[str, Any] | None = None,
     source: str = "core",
+    validators: MutableMapping[str, Any] | None = None,
 ) -> list[Problem]:
-    """All shape problems: fields (with in-walk budgets), JSON Schemas, then the phase."""
+    """All shape problems: fields (with in-walk budgets), JSON Schemas, then the phase.
+
+    ``validators`` is the caller's cache of compiled JSON Schemas
+    (:func:`skillstate.jsonschemas.compiled`; the essential ``schema`` plugin keeps one).
+    """
     problems: list[Problem] = []
     if skill.fields is not None:
         problems.extend(check_fields(skill.fields, state, budget, source, skill.text_units))
     if skill.json_schema is not None:
-        problems.extend(check_json_schema(skill.json_schema, state, source))
+        problems.extend(check_json_schema(skill.json_schema, state, source, validators))
     if schema is not None:
-        problems.extend(check_json_schema(schema, state, source))
+        problems.extend(check_json_schema(schema, state, source, validators))
     problems.extend(check_phase(skill, state, source))
     if skill.json_schema is not None or schema is not None:
         # A key both the fields and a JSON Schema refuse (or two schemas) is one problem.

@@ -40,6 +40,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import InvalidInput, InvalidRunId
+from skillstate.journal import SNAPSHOT_INTERVAL, snapshot_due
 from skillstate.records import JournalEntry, RunRecord
 
 if TYPE_CHECKING:
@@ -58,15 +59,6 @@ __all__ = [
     "is_valid_run_id",
     "snapshot_due",
 ]
-
-SNAPSHOT_INTERVAL = 1000
-"""The bundled stores keep a snapshot of every version that is a multiple of this, so
-reading any version replays at most this many journal entries."""
-
-
-def snapshot_due(version: int) -> bool:
-    """Whether a store that keeps snapshots keeps one of ``version``."""
-    return version > 1 and version % SNAPSHOT_INTERVAL == 0
 
 
 def check_version(value: Any, what: str = "version") -> int:

@@ -48,7 +48,6 @@ from typing import Any
 
 __all__ = [
     "BAD_FILE",
-    "ExitCode",
     "CLOSED",
     "CONFLICT",
     "ERROR",
@@ -58,6 +57,7 @@ __all__ = [
     "REJECTED",
     "TERMINATED",
     "USAGE",
+    "ExitCode",
     "Terminated",
     "code_for",
     "install_log_lines",
@@ -75,7 +75,6 @@ INTERRUPT = 130
 CLOSED = 141
 TERMINATED = 143
 """SIGTERM on a server (``ui``, ``mcp --http``): shut down, store closed, 128 + 15."""
-
 
 
 class ExitCode(enum.IntEnum):
@@ -281,20 +280,8 @@ def install_warning_format(prog: str) -> None:
 def install_log_lines(prog: str) -> None:
     """A library's logged warnings (a database driver's retries) as the same one-line form.
 
-    Importing :mod:`logging` costs start-up time a command whose store logs nothing need
-    not pay, so when nothing has imported it yet the handler is installed the moment
-    something does (a store's driver, while the store opens): a one-shot import hook
-    runs the real import, then adds the handler. A program that configured logging
-    itself keeps its own handlers.
+    A program that configured logging itself keeps its own handlers.
     """
-    if "logging" in sys.modules:
-        _add_log_handler(prog)
-        return
-    if not any(isinstance(f, _LoggingImportHook) for f in sys.meta_path):
-        sys.meta_path.insert(0, _LoggingImportHook(prog))
-
-
-def _add_log_handler(prog: str) -> None:
     import logging
 
     root = logging.getLogger()
@@ -306,36 +293,3 @@ def _add_log_handler(prog: str) -> None:
             _warning_line(prog, " ".join(record.getMessage().split()))
 
     root.addHandler(_LogLine(logging.WARNING))
-
-
-class _LoggingImportHook:
-    """A ``sys.meta_path`` finder for ``logging`` only: the real spec, whose loader adds the
-    one-line handler once the module has run; it removes itself on first use."""
-
-    def __init__(self, prog: str) -> None:
-        self.prog = prog
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name != "logging":
-            return None
-        import importlib.machinery
-
-        sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
-        spec: Any = importlib.machinery.PathFinder.find_spec(name, path)
-        loader: Any = getattr(spec, "loader", None)
-        if spec is None or loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        prog, exec_module = self.prog, loader.exec_module
-
-        class _Loader:
-            def create_module(self, spec: Any) -> Any:
-                return loader.create_module(spec)
-
-            def exec_module(self, module: Any) -> None:
-                spec.loader = module.__loader__ = loader  # the real loader from now on
-                exec_module(module)
-                sys.modules[name] = module
-                _add_log_handler(prog)
-
-        spec.loader = _Loader()
-        return spec

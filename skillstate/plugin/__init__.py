@@ -288,10 +288,7 @@ _LEGACY = {
 }
 
 _LAZY = {
-    name: module
-    for table in (_WHERE, _LEGACY)
-    for module, names in table.items()
-    for name in names
+    name: module for table in (_WHERE, _LEGACY) for module, names in table.items() for name in names
 }
 
 __getattr__ = lazy_getattr("skillstate.plugin", _LAZY, globals())

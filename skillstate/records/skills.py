@@ -107,7 +107,7 @@ class SkillDefinition:
                 f"got {self.text_units!r}"
             )
         if self.json_schema is not None:  # checked now, not at the first transition
-            from skillstate.schema import json_schema_errors
+            from skillstate.jsonschemas import json_schema_errors
 
             errors = json_schema_errors(self.json_schema, f"skill {self.name}: json_schema")
             if errors:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from skillstate.errors import RunNotFound, VersionConflict
+from skillstate.history import ADHOC_SKILL
 from skillstate.host import Host
 from skillstate.records import RunRecord, SkillDefinition
 from skillstate.runtime import payloads as pl
@@ -21,17 +22,6 @@ from skillstate.runtime.inputs import SessionLimits
 from skillstate.store import Store
 
 __all__ = ["ADHOC_SKILL", "MAX_ATTEMPTS", "RuntimeBase"]
-
-ADHOC_SKILL = SkillDefinition(
-    name="skill-state",
-    description="a SKILL.state session that names no registered skill (its own JSON Schema only)",
-)
-"""The skill of a session that names none: no fields, no JSON Schema of its own.
-
-Such a session's record has ``skill == "skill-state"`` and ``meta["adhoc_skill"]``
-true; the runtime passes this definition to the pipeline explicitly, so a plugin
-registering a skill of the same name never changes how these sessions validate.
-"""
 
 MAX_ATTEMPTS = 200
 

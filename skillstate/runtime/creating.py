@@ -28,8 +28,9 @@ from skillstate.runtime.errors import (
 )
 
 if TYPE_CHECKING:
-    from skillstate.runtime.limits import SessionIndex
     from skillstate_plugins.skill_store import SkillStore
+
+    from skillstate.runtime.limits import SessionIndex
 
 __all__ = ["CreatingCalls"]
 

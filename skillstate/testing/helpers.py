@@ -216,13 +216,13 @@ def temporary_store_url(kind: str, directory: Path | str) -> Iterator[str]:
 @contextlib.contextmanager
 def snapshot_interval(every: int) -> Iterator[None]:
     """Within the block, stores keep a snapshot every ``every`` versions instead of
-    :data:`skillstate.store.SNAPSHOT_INTERVAL` (1000): snapshots in a test of a few
+    :data:`skillstate.journal.SNAPSHOT_INTERVAL` (1000): snapshots in a test of a few
     versions. Stores read the interval when they commit."""
-    import skillstate.store
+    import skillstate.journal
 
-    before = skillstate.store.SNAPSHOT_INTERVAL
-    skillstate.store.SNAPSHOT_INTERVAL = every
+    before = skillstate.journal.SNAPSHOT_INTERVAL
+    skillstate.journal.SNAPSHOT_INTERVAL = every
     try:
         yield
     finally:
-        skillstate.store.SNAPSHOT_INTERVAL = before
+        skillstate.journal.SNAPSHOT_INTERVAL = before
