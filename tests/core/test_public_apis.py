@@ -134,10 +134,12 @@ def scan(sources: dict[str, str], own: set[str] | None = None) -> list[str]:
         ours = ("skillstate", "skillstate_plugins", "skillstate_repo", ".")
         foreign = {n: o for n, o in imported.items() if not o.startswith(ours)}
 
-        def library(name: str) -> bool:  # a name imported from one of LIBRARIES
+        def library(name: str, foreign: dict[str, str] = foreign) -> bool:
+            """A name imported from one of LIBRARIES."""
             return foreign.get(name, "").split(".")[0] in LIBRARIES
 
-        def foreign_class(name: str) -> bool:  # a class imported from elsewhere
+        def foreign_class(name: str, foreign: dict[str, str] = foreign) -> bool:
+            """A class imported from elsewhere."""
             origin = foreign.get(name, "")
             return "." in origin and origin.rsplit(".", 1)[1][:1].isupper()
 
