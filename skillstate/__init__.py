@@ -45,7 +45,6 @@ if TYPE_CHECKING:
         StoreSpec,
     )
     from skillstate.runtime.sessions import Runtime
-    from skillstate_plugins.skill_store import SkillStore
     from skillstate.store import Store
 
 __all__ = [
@@ -69,7 +68,6 @@ __all__ = [
     "RunRecord",
     "Runtime",
     "SkillDefinition",
-    "SkillStore",
     "SkillstateError",
     "Store",
     "StoreSpec",
@@ -110,7 +108,6 @@ _LAZY = {
     "StoreSpec": "skillstate.records",
     "Store": "skillstate.store",
     "Runtime": "skillstate.runtime.sessions",
-    "SkillStore": "skillstate_plugins.skill_store",
     "Change": "skillstate.pipeline",
     "Outcome": "skillstate.pipeline",
     "create_run": "skillstate.pipeline",
