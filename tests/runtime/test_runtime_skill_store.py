@@ -40,9 +40,8 @@ class RegistrySkills:
         )
 
 
-def test_a_plugin_s_skill_store_replaces_the_bundled_one(
-    register_plugin: Any, skillstate_host: Any
-) -> None:
+def test_hook_skill_store(register_plugin: Any, skillstate_host: Any) -> None:
+    """A plugin's ``skillstate_skill_store`` answer replaces the bundled skill store."""
     store = RegistrySkills()
 
     class Plugin:
