@@ -28,8 +28,6 @@ from skillstate.runtime.errors import (
 )
 
 if TYPE_CHECKING:
-    from skillstate_plugins.skill_store import SkillStore
-
     from skillstate.runtime.limits import SessionIndex
 
 __all__ = ["CreatingCalls"]
@@ -171,31 +169,30 @@ class CreatingCalls(RuntimeBase):
         skill: str | None = None,
         environment_options: dict[str, Any] | None = None,
         *,
-        skill_store: SkillStore | None = None,
+        skill_store: Any = None,
     ) -> dict[str, Any]:
         """Create a session whose P is the body of the stored skill ``name``, frozen now.
 
         ``skill`` defaults to the skill's ``skillstate-skill`` frontmatter key,
         ``environment`` to ``skillstate-environment`` (else the default environment).
-        The session's
-        ``meta["skill_store"]`` records the skill's name, the sha256 of its SKILL.md,
-        its source and path. ``skill_store`` defaults to the configured one.
+        The session's ``meta["skill_store"]`` records the spec's provenance (the skill's
+        name, the sha256 of its SKILL.md, its source and path). ``skill_store`` defaults
+        to the host's (:meth:`Host.skill_store`); any object with the contract's
+        ``session_spec(name)`` will do (``docs/skills.md``, "The skill store contract").
         """
-        from skillstate_plugins.skill_store import SkillError, SkillStore, session_spec
-
-        store = skill_store if skill_store is not None else SkillStore.from_config(self.host.config)
-        spec = session_spec(name, store)
-        if isinstance(spec, SkillError):
-            raise SessionInputError(spec.message)
+        store = skill_store if skill_store is not None else self.host.skill_store()
+        spec = store.session_spec(name).to_dict()
+        if spec.get("success") is not True:
+            raise SessionInputError(str(spec.get("error") or f"skill '{name}' cannot be used"))
         return self.initialize_skill(
             session_id,
-            spec.body,
+            spec.get("body"),  # checked as any caller's P
             initial_state,
             state_schema,
-            environment or spec.environment or None,
-            skill if skill is not None else spec.skill_definition,
+            environment or spec.get("environment") or None,
+            skill if skill is not None else spec.get("skill_definition"),
             environment_options,
-            provenance=spec.meta()["skill_store"],
+            provenance=spec.get("provenance"),
         )
 
     def list_sessions(self, include_closed: bool = False) -> dict[str, Any]:

@@ -1,12 +1,13 @@
 """Bundled plugins could live in their own repository: two are lifted out and tested alone.
 
-The ``warehouse`` and ``file_store`` packages are copied, unchanged, into scratch
-projects under new names (``skillstate_warehouse_lifted``...), each with a minimal
-``pyproject.toml`` declaring one entry point. Both are built and pip-installed into a
-fresh virtual environment beside skillstate (installed from this checkout, not
+The ``warehouse``, ``file_store`` and ``skill_store`` packages are copied, unchanged,
+into scratch projects under new names (``skillstate_warehouse_lifted``...), each with a
+minimal ``pyproject.toml`` declaring one entry point. They are built and pip-installed
+into a fresh virtual environment beside skillstate (installed from this checkout, not
 editable), and each package's own tests run there against the installed copy, with
-the bundled copies blocked (``SKILLSTATE_DISABLE_PLUGINS=warehouse,file-store``) — so
-every environment, store scheme and command the tests use comes from the lifted ones.
+the bundled copies blocked (``SKILLSTATE_DISABLE_PLUGINS=warehouse,file-store,...``) —
+so every environment, store scheme, skill store and command the tests use comes from
+the lifted ones.
 
 The same venv gets ``plugins/skillstate-repo`` (a distribution of its own, the paper's
 Software Repository environment) installed from its directory: it is listed as a
@@ -33,6 +34,11 @@ pytestmark = pytest.mark.slow
 LIFTED = {  # bundled package -> (bundled entry point, new distribution, new import name)
     "warehouse": ("warehouse", "skillstate-warehouse-lifted", "skillstate_warehouse_lifted"),
     "file_store": ("file-store", "skillstate-file-store-lifted", "skillstate_file_store_lifted"),
+    "skill_store": (
+        "skill-store",
+        "skillstate-skill-store-lifted",
+        "skillstate_skill_store_lifted",
+    ),
 }
 
 PYPROJECT = """\

@@ -382,7 +382,7 @@ def test_core_commands_load_no_plugin_for_help_or_when_they_need_no_host(tmp_pat
         "    pass\n"
         "print(sorted(m for m in ('pluggy', 'skillstate.manager') if m in sys.modules))\n"
     )
-    for args in (["init", "--help"], ["config", "list"]):
+    for args in (["init", "--help"], ["config", "list"]):  # skills: a plugin's command now
         done = subprocess.run(
             [sys.executable, "-c", code, *args],
             capture_output=True,

@@ -8,20 +8,24 @@
 
 Every operation returns a result record or a :class:`SkillError`; none raises for
 bad input. See ``docs/skills.md``.
+
+The plugin (entry point ``skill-store``) answers the core's ``skillstate_skill_store``
+hook with :meth:`SkillStore.from_config` and adds the ``skillstate skills`` command.
+It imports only ``skillstate.plugin`` and its own modules.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from skillstate_plugins.skill_store.frontmatter import (
+from .frontmatter import (
     ENVIRONMENT_KEY,
     SKILL_KEY,
     check_content,
     parse_flat,
     parse_frontmatter,
 )
-from skillstate_plugins.skill_store.paths import (
+from .paths import (
     MAX_FILE_BYTES,
     MAX_NAME_LENGTH,
     MAX_SKILL_CHARS,
@@ -29,7 +33,7 @@ from skillstate_plugins.skill_store.paths import (
     check_name,
     check_support_path,
 )
-from skillstate_plugins.skill_store.results import (
+from .results import (
     Result,
     SkillError,
     SkillFile,
@@ -39,8 +43,8 @@ from skillstate_plugins.skill_store.results import (
     WriteResult,
     envelope,
 )
-from skillstate_plugins.skill_store.session import SessionSpec, session_spec
-from skillstate_plugins.skill_store.store import SkillStore
+from .session import SessionSpec
+from .store import SkillStore
 
 __all__ = [
     "ENVIRONMENT_KEY",
@@ -64,15 +68,14 @@ __all__ = [
     "envelope",
     "parse_flat",
     "parse_frontmatter",
-    "session_spec",
 ]
 
 
-from skillstate.plugin import hookimpl  # noqa: E402
+from skillstate.plugin import hookimpl
 
 
 @hookimpl
-def skillstate_skill_store(config: Any) -> Any:
+def skillstate_skill_store(config: Any) -> SkillStore:
     return SkillStore.from_config(config)
 
 
@@ -80,4 +83,8 @@ def skillstate_skill_store(config: Any) -> Any:
 def skillstate_register_commands(register: Any) -> None:
     from skillstate.plugin import CommandSpec
 
-    register(CommandSpec.from_module("skills", "the skill store: SKILL.md skills, list/view/edit", f"{__name__}.command"))
+    register(
+        CommandSpec.from_module(
+            "skills", "the skill store: SKILL.md skills, list/view/edit", f"{__name__}.command"
+        )
+    )

@@ -1,6 +1,6 @@
 """``skillstate skills list|view|read|create|edit|patch|delete|write-file|remove-file``.
 
-The skill store (``skillstate_plugins.skill_store``) from the command line. Texts come from
+The skill store (this package) from the command line. Texts come from
 ``--file PATH`` or standard input. A failed operation prints ``skillstate: <message>``
 on stderr and exits 1 (with ``--json`` the error envelope is also printed on stdout),
 or 3 when the disk failed (an ``io`` error); a usage error exits 2. The plain ``view``
@@ -15,10 +15,11 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from skillstate.cli.context import CliContext
+from skillstate.plugin.cli import CliContext, ExitCode
 
 if TYPE_CHECKING:
-    from skillstate_plugins.skill_store import Result, SkillStore
+    from .results import Result
+    from .store import SkillStore
 
 __all__ = ["configure", "run"]
 
@@ -87,7 +88,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _store(ctx: CliContext) -> SkillStore:
     from pathlib import Path
 
-    from skillstate_plugins.skill_store import SkillStore
+    from . import SkillStore
 
     store = SkillStore.from_config(ctx.config)
     project = ctx.args.skills_path
@@ -157,21 +158,20 @@ def _dispatch(ctx: CliContext, store: SkillStore) -> Result:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.exits import ERROR, REJECTED
-    from skillstate_plugins.skill_store import SkillError, SkillFile, SkillListing, SkillView
+    from .results import SkillError, SkillFile, SkillListing, SkillView
 
     try:
         result = _dispatch(ctx, _store(ctx))
     except _Usage as exc:
         ctx.error(str(exc))
-        return 2
+        return ExitCode.USAGE
     if ctx.args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2), file=ctx.out)
     if isinstance(result, SkillError):
         ctx.error(result.message)
-        return ERROR if result.code == "io" else REJECTED
+        return ExitCode.ERROR if result.code == "io" else ExitCode.REJECTED
     if ctx.args.json:
-        return 0
+        return ExitCode.OK
     if isinstance(result, SkillListing):
         _print_listing(ctx, result)
     elif isinstance(result, SkillView | SkillFile):
@@ -184,4 +184,4 @@ def run(ctx: CliContext) -> int:
                 print(f"  {path}", file=ctx.out)
     else:
         print(result.message, file=ctx.out)
-    return 0
+    return ExitCode.OK

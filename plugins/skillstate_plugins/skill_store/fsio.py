@@ -7,6 +7,9 @@
   the new one, never a torn one, and the write survives a crash.
 - :func:`locked` takes an exclusive ``flock`` on a directory (POSIX; a no-op
   elsewhere) so read-modify-write operations of several processes never lose an update.
+
+The few lines of durability this needs (``fsync``, ``F_FULLFSYNC`` on macOS, ``flock``)
+are the store's own: :func:`sync_file` and :func:`fsync_dir`.
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import attrs
 
-from skillstate.durability import flock_module, sync_file
-from skillstate_plugins.skill_store.frontmatter import BOM, CLOSING_FENCE
+from .frontmatter import BOM, CLOSING_FENCE
 
 __all__ = [
     "HEADER_WINDOW",
@@ -36,6 +39,7 @@ __all__ = [
     "read_all",
     "read_header",
     "scan_header",
+    "sync_file",
 ]
 
 HEADER_WINDOW = 8192
@@ -150,6 +154,28 @@ def read_all(path: Path, limit: int | None = None) -> bytes:
         os.close(fd)
 
 
+def _fcntl() -> ModuleType | None:
+    """The ``fcntl`` module, or ``None`` on a platform without it (Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    return fcntl
+
+
+def sync_file(fd: int) -> None:
+    """Flush an open file to stable storage: ``F_FULLFSYNC`` on macOS, else ``fsync``; raises ``OSError``."""
+    fcntl = _fcntl()
+    full = getattr(fcntl, "F_FULLFSYNC", None)
+    if fcntl is not None and full is not None:
+        try:
+            fcntl.fcntl(fd, full)
+            return
+        except OSError:  # not supported by this filesystem: the best plain fsync can do
+            pass
+    os.fsync(fd)
+
+
 def fsync_dir(directory: Path) -> None:
     """Flush a directory's entries (POSIX); silently skipped where directories cannot be opened."""
     try:
@@ -181,7 +207,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            sync_file(handle.fileno())  # F_FULLFSYNC on macOS
+            sync_file(handle.fileno())
         os.chmod(temp, mode)
         os.replace(temp, path)
     except BaseException:
@@ -228,7 +254,7 @@ def locked(directory: Path) -> Iterator[int]:
     """
     fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        fcntl = flock_module()
+        fcntl = _fcntl()
         if fcntl is not None:  # not POSIX (Windows): atomic replace only (docs/skills.md)
             fcntl.flock(fd, fcntl.LOCK_EX)
         yield fd

@@ -16,8 +16,7 @@ import os
 import re
 from pathlib import Path
 
-from skillstate.display import excerpt
-from skillstate.jsondoc import find_surrogate
+from skillstate.plugin import excerpt
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -28,6 +27,7 @@ __all__ = [
     "check_name",
     "check_support_path",
     "confine",
+    "find_surrogate",
     "is_valid_name",
 ]
 
@@ -40,6 +40,19 @@ NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 SUPPORT_DIRS = ("assets", "references", "scripts", "templates")
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def find_surrogate(text: str) -> int:
+    """The index of the first lone surrogate in ``text`` (``-1`` when it is valid Unicode).
+
+    A lone surrogate (``"\\ud800"`` in JSON, a non-UTF-8 byte in argv) cannot be
+    written to a file name or encoded as UTF-8, so every text is checked first.
+    """
+    if text.isascii():
+        return -1
+    match = _SURROGATE.search(text)
+    return -1 if match is None else match.start()
 
 
 def check_name(name: object) -> str | None:

@@ -15,10 +15,9 @@ from typing import Any
 
 import attrs
 
-from skillstate.jsondoc import find_surrogate
-from skillstate_plugins.skill_store.frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_source
-from skillstate_plugins.skill_store.fsio import HEADER_WINDOW, TEMP_MARK, Header
-from skillstate_plugins.skill_store.paths import SUPPORT_DIRS
+from .frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_source
+from .fsio import HEADER_WINDOW, TEMP_MARK, Header
+from .paths import SUPPORT_DIRS, find_surrogate
 
 __all__ = [
     "MAX_LISTED_DESCRIPTION",

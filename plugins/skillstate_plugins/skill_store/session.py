@@ -1,25 +1,23 @@
 """From a stored skill to a session's frozen spec P.
 
-:func:`session_spec` reads one skill (level 2) and freezes what a session needs:
-the SKILL.md body as P, the sha256 of SKILL.md's bytes (recorded in the session so
-anyone can tell which version of the skill it ran), and the frontmatter's
-``skillstate-skill`` / ``skillstate-environment`` names.
+:meth:`SkillStore.session_spec <skillstate_plugins.skill_store.store.SkillStore.session_spec>`
+reads one skill (level 2) and freezes what a session needs: the SKILL.md body as P, the
+sha256 of SKILL.md's bytes (recorded in the session so anyone can tell which version of
+the skill it ran), and the frontmatter's ``skillstate-skill`` / ``skillstate-environment``
+names. The runtime reads it through :meth:`SessionSpec.to_dict` only (``docs/skills.md``,
+"The skill store contract"), so another store may return any record with that envelope.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
-from skillstate_plugins.skill_store.results import SkillError
+from .results import SkillView
 
-if TYPE_CHECKING:
-    from skillstate.config import Config
-    from skillstate_plugins.skill_store.store import SkillStore
-
-__all__ = ["SessionSpec", "session_spec"]
+__all__ = ["SessionSpec"]
 
 
 @attrs.frozen
@@ -35,40 +33,32 @@ class SessionSpec:
     skill_definition: str | None = None
     environment: str | None = None
 
-    def meta(self) -> dict[str, Any]:
-        """The provenance a session records: ``{"skill_store": {name, sha256, source, path}}``."""
+    @classmethod
+    def from_view(cls, view: SkillView) -> SessionSpec:
+        """The spec of the skill ``view`` shows."""
+        return cls(
+            name=view.name,
+            body=view.body,
+            sha256=view.sha256,
+            frontmatter=dict(view.frontmatter),
+            source=view.source,
+            path=view.path,
+            skill_definition=view.skill_definition,
+            environment=view.environment,
+        )
+
+    def provenance(self) -> dict[str, Any]:
+        """What a session records as ``meta["skill_store"]``: name, sha256, source, path."""
+        return {"name": self.name, "sha256": self.sha256, "source": self.source, "path": self.path}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's envelope: ``success``, ``body`` (P), ``skill_definition``,
+        ``environment``, ``provenance`` (and ``frontmatter``)."""
         return {
-            "skill_store": {
-                "name": self.name,
-                "sha256": self.sha256,
-                "source": self.source,
-                "path": self.path,
-            }
+            "success": True,
+            "body": self.body,
+            "skill_definition": self.skill_definition,
+            "environment": self.environment,
+            "provenance": self.provenance(),
+            "frontmatter": dict(self.frontmatter),
         }
-
-
-def session_spec(
-    name: str, store: SkillStore | None = None, config: Config | None = None
-) -> SessionSpec | SkillError:
-    """The spec P of a session started from the stored skill ``name`` (or the store's error).
-
-    ``store`` defaults to :meth:`SkillStore.from_config` of ``config`` (default: the
-    current directory's configuration).
-    """
-    if store is None:
-        from skillstate_plugins.skill_store.store import SkillStore
-
-        store = SkillStore.from_config(config)
-    view = store.view(name)
-    if isinstance(view, SkillError):
-        return view
-    return SessionSpec(
-        name=view.name,
-        body=view.body,
-        sha256=view.sha256,
-        frontmatter=dict(view.frontmatter),
-        source=view.source,
-        path=view.path,
-        skill_definition=view.skill_definition,
-        environment=view.environment,
-    )

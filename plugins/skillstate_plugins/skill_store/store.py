@@ -9,9 +9,10 @@ Three levels of disclosure, each costing only what it opens:
   names of its support files;
 - :meth:`SkillStore.read` — one support file.
 
-Writes (:mod:`skillstate_plugins.skill_store.writes`) go to the project root only. Every method
-returns a result record or a :class:`~skillstate_plugins.skill_store.results.SkillError` and never
-raises for bad input or a failing disk.
+Writes (:mod:`.writes`) go to the project root only; :meth:`SkillStore.session_spec`
+is what the runtime starts a session from. Every method returns a result record or a
+:class:`~.results.SkillError` and never raises for bad input or a failing disk: the
+skill store contract of ``docs/skills.md``, which another store may implement instead.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from skillstate_plugins.skill_store import writes
-from skillstate_plugins.skill_store.frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_frontmatter
-from skillstate_plugins.skill_store.fsio import HardLink, read_all, read_header, scan_header
-from skillstate_plugins.skill_store.paths import (
+from . import writes
+from .frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_frontmatter
+from .fsio import HardLink, read_all, read_header, scan_header
+from .paths import (
     MAX_FILE_BYTES,
     MAX_SKILL_CHARS,
     check_name,
@@ -32,7 +33,7 @@ from skillstate_plugins.skill_store.paths import (
     confine,
     is_valid_name,
 )
-from skillstate_plugins.skill_store.reading import (
+from .reading import (
     SYMLINKED_SKILL,
     Probe,
     check_stored,
@@ -41,7 +42,7 @@ from skillstate_plugins.skill_store.reading import (
     string_value,
     support_files,
 )
-from skillstate_plugins.skill_store.results import (
+from .results import (
     SkillError,
     SkillFile,
     SkillListing,
@@ -49,9 +50,7 @@ from skillstate_plugins.skill_store.results import (
     SkillView,
     WriteResult,
 )
-
-if TYPE_CHECKING:
-    from skillstate.config import Config
+from .session import SessionSpec
 
 __all__ = ["MAX_FILE_BYTES", "MAX_SKILL_CHARS", "MAX_SKILL_READ_BYTES", "SkillStore"]
 
@@ -59,6 +58,15 @@ MAX_SKILL_READ_BYTES = 1_048_576
 """``view`` refuses a (hand-written) SKILL.md larger than this many bytes."""
 
 SKILL_FILE = "SKILL.md"
+
+
+class Config(Protocol):
+    """What :meth:`SkillStore.from_config` reads of the configuration the host passes."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def get(self, key: str) -> Any: ...
 
 
 class SkillStore:
@@ -93,7 +101,7 @@ class SkillStore:
         expanded; an empty ``user_skills_path`` means no user root.
         """
         if config is None:
-            from skillstate.config import load_config
+            from skillstate.plugin.cli import load_config
 
             config = load_config()
 
@@ -293,6 +301,15 @@ class SkillStore:
             placeholder = f"[Binary file: {label}, size: {len(data)} bytes]"
             return SkillFile(name, file_path, placeholder, len(data), digest, is_binary=True)
         return SkillFile(name, file_path, text, len(data), digest)
+
+    # -- a session's spec P ----------------------------------------------------------
+
+    def session_spec(self, name: str) -> SessionSpec | SkillError:
+        """What a session started from the stored skill ``name`` freezes (or ``view``'s error)."""
+        view = self.view(name)
+        if isinstance(view, SkillError):
+            return view
+        return SessionSpec.from_view(view)
 
     # -- writes (project root only) ---------------------------------------------------
 

@@ -18,21 +18,21 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillstate.jsondoc import find_surrogate
-from skillstate_plugins.skill_store.frontmatter import BOM, HeaderProblem, check_content
-from skillstate_plugins.skill_store.fsio import HardLink, locked, read_all, scan_header
-from skillstate_plugins.skill_store.paths import (
+from .frontmatter import BOM, HeaderProblem, check_content
+from .fsio import HardLink, locked, read_all, scan_header
+from .paths import (
     MAX_FILE_BYTES,
     MAX_SKILL_CHARS,
     check_name,
     check_support_path,
     confine,
+    find_surrogate,
 )
-from skillstate_plugins.skill_store.reading import SYMLINKED_SKILL, check_stored, describe_header, os_message
-from skillstate_plugins.skill_store.results import SkillError, WriteResult
+from .reading import SYMLINKED_SKILL, check_stored, describe_header, os_message
+from .results import SkillError, WriteResult
 
 if TYPE_CHECKING:
-    from skillstate_plugins.skill_store.store import SkillStore
+    from .store import SkillStore
 
 __all__ = [
     "SKILL_FILE",

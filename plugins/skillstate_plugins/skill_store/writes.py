@@ -18,12 +18,12 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillstate_plugins.skill_store.frontmatter import BOM, split_frontmatter
-from skillstate_plugins.skill_store.fsio import TEMP_MARK, atomic_write, fsync_dir, locked
-from skillstate_plugins.skill_store.paths import MAX_FILE_BYTES, check_name
-from skillstate_plugins.skill_store.reading import support_files
-from skillstate_plugins.skill_store.results import SkillError, WriteResult
-from skillstate_plugins.skill_store.write_checks import (
+from .frontmatter import BOM, split_frontmatter
+from .fsio import TEMP_MARK, atomic_write, fsync_dir, locked
+from .paths import MAX_FILE_BYTES, check_name
+from .reading import support_files
+from .results import SkillError, WriteResult
+from .write_checks import (
     SKILL_FILE,
     Abort,
     bytes_error,
@@ -38,7 +38,7 @@ from skillstate_plugins.skill_store.write_checks import (
 )
 
 if TYPE_CHECKING:
-    from skillstate_plugins.skill_store.store import SkillStore
+    from .store import SkillStore
 
 __all__ = ["create", "delete", "edit", "patch", "remove_file", "write_file"]
 

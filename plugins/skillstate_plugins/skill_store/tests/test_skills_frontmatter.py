@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from skillstate_plugins.skill_store.frontmatter import (
+from ..frontmatter import (
     HeaderProblem,
     check_content,
     parse_flat,
@@ -103,7 +103,7 @@ def test_yaml_path_when_pyyaml_is_installed() -> None:
 
 
 def test_default_is_the_flat_parser_without_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
-    import skillstate_plugins.skill_store.frontmatter as frontmatter_module
+    from .. import frontmatter as frontmatter_module
 
     # as on a machine without PyYAML
     monkeypatch.setattr(frontmatter_module, "_yaml_loader", lambda: None)
@@ -117,8 +117,9 @@ def test_pyyaml_is_imported_on_first_use_only() -> None:
     import subprocess
     import sys
 
+    package = __package__.rsplit(".", 1)[0]  # this package, whatever its name
     code = (
-        "import sys, skillstate_plugins.skill_store, skillstate_plugins.skill_store.frontmatter as f\n"
+        f"import sys, {package}, {package}.frontmatter as f\n"
         "before = 'yaml' in sys.modules\n"
         "f.parse_frontmatter('---\\nname: a\\n---\\n')\n"
         "print(before, 'yaml' in sys.modules)\n"

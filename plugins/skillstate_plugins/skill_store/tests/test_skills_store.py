@@ -7,17 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from skills_support import err, new_store, ok, put_skill, skill_text, snapshot
 
-from skillstate.config import load_config
-from skillstate_plugins.skill_store import (
-    SkillError,
-    SkillFile,
-    SkillStore,
-    SkillView,
-    WriteResult,
-    session_spec,
-)
+from skillstate.plugin.cli import load_config
+
+from .. import SessionSpec, SkillFile, SkillStore, SkillView, WriteResult
+from .skills_support import err, new_store, ok, put_skill, skill_text, snapshot
 
 
 @pytest.fixture
@@ -532,17 +526,30 @@ def test_from_config_uses_the_configured_roots(tmp_path: Path) -> None:
 def test_session_spec_freezes_body_and_hash(store: SkillStore) -> None:
     text = skill_text("task", "A task", "Do the task.\n", skillstate_skill="rig-task")
     ok(store.create("task", text))
-    spec = session_spec("task", store)
-    assert not isinstance(spec, SkillError)
+    spec = store.session_spec("task")
+    assert isinstance(spec, SessionSpec)
     assert spec.body == "Do the task.\n"
     assert spec.sha256 == hashlib.sha256(text.encode()).hexdigest()
     assert spec.skill_definition == "rig-task" and spec.environment is None
-    assert spec.meta()["skill_store"]["sha256"] == spec.sha256
+    assert spec.to_dict() == {  # the contract's envelope, what the runtime reads
+        "success": True,
+        "body": "Do the task.\n",
+        "skill_definition": "rig-task",
+        "environment": None,
+        "provenance": {
+            "name": "task",
+            "sha256": spec.sha256,
+            "source": "project",
+            "path": str(store.project / "task"),
+        },
+        "frontmatter": {"name": "task", "description": "A task", "skillstate-skill": "rig-task"},
+    }
     ok(store.edit("task", "Changed.\n"))
     assert spec.body == "Do the task.\n"  # frozen
-    again = session_spec("task", store)
-    assert not isinstance(again, SkillError) and again.sha256 != spec.sha256
-    assert err(session_spec("missing", store)).code == "not-found"
+    again = store.session_spec("task")
+    assert isinstance(again, SessionSpec) and again.sha256 != spec.sha256
+    missing = err(store.session_spec("missing"))
+    assert missing.code == "not-found" and missing.to_dict()["success"] is False
 
 
 def test_writes_are_read_back_with_the_read_path_in_use(tmp_path: Path) -> None:

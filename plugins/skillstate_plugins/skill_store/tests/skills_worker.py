@@ -1,6 +1,6 @@
 """A separate process hammering one skill (used by test_skills_concurrency.py).
 
-usage: skills_worker.py ROOT MODE WORKER COUNT
+usage: python -m <this package>.skills_worker ROOT MODE WORKER COUNT
   patch  - COUNT patches, each inserting a unique line after the MARK line of SKILL.md
   write  - COUNT write_file calls replacing references/big.md with this worker's content
   edit   - COUNT edits rewriting the body to this worker's padded body
@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from skillstate_plugins.skill_store import SkillError, SkillStore, check_content
+from .. import SkillError, SkillStore, check_content
 
 
 def big(worker: int) -> str:

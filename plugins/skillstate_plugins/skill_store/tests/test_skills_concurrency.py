@@ -7,18 +7,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from skills_support import ok, skill_text
-from support import clean_env
 
-from skillstate_plugins.skill_store import SkillStore, SkillView
+from skillstate.testing import clean_env
 
-WORKER = str(Path(__file__).with_name("skills_worker.py"))
+from .. import SkillStore, SkillView
+from .skills_support import ok, skill_text
+
+WORKER = f"{__package__}.skills_worker"  # run with -m: it imports the package relatively
 WRITERS = 4
 
 
 def spawn(root: Path, mode: str, worker: int, count: int) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, WORKER, str(root), mode, str(worker), str(count)],
+        [sys.executable, "-m", WORKER, str(root), mode, str(worker), str(count)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from skills_support import skill_text
 
-from skillstate_plugins.skill_store import SkillStore, SkillView
+from .. import SkillStore, SkillView
+from .skills_support import skill_text
 
 SKILLS = 1000
 TAIL = 900_000

@@ -11,12 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzzing import FUZZ, hostile_text, tree_hash
 from hypothesis import given
 from hypothesis import strategies as st
-from skills_support import skill_text
 
-from skillstate_plugins.skill_store import SkillError, SkillStore
+from .. import SkillError, SkillStore
+from .skills_support import FUZZ, hostile_text, skill_text, tree_hash
 
 pytestmark = pytest.mark.fuzz
 

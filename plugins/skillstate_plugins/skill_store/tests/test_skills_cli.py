@@ -7,22 +7,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from skills_support import skill_text, snapshot
-from support import SKILLSTATE, clean_env
+
+from .skills_support import skill_text, skills_cli, snapshot
 
 
 def cli(
     cwd: Path, *args: str, stdin: str | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SKILLSTATE, "skills", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=clean_env(SKILLSTATE_USER_SKILLS_PATH=str(cwd / "user"), **env),
-        timeout=60,
-    )
+    return skills_cli(cwd, *args, stdin=stdin, SKILLSTATE_USER_SKILLS_PATH=str(cwd / "user"), **env)
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from skills_support import err, new_store, ok, skill_text, snapshot
 
-from skillstate_plugins.skill_store import SkillStore, check_name, check_support_path
+from .. import SkillStore, check_name, check_support_path
+from .skills_support import err, new_store, ok, skill_text, snapshot
 
 SHOWN = {"a\x00": "a\\x00"}
 """Messages show control characters escaped (skillstate.display.printable)."""

@@ -10,9 +10,8 @@ from __future__ import annotations
 import importlib.metadata
 from pathlib import Path
 
-from skills_support import err, ok
-
-from skillstate_plugins.skill_store import SkillStore, parse_frontmatter
+from .. import SkillStore, parse_frontmatter
+from .skills_support import err, ok
 
 FOLDED = """---
 name: folded

@@ -11,11 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from skills_support import err, new_store, ok, put_skill, skill_text, snapshot
-from support import run_skillstate
-
-from skillstate_plugins.skill_store import SkillStore
 from skillstate.testing import SmallFilesystem
+
+from .. import SkillStore
+from .skills_support import err, new_store, ok, put_skill, skill_text, skills_cli, snapshot
 
 
 def test_a_hard_link_under_references_is_refused(tmp_path: Path) -> None:
@@ -81,8 +80,8 @@ def test_plain_view_names_the_support_files_as_the_json_does(tmp_path: Path) -> 
     ok(store.create("s", skill_text("s")))
     ok(store.write_file("s", "references/api.md", "# API\n"))
     ok(store.write_file("s", "templates/t.md", "x"))
-    args = ("skills", "--skills-path", str(store.project), "--user-skills-path", "", "view", "s")
-    plain = run_skillstate(*args, cwd=tmp_path)
+    args = ("--skills-path", str(store.project), "--user-skills-path", "", "view", "s")
+    plain = skills_cli(tmp_path, *args)
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.endswith(
         "\nSupport files (skillstate skills read s PATH):\n  references/api.md\n  templates/t.md\n"
