@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 __all__ = [
     "Merge",
     "apply_entry",
-    "due_snapshots",
     "replay",
     "replay_history",
     "verify_record",
@@ -114,22 +113,6 @@ def replay_history(
         expected = entry.version + 1
         if entry.version >= first:
             yield HistoryItem(entry, state, status, step)
-
-
-def due_snapshots(entries: Sequence[JournalEntry], merge: Merge = merge_patch) -> list[Snapshot]:
-    """The snapshots a store keeping them holds for a journal: every version
-    :func:`~skillstate.store.snapshot_due` names, replayed (for a store importing a run)."""
-    from skillstate.store import snapshot_due
-
-    if not any(snapshot_due(e.version) for e in entries):
-        return []
-    from skillstate.records import Snapshot
-
-    return [
-        Snapshot(item.version, item.state, item.status, item.step)
-        for item in replay_history("", entries, merge=merge)
-        if snapshot_due(item.version)
-    ]
 
 
 def verify_snapshots(

@@ -15,9 +15,14 @@ in :mod:`skillstate.testing` checks them for every store):
   primitives a store may override for speed: ``journal_range`` (entries between two
   versions; default: a slice of ``journal``) and ``snapshot`` (the latest state the
   store keeps at or before a version; default: none). A third-party store gets
-  history for free; the bundled stores page by version and keep a snapshot every
-  :data:`SNAPSHOT_INTERVAL` versions, which ``snapshots`` lists for ``verify``.
+  history for free; the bundled stores page by version and keep a snapshot of each
+  version :meth:`Store.snapshot_due` names (every :data:`SNAPSHOT_INTERVAL`-th), which
+  ``snapshots`` lists for ``verify``.
 - ``repair`` (optional) rebuilds a record from its journal.
+- ``import_run`` (optional; default: ``create`` and ``commit`` per entry) writes a
+  copied run; a store that writes it in one step takes the records to write, checked,
+  from :meth:`Store.import_steps`.
+- a store says what it skipped or mended with :meth:`Store.warn` (a :class:`StoreWarning`).
 
 **Records are shared, never changed in place.** The records and journal entries a
 store is given and those it returns are values that nobody changes in place — not the
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -184,9 +190,12 @@ class Store(ABC):
     """
 
     url: str = ""
+    """The URL the store was opened with, if it keeps it (optional: the core never needs
+    it; the bundled stores keep it for their messages)."""
     durability: str = "unstated"
     """``full`` or ``process`` (``docs/reliability.md``), ``none`` for a store that keeps
-    nothing past its process; ``unstated`` when a store does not say."""
+    nothing past its process; ``unstated`` when a store does not say. A store sets it
+    from :func:`skillstate.plugin.durability`."""
 
     @abstractmethod
     def get(self, run_id: str) -> RunRecord:
@@ -215,6 +224,51 @@ class Store(ABC):
     @abstractmethod
     def delete(self, run_id: str) -> bool:
         """Remove the run, its journal and any lock; ``False`` if there was nothing."""
+
+    # -- helpers a store calls ------------------------------------------------------
+    @staticmethod
+    def warn(message: str, run_id: str | None = None, stacklevel: int = 1) -> None:
+        """Say that the store skipped or mended something: a :class:`StoreWarning`.
+
+        ``run_id`` names the run it is about (``skillstate verify`` reports every run a
+        listing skipped); the command lines print it as one ``warning:`` line. In
+        ``list``, skip a run that cannot be read with
+        ``self.warn(f"skipping {run_id}: {exc}", run_id)`` so one damaged run never
+        hides the others. ``stacklevel`` counts from the caller of :meth:`warn`, as
+        :func:`warnings.warn`'s does.
+        """
+        warnings.warn(StoreWarning(message, run_id), stacklevel=stacklevel + 1)
+
+    @staticmethod
+    def snapshot_due(version: int) -> bool:
+        """Whether a store that keeps snapshots keeps one of ``version``.
+
+        Every :data:`SNAPSHOT_INTERVAL`-th version (1000; a test changes it with
+        ``skillstate.testing.snapshot_interval``), so a replay of any version starts at
+        most that many entries back. A store that keeps snapshots builds one with
+        ``Snapshot.of(record)`` in the same write as the record when this says so.
+        """
+        return snapshot_due(version)
+
+    def import_steps(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        merge: Merge | None = None,
+    ) -> Iterator[tuple[RunRecord, JournalEntry]]:
+        """What :meth:`import_run` writes: each entry with the record after it, in order.
+
+        Checked before anything is yielded: the run id (:class:`~skillstate.errors.InvalidRunId`)
+        and the journal (:class:`~skillstate.errors.InvalidInput` unless it is versions
+        1..``record.version``). The first pair is the creation, the last is ``record``
+        itself; each one between is ``record`` with the state replayed with ``merge``
+        (``host.merge``; RFC 7396 when ``None``) and the version, status, step and time
+        of its entry. A store that imports in one transaction writes these, with
+        ``Snapshot.of(step_record)`` where :meth:`snapshot_due` says so.
+        """
+        check_run_id(record.id)
+        check_import(record, entries)
+        return imported_records(record, entries, merge)
 
     def raw_journal(self, run_id: str) -> str | None:
         """The journal exactly as this store keeps it, complete lines only, or ``None``.
@@ -341,8 +395,8 @@ class Store(ABC):
         """
         from skillstate.errors import StoreError
 
-        scheme = self.url.split(":", 1)[0] or type(self).__name__
-        raise StoreError(f"the {scheme}: store cannot rebuild a run's record from its journal")
+        name = f"the {self.url.split(':', 1)[0]}: store" if self.url else type(self).__name__
+        raise StoreError(f"{name} cannot rebuild a run's record from its journal")
 
     def import_run(
         self,
@@ -365,13 +419,12 @@ class Store(ABC):
         """
         from skillstate.errors import RunExists
 
-        check_run_id(record.id)
-        check_import(record, entries)
+        steps = self.import_steps(record, entries, merge)
         if self.exists(record.id):
             raise RunExists(record.id)
         created = False
         try:
-            for current, entry in imported_records(record, entries, merge):
+            for current, entry in steps:
                 if entry.version == 1:
                     self.create(current, entry)
                     created = True

@@ -89,7 +89,10 @@ The names
 - **JSON and text:** :func:`compact`, :func:`pretty`, :func:`parse_json`,
   :func:`merge_patch`, :func:`now_iso`, :func:`excerpt` (input quoted bounded and
   printable), :func:`mask_url` (a URL without its password).
-- **For stores:** :func:`check_run_id`, :func:`replay` (a journal back into a record).
+- **For stores:** :func:`check_run_id`, :func:`replay` (a journal back into a record),
+  :func:`durability` (the level a store's URL or the configuration asks for);
+  ``Store.warn``, ``Store.snapshot_due`` and ``Store.import_steps`` are methods of
+  :class:`Store` (``docs/stores.md``).
 
 Sub-modules, for bigger plugins:
 
@@ -113,6 +116,7 @@ from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.display import excerpt
+    from skillstate.durability import durability
     from skillstate.environment import Environment
     from skillstate.errors import (
         InvalidInput,
@@ -181,6 +185,7 @@ __all__ = [
     "check_run_id",
     "compact",
     "create_run",
+    "durability",
     "excerpt",
     "hookimpl",
     "mask_url",
@@ -194,6 +199,7 @@ __all__ = [
 
 _WHERE = {
     "skillstate.display": ("excerpt",),
+    "skillstate.durability": ("durability",),
     "skillstate.environment": ("Environment",),
     "skillstate.errors": (
         "InvalidInput",
@@ -234,15 +240,6 @@ _WHERE = {
 # TRANSITIONAL (issue 25): names bundled plugins still import while they move onto the
 # names above. Not part of the API (not in __all__); this table goes when it is empty.
 _LEGACY = {
-    "skillstate.durability": (
-        "NO_FLOCK",
-        "check_level",
-        "flock_module",
-        "split_durability",
-        "store_durability",
-        "sync_directory",
-        "sync_file",
-    ),
     "skillstate.errors": (
         "ConfigError",
         "EnvironmentNotFound",
@@ -251,39 +248,19 @@ _LEGACY = {
         "StoreNotFound",
         "VersionNotFound",
     ),
-    "skillstate.group_sync": ("PendingSyncs", "pending_syncs"),
-    "skillstate.journal": (
-        "Merge",
-        "apply_entry",
-        "due_snapshots",
-        "replay_history",
-        "verify_record",
-        "verify_snapshots",
-    ),
-    "skillstate.jsondoc": ("check_document", "js_numbers", "parse_stored"),
+    "skillstate.journal": ("verify_record",),
+    "skillstate.jsondoc": ("check_document", "js_numbers"),
     "skillstate.manager": ("HookFailure",),
     "skillstate.merge": ("copy_json",),
     "skillstate.pipeline": ("NO_ACTION",),
     "skillstate.records": ("DEFAULT_BUDGET",),
     "skillstate.render": ("compact_lines", "dig_field", "field_text", "render_block"),
     "skillstate.schema": ("js_string",),
-    "skillstate.store": (
-        "RUN_ID_PATTERN",
-        "SNAPSHOT_INTERVAL",
-        "StoreWarning",
-        "check_import",
-        "check_version",
-        "imported_records",
-        "is_valid_run_id",
-        "snapshot_due",
-    ),
+    "skillstate.store": ("StoreWarning", "is_valid_run_id"),
 }
 
 _LAZY = {
-    name: module
-    for table in (_WHERE, _LEGACY)
-    for module, names in table.items()
-    for name in names
+    name: module for table in (_WHERE, _LEGACY) for module, names in table.items() for name in names
 }
 
 __getattr__ = lazy_getattr("skillstate.plugin", _LAZY, globals())

@@ -18,10 +18,10 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import attrs
 
-from skillstate.durability import flock_module, sync_file
 from skillstate_plugins.skill_store.frontmatter import BOM, CLOSING_FENCE
 
 __all__ = [
@@ -37,6 +37,28 @@ __all__ = [
     "read_header",
     "scan_header",
 ]
+
+
+def flock_module() -> ModuleType | None:
+    """The ``fcntl`` module, or ``None`` on a platform without it (Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    return fcntl
+
+
+def sync_file(fd: int) -> None:
+    """Flush ``fd`` to stable storage: ``fcntl(F_FULLFSYNC)`` on macOS (a plain ``fsync``
+    there reaches only the drive's cache), ``fsync`` where that is not supported."""
+    fcntl = flock_module()
+    full = getattr(fcntl, "F_FULLFSYNC", None) if fcntl is not None else None
+    if full is not None:
+        with contextlib.suppress(OSError):  # not supported by this filesystem
+            fcntl.fcntl(fd, full)  # type: ignore[union-attr]
+            return
+    (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(fd)
+
 
 HEADER_WINDOW = 8192
 """The frontmatter (fences included) must close within this many bytes of SKILL.md."""
