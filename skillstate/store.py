@@ -45,7 +45,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillstate.errors import InvalidInput, InvalidRunId
+from skillstate.errors import InvalidRunId
 from skillstate.records import JournalEntry, RunRecord
 
 if TYPE_CHECKING:
@@ -57,10 +57,8 @@ __all__ = [
     "SNAPSHOT_INTERVAL",
     "Store",
     "StoreWarning",
-    "check_import",
     "check_run_id",
     "check_version",
-    "imported_records",
     "is_valid_run_id",
     "snapshot_due",
 ]
@@ -128,58 +126,6 @@ def check_run_id(run_id: Any) -> str:
     if problem is not None:
         raise InvalidRunId(problem)
     return str(run_id)
-
-
-def imported_records(
-    record: RunRecord,
-    entries: Sequence[JournalEntry],
-    merge: Merge | None = None,
-) -> Iterator[tuple[RunRecord, JournalEntry]]:
-    """Each entry of an imported journal with the record after it, creation first.
-
-    The last is ``record`` itself; each earlier one is ``record`` with the state
-    replayed with ``merge`` (``host.merge``; RFC 7396 when ``None``), version, status, step and time of that entry (its other fields
-    are ``record``'s). What :meth:`Store.import_run` writes, one entry at a time.
-    """
-    import attrs
-
-    from skillstate.journal import apply_entry
-    from skillstate.merge import merge_patch
-
-    state: Any = {}
-    status, step = "active", 0
-    for index, entry in enumerate(entries):
-        if index == len(entries) - 1:
-            yield record, entry
-            return
-        state = apply_entry(state, entry, merge or merge_patch)
-        status = entry.status if entry.status is not None else status
-        step = entry.turn if entry.turn is not None else step
-        current = attrs.evolve(
-            record,
-            state=state,
-            version=entry.version,
-            status=status,
-            step=step,
-            updated=entry.ts or record.updated,
-        )
-        yield current, entry
-
-
-def check_import(record: RunRecord, entries: Sequence[JournalEntry]) -> None:
-    """Refuse (:class:`InvalidInput`) a journal that is not versions 1..``record.version``."""
-    versions = [e.version for e in entries]
-    if not versions or versions != list(range(1, len(versions) + 1)):
-        shown = versions if len(versions) <= 6 else [*versions[:3], "...", *versions[-2:]]
-        raise InvalidInput(
-            f"cannot import run '{record.id}': its journal versions are {shown}, "
-            "expected 1, 2, ... without gaps"
-        )
-    if versions[-1] != record.version:
-        raise InvalidInput(
-            f"cannot import run '{record.id}': the record is at version {record.version} "
-            f"but its journal ends at version {versions[-1]}"
-        )
 
 
 class Store(ABC):
@@ -266,6 +212,8 @@ class Store(ABC):
         of its entry. A store that imports in one transaction writes these, with
         ``Snapshot.of(step_record)`` where :meth:`snapshot_due` says so.
         """
+        from skillstate.journal import check_import, imported_records
+
         check_run_id(record.id)
         check_import(record, entries)
         return imported_records(record, entries, merge)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import builtins
 import os
-import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +45,6 @@ from skillstate.plugin import (
     Store,
     StoreError,
     check_run_id,
-    durability,
 )
 
 from .cache import OpenRuns
@@ -78,6 +76,7 @@ from .locks import RunLock, release
 from .recovery import rebuild, recover
 from .replay import record_delta
 from .syncs import NO_FLOCK, flock_module
+from .url import DEFAULT_ROOT, parse_file_url, root_from_url
 
 if TYPE_CHECKING:
     from skillstate.plugin import RunSummary, Snapshot
@@ -86,42 +85,6 @@ if TYPE_CHECKING:
     from .history import JournalView
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
-
-DEFAULT_ROOT = ".skillstate/state"
-
-
-def root_from_url(url: str) -> str:
-    """The absolute root directory named by a ``file:`` URL."""
-    return parse_file_url(url)[0]
-
-
-def parse_file_url(url: str) -> tuple[str, str]:
-    """The absolute root directory of a ``file:`` URL and its durability level."""
-    if not url.lower().startswith("file:"):
-        raise StoreError(f"'{url}' is not a file store URL (file:PATH or file:///abs/path)")
-    bare, level = durability(url)
-    rest, question, query = bare[5:].partition("?")
-    if question and query:
-        key = query.split("=", 1)[0]
-        raise StoreError(
-            f"file store URL '{url}': unknown option '{key}' (the one option is durability)"
-        )
-    if rest.startswith("//"):
-        try:
-            parts = urllib.parse.urlsplit("file:" + rest)
-        except ValueError as exc:  # "Invalid IPv6 URL": a '[' without its ']'
-            raise StoreError(f"file store URL '{url}': {exc}") from None
-        if parts.netloc not in ("", "localhost"):
-            raise StoreError(
-                f"file store URL '{url}' names the host '{parts.netloc}'; "
-                "use file:///abs/path or file:relative/path"
-            )
-        path = urllib.parse.unquote(parts.path)
-    else:
-        path = rest or DEFAULT_ROOT
-    if "\x00" in path:
-        raise StoreError(f"file store URL {url!r} contains a NUL byte")
-    return os.path.abspath(os.path.expanduser(path)), level
 
 
 def _valid_id(run_id: str) -> bool:
