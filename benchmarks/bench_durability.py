@@ -90,7 +90,8 @@ def _drop_schemas(schema: str) -> None:
 
 def measure(stores: list[str], rounds: int, directory: str | None = None) -> dict[str, Any]:
     """The medians per store and level, the floor, and the ratios (see the module docstring)."""
-    from skillstate.group_sync import pending_syncs
+    from skillstate_plugins.file_store.group_sync import pending_syncs
+
     from skillstate.pipeline import create_run
     from skillstate.testing import make_host, sample_skill
 

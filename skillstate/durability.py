@@ -1,63 +1,39 @@
-"""Making a write durable on every supported platform, and saying when one cannot be.
+"""Durability levels: the names, where a store's level comes from, and what it says.
 
-skillstate supports Linux and macOS (POSIX: ``fcntl`` locks, ``rename`` over an
-existing file, directory ``fsync``); Windows runs the core, the SQLite, PostgreSQL and
-memory stores, and refuses the ``file`` store with one clear line (:data:`NO_FLOCK`),
-because its safety under concurrent processes rests on ``flock``.
-
-- :func:`sync_file` is ``fdatasync`` (``fsync`` where there is none), except on macOS,
-  where ``fsync`` only hands the data to the drive's cache and Apple documents
-  ``fcntl(F_FULLFSYNC)`` as the call that reaches stable storage: it is used there,
-  falling back to ``fsync`` on a filesystem that does not support it (some network
-  and FUSE filesystems).
-- :func:`flock_module` is ``fcntl`` where it exists, else ``None``.
-
-Durability levels (``docs/reliability.md`` states each promise exactly):
+Durability levels (``docs/reliability.md`` states each store's promise exactly):
 
 - ``full`` (the default): a write is acknowledged once it is on stable storage; it
   survives a crash of any process, an OS crash and a power loss.
-- ``process``: a write is acknowledged once the operating system holds it; it survives
-  a crash or ``SIGKILL`` of any process, and an OS crash or power loss loses at most
-  the writes of the last :data:`SYNC_WINDOW` second (Redis ``appendfsync everysec``,
-  SQLite WAL ``synchronous=NORMAL``, PostgreSQL ``synchronous_commit=off``).
+- ``process``: a write is acknowledged once something outside the writing process
+  holds it (the operating system, the database server); it survives a crash or
+  ``SIGKILL`` of any process, and an OS crash or a power loss may lose the last
+  writes (each store says how many: the ``file`` store at most a second of them).
 
-A store learns its level from its URL's ``?durability=`` or, failing that, from
-:func:`configured_level` (the ``durability`` configuration key, ``SKILLSTATE_DURABILITY``),
-both checked by :func:`check_level`. A store that writes without a sync at ``process``
-hands the files it wrote to :class:`~skillstate.group_sync.PendingSyncs` (one per
-process, :func:`~skillstate.group_sync.pending_syncs`), which syncs them at most :data:`SYNC_WINDOW` later from a
-daemon thread, at once when a writer finds it late, and at ``PendingSyncs.flush``
-(a store's ``close``, the interpreter's exit; :mod:`skillstate.group_sync`). :data:`sync_observer` lets a test record
-every sync, to simulate a power loss that keeps only what was synced.
+A store learns its level with :func:`durability` (``skillstate.plugin.durability``):
+its URL's ``?durability=`` or, failing that, :func:`configured_level` (the
+``durability`` configuration key while :meth:`Host.open_store
+<skillstate.host.Host.open_store>` opens it, else ``SKILLSTATE_DURABILITY``, else
+``full``). How a store makes its writes durable is the store's own business: the core
+syncs nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextvars import ContextVar
-from types import ModuleType
+from urllib.parse import unquote_plus
 
 __all__ = [
     "DEFAULT_LEVEL",
     "ENV_VAR",
     "LEVELS",
-    "NO_FLOCK",
-    "SYNC_WINDOW",
     "check_level",
     "configured_level",
+    "durability",
     "durability_of",
     "effective_level",
-    "flock_module",
-    "observing_syncs",
-    "split_durability",
-    "store_durability",
-    "sync_directory",
-    "sync_file",
-    "sync_observer",
-    "url_level",
     "using_level",
 ]
 
@@ -65,74 +41,8 @@ LEVELS = ("full", "process")
 """The durability levels, strongest first."""
 DEFAULT_LEVEL = "full"
 ENV_VAR = "SKILLSTATE_DURABILITY"
-SYNC_WINDOW = 1.0
-"""At ``process``, the most seconds an acknowledged write waits for its sync."""
-
-sync_observer: Callable[[int, bool], None] | None = None
-"""Called with ``(fd, is_directory)`` just after each successful sync (tests only)."""
 
 _configured: ContextVar[str | None] = ContextVar("skillstate_durability", default=None)
-
-NO_FLOCK = (
-    "the file store needs POSIX file locks (fcntl.flock), which this platform "
-    f"({sys.platform}) does not have; use another store, e.g. sqlite:///path/to/runs.db"
-)
-"""The message of a ``file`` store opened where there is no ``fcntl``."""
-
-
-def flock_module() -> ModuleType | None:
-    """The ``fcntl`` module, or ``None`` on a platform without it (Windows)."""
-    try:
-        import fcntl
-    except ImportError:
-        return None
-    return fcntl
-
-
-def sync_file(fd: int, data_only: bool = True) -> None:
-    """Flush ``fd``'s data to stable storage (``F_FULLFSYNC`` on macOS); raises ``OSError``.
-
-    ``data_only`` allows ``fdatasync`` (the data and the size, not every timestamp),
-    which is enough for a file written or appended to.
-    """
-    fcntl = flock_module()
-    full = getattr(fcntl, "F_FULLFSYNC", None) if fcntl is not None else None
-    if full is not None:
-        try:
-            fcntl.fcntl(fd, full)  # type: ignore[union-attr]
-            _observed(fd, False)
-            return
-        except OSError:  # not supported by this filesystem: the best plain fsync can do
-            pass
-    if data_only and hasattr(os, "fdatasync"):
-        os.fdatasync(fd)
-    else:
-        os.fsync(fd)
-    _observed(fd, False)
-
-
-def _observed(fd: int, directory: bool) -> None:
-    if sync_observer is not None:
-        sync_observer(fd, directory)
-
-
-def sync_directory(fd: int) -> None:
-    """``fsync`` an open directory (its renames, creations and unlinks); raises ``OSError``."""
-    os.fsync(fd)
-    _observed(fd, True)
-
-
-@contextlib.contextmanager
-def observing_syncs(observer: Callable[[int, bool], None]) -> Iterator[None]:
-    """Within the block, ``observer(fd, is_directory)`` is called after every sync (tests:
-    a power-loss model records what each sync made durable; raising ``OSError`` from it
-    makes the sync fail)."""
-    global sync_observer
-    previous, sync_observer = sync_observer, observer
-    try:
-        yield
-    finally:
-        sync_observer = previous
 
 
 def check_level(value: object, where: str, error: type[Exception] | None = None) -> str:
@@ -178,25 +88,48 @@ def using_level(level: str) -> Iterator[None]:
         _configured.reset(token)
 
 
-def split_durability(query: str, where: str, error: type[Exception]) -> tuple[str, str | None]:
-    """``query`` (a URL's, without ``?``) without its ``durability=``, and that level or ``None``."""
-    from urllib.parse import parse_qsl, urlencode
+def _split(url: str) -> tuple[str, str | None]:
+    """``url`` without its ``durability=`` options, and the last one's value (unchecked)."""
+    base, question, query = url.partition("?")
+    if not question or "durability" not in query:
+        return url, None
+    kept, named = [], None
+    for part in query.split("&"):
+        key, _, value = part.partition("=")
+        if unquote_plus(key) == "durability":
+            named = unquote_plus(value)
+        else:
+            kept.append(part)
+    if named is None:
+        return url, None
+    return (f"{base}?{'&'.join(kept)}" if kept else base), named
 
-    pairs = parse_qsl(query, keep_blank_values=True)
-    levels = [value for key, value in pairs if key == "durability"]
-    if not levels:
-        return query, None
-    rest = [(key, value) for key, value in pairs if key != "durability"]
-    return urlencode(rest), check_level(levels[-1], where, error)
 
+def durability(url: str) -> tuple[str, str]:
+    """A store's durability level, and its URL without the ``durability`` option.
 
-def url_level(url: str) -> str | None:
-    """The ``?durability=`` a store URL names, unchecked (``None``: it names none)."""
-    from urllib.parse import parse_qsl
+    What a store's factory calls first: ``url, level = durability(url)``. The level is
+    the URL's ``?durability=full|process`` when it names one (the last, if several),
+    else the configured one (the ``durability`` key of the configuration while the host
+    opens the store, else ``SKILLSTATE_DURABILITY``, else ``full``). The URL comes back
+    with that option taken out and every other one exactly as it was, so the store
+    parses only its own options. The store then does what the level promises
+    (``docs/reliability.md``) and says so in its ``durability`` attribute.
 
-    query = url.partition("?")[2]
-    levels = [v for k, v in parse_qsl(query, keep_blank_values=True) if k == "durability"]
-    return levels[-1] if levels else None
+    Raises :class:`~skillstate.errors.StoreError` of kind ``usage`` (exit 2) naming the
+    URL (its password masked) for any other value::
+
+        durability("sqlite:///runs.db?timeout=5&durability=process")
+        # ('sqlite:///runs.db?timeout=5', 'process')
+    """
+    rest, named = _split(url)
+    if named is None:
+        return url, configured_level()
+    from skillstate.errors import StoreError
+    from skillstate.masking import mask_url
+
+    scheme = url.split(":", 1)[0]
+    return rest, check_level(named, f"{scheme} store URL '{mask_url(url)}'", StoreError)
 
 
 def effective_level(url: str, configured: str, source: str) -> tuple[str, str]:
@@ -204,7 +137,7 @@ def effective_level(url: str, configured: str, source: str) -> tuple[str, str]:
 
     A store that keeps nothing past its process (``memory:``) says ``none`` once open.
     """
-    named = url_level(url)
+    named = _split(url)[1]
     if named is not None:
         return check_level(named, "the store URL"), "the store URL"
     return configured, source
@@ -213,8 +146,3 @@ def effective_level(url: str, configured: str, source: str) -> tuple[str, str]:
 def durability_of(store: object) -> str:
     """What a store says of itself: ``full``, ``process``, ``none`` or ``unstated``."""
     return str(getattr(store, "durability", "unstated"))
-
-
-def store_durability(level: str | None) -> str:
-    """A store's effective level: its URL's ``level`` when given, else :func:`configured_level`."""
-    return level if level is not None else configured_level()

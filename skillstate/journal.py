@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from skillstate.errors import StoreError
+from skillstate.errors import InvalidInput, StoreError
 from skillstate.jsondoc import compact
 from skillstate.merge import merge_patch
 from skillstate.records import JournalEntry, RunRecord
@@ -34,7 +34,8 @@ __all__ = [
     "SNAPSHOT_INTERVAL",
     "Merge",
     "apply_entry",
-    "due_snapshots",
+    "check_import",
+    "imported_records",
     "replay",
     "replay_history",
     "snapshot_due",
@@ -128,19 +129,53 @@ def replay_history(
             yield HistoryItem(entry, state, status, step)
 
 
-def due_snapshots(entries: Sequence[JournalEntry], merge: Merge = merge_patch) -> list[Snapshot]:
-    """The snapshots a store keeping them holds for a journal: every version
-    :func:`~skillstate.store.snapshot_due` names, replayed (for a store importing a run)."""
+def imported_records(
+    record: RunRecord,
+    entries: Sequence[JournalEntry],
+    merge: Merge | None = None,
+) -> Iterator[tuple[RunRecord, JournalEntry]]:
+    """Each entry of an imported journal with the record after it, creation first.
 
-    if not any(snapshot_due(e.version) for e in entries):
-        return []
-    from skillstate.records import Snapshot
+    The last is ``record`` itself; each earlier one is ``record`` with the state
+    replayed with ``merge`` (``host.merge``; RFC 7396 when ``None``), version, status, step and time of that entry (its other fields
+    are ``record``'s). What :meth:`Store.import_steps <skillstate.store.Store.import_steps>` gives, one entry at a time.
+    """
+    import attrs
 
-    return [
-        Snapshot(item.version, item.state, item.status, item.step)
-        for item in replay_history("", entries, merge=merge)
-        if snapshot_due(item.version)
-    ]
+    state: Any = {}
+    status, step = "active", 0
+    for index, entry in enumerate(entries):
+        if index == len(entries) - 1:
+            yield record, entry
+            return
+        state = apply_entry(state, entry, merge or merge_patch)
+        status = entry.status if entry.status is not None else status
+        step = entry.turn if entry.turn is not None else step
+        current = attrs.evolve(
+            record,
+            state=state,
+            version=entry.version,
+            status=status,
+            step=step,
+            updated=entry.ts or record.updated,
+        )
+        yield current, entry
+
+
+def check_import(record: RunRecord, entries: Sequence[JournalEntry]) -> None:
+    """Refuse (:class:`InvalidInput`) a journal that is not versions 1..``record.version``."""
+    versions = [e.version for e in entries]
+    if not versions or versions != list(range(1, len(versions) + 1)):
+        shown = versions if len(versions) <= 6 else [*versions[:3], "...", *versions[-2:]]
+        raise InvalidInput(
+            f"cannot import run '{record.id}': its journal versions are {shown}, "
+            "expected 1, 2, ... without gaps"
+        )
+    if versions[-1] != record.version:
+        raise InvalidInput(
+            f"cannot import run '{record.id}': the record is at version {record.version} "
+            f"but its journal ends at version {versions[-1]}"
+        )
 
 
 def verify_snapshots(

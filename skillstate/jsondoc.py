@@ -8,9 +8,9 @@ JSON, a Python ``str`` with ``"\\ud800"``, or the ``\\udcff`` Python makes of a 
 that is not UTF-8 in ``argv``) is refused at the door with a problem naming its path.
 Such text has no UTF-8 form, so no store could keep it and no output could print it;
 refusing it (rather than storing it escaped) means every stored document is text
-every tool can read. A document read back from a store goes through
-:func:`parse_stored`, which refuses it too, so one damaged run is reported as
-damaged instead of breaking commands about other runs.
+every tool can read. The bundled stores refuse it in a document they read back too
+(a hand edit), so one damaged run is reported as damaged instead of breaking
+commands about other runs.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ __all__ = [
     "js_numbers",
     "json_kind",
     "parse_json",
-    "parse_stored",
     "pretty",
     "unicode_problem",
 ]
@@ -42,8 +41,7 @@ __all__ = [
 MAX_DEPTH = 100
 MAX_STRING_CHARS = 1_000_000
 
-_SURROGATE = "[\ud800-\udfff]"
-_ESCAPED_SURROGATE = r"\\u[dD][89a-fA-F]"  # both compiled on first use (re's cache)
+_SURROGATE = "[\ud800-\udfff]"  # compiled on first use (re's cache)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -164,25 +162,6 @@ def check_document(value: Any, what: str = "patch") -> list[Problem]:
                 Problem("input", f"{excerpt(where)}: a {kind.__name__} is not a JSON value", path)
             )
     return problems
-
-
-def parse_stored(data: str | bytes, what: str) -> Any:
-    """Parse a document a store kept (``ValueError`` when it is not JSON or not valid Unicode).
-
-    Like :func:`json.loads` (UTF-8 only; NaN and Infinity refused), and a JSON
-    ``\\ud800`` escape of a lone surrogate (half of a pair, or a hand edit) is refused
-    with its path, as :func:`check_document` refuses it on the way in. The check costs a
-    byte search: only text holding such an escape is walked.
-    """
-    text = data.decode("utf-8") if isinstance(data, bytes) else data  # UnicodeDecodeError
-    value = json.loads(text, parse_constant=_refuse_constant)  # is a ValueError
-    if ("\\u" in text and re.search(_ESCAPED_SURROGATE, text) is not None) or find_surrogate(
-        text
-    ) >= 0:
-        for problem in check_document(value, what):
-            if "not valid Unicode" in problem.message:
-                raise ValueError(problem.message)
-    return value
 
 
 def json_kind(value: Any) -> str:

@@ -15,9 +15,14 @@ in :mod:`skillstate.testing` checks them for every store):
   primitives a store may override for speed: ``journal_range`` (entries between two
   versions; default: a slice of ``journal``) and ``snapshot`` (the latest state the
   store keeps at or before a version; default: none). A third-party store gets
-  history for free; the bundled stores page by version and keep a snapshot every
-  :data:`SNAPSHOT_INTERVAL` versions, which ``snapshots`` lists for ``verify``.
+  history for free; the bundled stores page by version and keep a snapshot of each
+  version :meth:`Store.snapshot_due` names (every :data:`SNAPSHOT_INTERVAL`-th), which
+  ``snapshots`` lists for ``verify``.
 - ``repair`` (optional) rebuilds a record from its journal.
+- ``import_run`` (optional; default: ``create`` and ``commit`` per entry) writes a
+  copied run; a store that writes it in one step takes the records to write, checked,
+  from :meth:`Store.import_steps`.
+- a store says what it skipped or mended with :meth:`Store.warn` (a :class:`StoreWarning`).
 
 **Records are shared, never changed in place.** The records and journal entries a
 store is given and those it returns are values that nobody changes in place — not the
@@ -35,11 +40,12 @@ from __future__ import annotations
 
 import builtins
 import re
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillstate.errors import InvalidInput, InvalidRunId
+from skillstate.errors import InvalidRunId
 from skillstate.journal import SNAPSHOT_INTERVAL, snapshot_due
 from skillstate.records import JournalEntry, RunRecord
 
@@ -52,10 +58,8 @@ __all__ = [
     "SNAPSHOT_INTERVAL",
     "Store",
     "StoreWarning",
-    "check_import",
     "check_run_id",
     "check_version",
-    "imported_records",
     "is_valid_run_id",
     "snapshot_due",
 ]
@@ -116,58 +120,6 @@ def check_run_id(run_id: Any) -> str:
     return str(run_id)
 
 
-def imported_records(
-    record: RunRecord,
-    entries: Sequence[JournalEntry],
-    merge: Merge | None = None,
-) -> Iterator[tuple[RunRecord, JournalEntry]]:
-    """Each entry of an imported journal with the record after it, creation first.
-
-    The last is ``record`` itself; each earlier one is ``record`` with the state
-    replayed with ``merge`` (``host.merge``; RFC 7396 when ``None``), version, status, step and time of that entry (its other fields
-    are ``record``'s). What :meth:`Store.import_run` writes, one entry at a time.
-    """
-    import attrs
-
-    from skillstate.journal import apply_entry
-    from skillstate.merge import merge_patch
-
-    state: Any = {}
-    status, step = "active", 0
-    for index, entry in enumerate(entries):
-        if index == len(entries) - 1:
-            yield record, entry
-            return
-        state = apply_entry(state, entry, merge or merge_patch)
-        status = entry.status if entry.status is not None else status
-        step = entry.turn if entry.turn is not None else step
-        current = attrs.evolve(
-            record,
-            state=state,
-            version=entry.version,
-            status=status,
-            step=step,
-            updated=entry.ts or record.updated,
-        )
-        yield current, entry
-
-
-def check_import(record: RunRecord, entries: Sequence[JournalEntry]) -> None:
-    """Refuse (:class:`InvalidInput`) a journal that is not versions 1..``record.version``."""
-    versions = [e.version for e in entries]
-    if not versions or versions != list(range(1, len(versions) + 1)):
-        shown = versions if len(versions) <= 6 else [*versions[:3], "...", *versions[-2:]]
-        raise InvalidInput(
-            f"cannot import run '{record.id}': its journal versions are {shown}, "
-            "expected 1, 2, ... without gaps"
-        )
-    if versions[-1] != record.version:
-        raise InvalidInput(
-            f"cannot import run '{record.id}': the record is at version {record.version} "
-            f"but its journal ends at version {versions[-1]}"
-        )
-
-
 class Store(ABC):
     """A storage backend. Subclasses validate every run id they turn into a path or key.
 
@@ -176,9 +128,12 @@ class Store(ABC):
     """
 
     url: str = ""
+    """The URL the store was opened with, if it keeps it (optional: the core never needs
+    it; the bundled stores keep it for their messages)."""
     durability: str = "unstated"
     """``full`` or ``process`` (``docs/reliability.md``), ``none`` for a store that keeps
-    nothing past its process; ``unstated`` when a store does not say."""
+    nothing past its process; ``unstated`` when a store does not say. A store sets it
+    from :func:`skillstate.plugin.durability`."""
 
     @abstractmethod
     def get(self, run_id: str) -> RunRecord:
@@ -207,6 +162,53 @@ class Store(ABC):
     @abstractmethod
     def delete(self, run_id: str) -> bool:
         """Remove the run, its journal and any lock; ``False`` if there was nothing."""
+
+    # -- helpers a store calls ------------------------------------------------------
+    @staticmethod
+    def warn(message: str, run_id: str | None = None, stacklevel: int = 1) -> None:
+        """Say that the store skipped or mended something: a :class:`StoreWarning`.
+
+        ``run_id`` names the run it is about (``skillstate verify`` reports every run a
+        listing skipped); the command lines print it as one ``warning:`` line. In
+        ``list``, skip a run that cannot be read with
+        ``self.warn(f"skipping {run_id}: {exc}", run_id)`` so one damaged run never
+        hides the others. ``stacklevel`` counts from the caller of :meth:`warn`, as
+        :func:`warnings.warn`'s does.
+        """
+        warnings.warn(StoreWarning(message, run_id), stacklevel=stacklevel + 1)
+
+    @staticmethod
+    def snapshot_due(version: int) -> bool:
+        """Whether a store that keeps snapshots keeps one of ``version``.
+
+        Every :data:`SNAPSHOT_INTERVAL`-th version (1000; a test changes it with
+        ``skillstate.testing.snapshot_interval``), so a replay of any version starts at
+        most that many entries back. A store that keeps snapshots builds one with
+        ``Snapshot.of(record)`` in the same write as the record when this says so.
+        """
+        return snapshot_due(version)
+
+    def import_steps(
+        self,
+        record: RunRecord,
+        entries: Sequence[JournalEntry],
+        merge: Merge | None = None,
+    ) -> Iterator[tuple[RunRecord, JournalEntry]]:
+        """What :meth:`import_run` writes: each entry with the record after it, in order.
+
+        Checked before anything is yielded: the run id (:class:`~skillstate.errors.InvalidRunId`)
+        and the journal (:class:`~skillstate.errors.InvalidInput` unless it is versions
+        1..``record.version``). The first pair is the creation, the last is ``record``
+        itself; each one between is ``record`` with the state replayed with ``merge``
+        (``host.merge``; RFC 7396 when ``None``) and the version, status, step and time
+        of its entry. A store that imports in one transaction writes these, with
+        ``Snapshot.of(step_record)`` where :meth:`snapshot_due` says so.
+        """
+        from skillstate.journal import check_import, imported_records
+
+        check_run_id(record.id)
+        check_import(record, entries)
+        return imported_records(record, entries, merge)
 
     def raw_journal(self, run_id: str) -> str | None:
         """The journal exactly as this store keeps it, complete lines only, or ``None``.
@@ -333,8 +335,8 @@ class Store(ABC):
         """
         from skillstate.errors import StoreError
 
-        scheme = self.url.split(":", 1)[0] or type(self).__name__
-        raise StoreError(f"the {scheme}: store cannot rebuild a run's record from its journal")
+        name = f"the {self.url.split(':', 1)[0]}: store" if self.url else type(self).__name__
+        raise StoreError(f"{name} cannot rebuild a run's record from its journal")
 
     def import_run(
         self,
@@ -357,13 +359,12 @@ class Store(ABC):
         """
         from skillstate.errors import RunExists
 
-        check_run_id(record.id)
-        check_import(record, entries)
+        steps = self.import_steps(record, entries, merge)
         if self.exists(record.id):
             raise RunExists(record.id)
         created = False
         try:
-            for current, entry in imported_records(record, entries, merge):
+            for current, entry in steps:
                 if entry.version == 1:
                     self.create(current, entry)
                     created = True

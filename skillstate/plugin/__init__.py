@@ -89,7 +89,10 @@ The names
 - **JSON and text:** :func:`compact`, :func:`pretty`, :func:`parse_json`,
   :func:`merge_patch`, :func:`now_iso`, :func:`excerpt` (input quoted bounded and
   printable), :func:`mask_url` (a URL without its password).
-- **For stores:** :func:`check_run_id`, :func:`replay` (a journal back into a record).
+- **For stores:** :func:`check_run_id`, :func:`replay` (a journal back into a record),
+  :func:`durability` (the level a store's URL or the configuration asks for);
+  ``Store.warn``, ``Store.snapshot_due`` and ``Store.import_steps`` are methods of
+  :class:`Store` (``docs/stores.md``).
 - **For skills that render their own runs** (``SkillDefinition.render``):
   :func:`js_string` (a value as JavaScript's ``String(v)``), :func:`compact_lines` (a
   state as the compact block's lines).
@@ -116,6 +119,7 @@ from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from skillstate.display import excerpt
+    from skillstate.durability import durability
     from skillstate.environment import Environment
     from skillstate.errors import (
         InvalidInput,
@@ -187,6 +191,7 @@ __all__ = [
     "compact",
     "compact_lines",
     "create_run",
+    "durability",
     "excerpt",
     "hookimpl",
     "js_string",
@@ -201,6 +206,7 @@ __all__ = [
 
 _WHERE = {
     "skillstate.display": ("excerpt",),
+    "skillstate.durability": ("durability",),
     "skillstate.environment": ("Environment",),
     "skillstate.errors": (
         "InvalidInput",
@@ -243,15 +249,6 @@ _WHERE = {
 # TRANSITIONAL (issue 25): names bundled plugins still import while they move onto the
 # names above. Not part of the API (not in __all__); this table goes when it is empty.
 _LEGACY = {
-    "skillstate.durability": (
-        "NO_FLOCK",
-        "check_level",
-        "flock_module",
-        "split_durability",
-        "store_durability",
-        "sync_directory",
-        "sync_file",
-    ),
     "skillstate.errors": (
         "ConfigError",
         "EnvironmentNotFound",
@@ -260,38 +257,20 @@ _LEGACY = {
         "StoreNotFound",
         "VersionNotFound",
     ),
-    "skillstate.group_sync": ("PendingSyncs", "pending_syncs"),
-    "skillstate.journal": (
-        "Merge",
-        "apply_entry",
-        "due_snapshots",
-        "replay_history",
-        "verify_record",
-        "verify_snapshots",
-    ),
-    "skillstate.jsondoc": ("check_document", "js_numbers", "parse_stored"),
+    "skillstate.journal": ("verify_record",),
+    "skillstate.jsondoc": ("check_document", "js_numbers"),
     "skillstate.manager": ("HookFailure",),
     "skillstate.merge": ("copy_json",),
     "skillstate.pipeline": ("NO_ACTION",),
     "skillstate.records": ("DEFAULT_BUDGET",),
     "skillstate.render": ("dig_field", "field_text", "render_block"),
-    "skillstate.store": (
-        "RUN_ID_PATTERN",
-        "SNAPSHOT_INTERVAL",
-        "StoreWarning",
-        "check_import",
-        "check_version",
-        "imported_records",
-        "is_valid_run_id",
-        "snapshot_due",
-    ),
+    "skillstate.store": ("StoreWarning", "is_valid_run_id"),
 }
 
-_LAZY = {
-    name: module for table in (_WHERE, _LEGACY) for module, names in table.items() for name in names
-}
+_LAZY = {name: module for module, names in _WHERE.items() for name in names}
+_OLD = {name: module for module, names in _LEGACY.items() for name in names}
 
-__getattr__ = lazy_getattr("skillstate.plugin", _LAZY, globals())
+__getattr__ = lazy_getattr("skillstate.plugin", {**_LAZY, **_OLD}, globals())
 
 
 def __dir__() -> list[str]:

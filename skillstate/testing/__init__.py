@@ -20,8 +20,8 @@ Fixtures:
 - ``small_fs`` — a :class:`SmallFilesystem`: a real 256 KiB ``tmpfs`` mounted on a
   directory of the test's own, to fill (a full disk) or remount read-only (root only;
   skipped elsewhere, failed under ``CI=true``);
-- ``skillstate_store`` — parametrized: the test runs once per kind in
-  :data:`STORE_KINDS` (``memory``, ``file``, ``sqlite``, ``postgresql``).
+- ``skillstate_store`` — parametrized: the test runs once per bundled kind
+  (``memory``, ``file``, ``sqlite``, ``postgresql``).
 
 Conformance suites, to subclass in your own tests (each test class gets every test):
 
@@ -46,6 +46,10 @@ Helpers: :func:`make_host`, :func:`sample_skill`, :func:`temporary_store_url`,
 
 :mod:`skillstate.testing.durability`: :func:`~skillstate.testing.durability.kill_writers`
 (writers killed with ``SIGKILL`` lose nothing acknowledged, for any store kind).
+
+These are the kit (``docs/plugins.md``, ``docs/stores.md``); the modules behind it
+(:mod:`skillstate.testing.helpers`, …) hold a few more helpers the project's own tests
+use, which are not part of it.
 """
 
 from __future__ import annotations
@@ -56,16 +60,12 @@ from typing import Any
 
 import pytest
 
-from skillstate.durability import SYNC_WINDOW, observing_syncs
 from skillstate.testing.environments import EnvironmentConformance
 from skillstate.testing.filesystems import SmallFilesystem, small_filesystem
 from skillstate.testing.helpers import (
-    IN_CI,
-    PLUGIN_SELECTION,
     STORE_KINDS,
     clean_env,
     make_host,
-    postgres_url,
     require_postgres,
     require_service,
     run_command,
@@ -76,10 +76,6 @@ from skillstate.testing.helpers import (
 from skillstate.testing.stores import StoreConformance
 
 __all__ = [
-    "IN_CI",
-    "PLUGIN_SELECTION",
-    "STORE_KINDS",
-    "SYNC_WINDOW",
     "EnvironmentConformance",
     "SmallFilesystem",
     "StoreConformance",
@@ -87,9 +83,7 @@ __all__ = [
     "file_store",
     "make_host",
     "memory_store",
-    "observing_syncs",
     "postgres_store",
-    "postgres_url",
     "register_plugin",
     "require_postgres",
     "require_service",

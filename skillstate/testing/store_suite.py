@@ -35,6 +35,11 @@ class StoreSuite:
     def skill(self) -> Any:
         return sample_skill()
 
+    @staticmethod
+    def _second_store(host: Any, store_url: str) -> Any:
+        """Another store object on the same URL (another thread's or process's view)."""
+        return host.stores.get(store_url.split(":", 1)[0].lower()).factory(store_url)
+
     def _create(
         self, host: Any, store: Any, skill: Any, run_id: str = "run-1", seed: Any = None
     ) -> Any:

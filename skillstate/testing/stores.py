@@ -153,7 +153,7 @@ class StoreConformance(HistoryConformance):
         assert store.journal("run-1") == journal_before
 
     def test_two_writers_with_one_expected_version_exactly_one_wins(
-        self, host: Any, store: Any, skill: Any
+        self, host: Any, store: Any, skill: Any, store_url: str
     ) -> None:
         import attrs
 
@@ -161,7 +161,7 @@ class StoreConformance(HistoryConformance):
         from skillstate.records import JournalEntry
 
         record = self._create(host, store, skill)
-        other = host.stores.get(store.url.split(":", 1)[0]).factory(store.url)
+        other = self._second_store(host, store_url)
         results: list[str] = []
         barrier = threading.Barrier(2)
 
@@ -293,14 +293,16 @@ class StoreConformance(HistoryConformance):
         record = store.get("run-1")
         assert verify_record(record, store.journal("run-1")) == []
 
-    def test_concurrent_increments_lose_no_update(self, host: Any, store: Any, skill: Any) -> None:
+    def test_concurrent_increments_lose_no_update(
+        self, host: Any, store: Any, skill: Any, store_url: str
+    ) -> None:
         from skillstate.pipeline import Change, transition
 
         self._create(host, store, skill)
         workers, per_worker = 4, 15
 
         def work() -> None:
-            own = host.stores.get(store.url.split(":", 1)[0]).factory(store.url)
+            own = self._second_store(host, store_url)
             from skillstate.errors import VersionConflict
 
             for _ in range(per_worker):

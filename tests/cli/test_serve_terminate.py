@@ -22,8 +22,8 @@ INITIALIZE = initialize_request()
 # the interpreter's exit) syncs what a commit left pending.
 SYNC_SPY = """
 import os, sys
-import skillstate.group_sync as group_sync
-from skillstate.durability import observing_syncs
+from skillstate_plugins.file_store import group_sync
+from skillstate_plugins.file_store.syncs import observing_syncs
 
 def seen(fd, directory):
     sys.stderr.write("synced " + os.readlink(f"/proc/self/fd/{fd}") + "\\n")

@@ -12,7 +12,8 @@ import pytest
 from support import clean_env
 
 from skillstate import Change, Problem, create_run, hookimpl, transition
-from skillstate.testing import STORE_KINDS, make_host, sample_skill, temporary_store_url
+from skillstate.testing import make_host, sample_skill, temporary_store_url
+from skillstate.testing.helpers import STORE_KINDS
 
 FIXTURES = (
     "skillstate_pm",

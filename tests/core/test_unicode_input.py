@@ -53,16 +53,6 @@ def test_parse_json_refuses_an_escaped_lone_surrogate() -> None:
     assert parse_json('{"emoji": "\\ud83d\\ude00"}') == {"emoji": "😀"}  # a pair is text
 
 
-def test_parse_stored_refuses_half_a_pair_and_keeps_whole_pairs() -> None:
-    from skillstate.jsondoc import parse_stored
-
-    with pytest.raises(ValueError, match=r"state\.note: text is not valid Unicode"):
-        parse_stored(b'{"state": {"note": "\\ud83d"}}', "record")
-    with pytest.raises(ValueError):
-        parse_stored(b'{"a": "\xed\xa0\x80"}', "record")  # a surrogate in raw bytes: not UTF-8
-    assert parse_stored('{"a": "\\ud83d\\ude00 \\\\ud800"}', "record") == {"a": "😀 \\ud800"}
-
-
 @pytest.mark.parametrize("kind", ["memory", "file", "sqlite"])
 def test_the_python_api_rejects_surrogates_and_writes_nothing(kind: str, tmp_path: Any) -> None:
     url = {

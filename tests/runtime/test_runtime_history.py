@@ -18,7 +18,8 @@ from skillstate.runtime.errors import (
     StaleStep,
     StepNotFound,
 )
-from skillstate.testing import STORE_KINDS, make_host, temporary_store_url
+from skillstate.testing import make_host, temporary_store_url
+from skillstate.testing.helpers import STORE_KINDS
 
 
 @pytest.fixture(params=STORE_KINDS)

@@ -1,11 +1,14 @@
 """The ``file`` store plugin: the embedded default (see :mod:`.store` and ``docs/storage-format.md``).
 
-Modules: :mod:`.store` (the :class:`~.store.FileStore`), :mod:`.fileio` (files, locks,
-syncs), :mod:`.format` (record and journal encoding), :mod:`.replay` (rebuilding a
-record from journal lines), :mod:`.recovery` (after a crash or power loss),
-:mod:`.cache` (records this process already read), :mod:`.legacy` (runs the original
-rig-state wrote). Registering costs nothing: the store is imported when a ``file:``
-URL is first opened.
+Modules: :mod:`.store` (the :class:`~.store.FileStore`), :mod:`.url` (its URLs),
+:mod:`.commit` (its write path), :mod:`.fileio` (files), :mod:`.locks` (the run
+lock), :mod:`.syncs` (durable syncs on each platform), :mod:`.group_sync` (the
+deferred syncs of ``durability=process``), :mod:`.format` (record and journal
+encoding), :mod:`.replay` (rebuilding a record from journal lines), :mod:`.recovery`
+(after a crash or power loss), :mod:`.history` (reading by version), :mod:`.cache`
+(records this process already read), :mod:`.legacy` (runs the original rig-state
+wrote). Registering costs nothing: the store is imported when a ``file:`` URL is
+first opened.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ def open_store(url: str) -> FileStore:
 
 def root_from_url(url: str) -> str:
     """The absolute root directory named by a ``file:`` URL."""
-    from .store import root_from_url as root
+    from .url import root_from_url as root
 
     return root(url)
 

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 
 from skillstate.plugin import (
     JournalEntry,
-    PendingSyncs,
     RunNotFound,
     RunRecord,
+    Store,
     StoreError,
     VersionConflict,
-    snapshot_due,
 )
 
 from .cache import OpenRun, OpenRuns
@@ -41,6 +40,8 @@ from .replay import record_delta
 
 if TYPE_CHECKING:
     from skillstate.plugin import Snapshot
+
+    from .group_sync import PendingSyncs
 
 __all__ = ["Committing"]
 
@@ -106,7 +107,7 @@ class Committing:
         if before.version != expected_version:
             raise VersionConflict(record.id, expected_version, before.version)
         size = journal.size
-        snapshot = snapshot_of(record) if snapshot_due(record.version) else None
+        snapshot = snapshot_of(record) if Store.snapshot_due(record.version) else None
         line = encode_entry(entry, record_delta(before, record, entry), snapshot)
         if size == 0:  # a rig-state run without a journal: its state comes first
             line = import_line(before) + line

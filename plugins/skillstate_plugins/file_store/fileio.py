@@ -4,7 +4,7 @@ Everything here works on raw file descriptors so that the order of system calls 
 exactly the one documented in ``docs/storage-format.md``: write a whole buffer (and
 ``fsync`` it when asked), append with ``O_APPEND`` and ``fdatasync``, put a file in
 place of another (an exchange, or a ``rename``), ``fsync`` the directory.
-The run lock is in :mod:`.locks`. Every ``OSError`` is turned into a :class:`~skillstate.errors.StoreError` naming the
+The run lock is in :mod:`.locks`. Every ``OSError`` is turned into a :class:`~skillstate.plugin.StoreError` naming the
 operation, the path and the operating system's reason.
 """
 
@@ -14,7 +14,9 @@ import errno
 import os
 from typing import Any, NamedTuple
 
-from skillstate.plugin import StoreError, flock_module, sync_directory, sync_file
+from skillstate.plugin import StoreError
+
+from .syncs import flock_module, sync_directory, sync_file
 
 fcntl = flock_module()  # None where there is no flock (Windows): the store refuses to open
 

@@ -10,16 +10,18 @@ and the rest), plus under ``record`` the record fields the entry does not imply
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
-from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillstate.plugin import (
+    InvalidInput,
     JournalEntry,
     RunRecord,
     StoreError,
     compact,
-    parse_stored,
+    parse_json,
     pretty,
 )
 
@@ -32,7 +34,6 @@ __all__ = [
     "JOURNAL_SIZE_KEY",
     "SNAPSHOT_KEY",
     "RecordFile",
-    "compact_line",
     "decode_entries",
     "decode_record",
     "encode_entry",
@@ -50,28 +51,6 @@ DELTA_KEY = "record"
 SNAPSHOT_KEY = "snapshot"
 """The journal line key holding, every ``SNAPSHOT_INTERVAL`` versions, the run as it is
 after the line (state, status, step): where reading an old version starts replaying."""
-
-
-try:
-    from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - an interpreter without the C accelerator
-    _c_make_encoder = None
-
-
-def _not_json(value: Any) -> Any:
-    raise TypeError(f"a {type(value).__name__} is not a JSON value")
-
-
-def compact_line(value: Any) -> str:
-    """:func:`skillstate.jsondoc.compact` of ``value``, the same text, by the C encoder
-    called directly: ``json.dumps`` builds that encoder through two Python layers on
-    every call, which cost as much as encoding a journal line (the tests compare them)."""
-    if _c_make_encoder is None:  # pragma: no cover
-        return compact(value)
-    encoder = _c_make_encoder(
-        {}, _not_json, encode_basestring, None, ":", ",", False, False, False
-    )  # markers, default, strings, indent, separators, sort_keys, skipkeys, allow_nan
-    return "".join(encoder(value, 0))
 
 
 def _utf8(text: str) -> bytes:
@@ -94,7 +73,7 @@ def encode_record(record: RunRecord, journal_size: int | None = None) -> bytes:
     size to see whether the journal holds lines the record does not show yet. The
     store always gives it; tests and benchmarks may leave it out to write a record
     that is not known to be level with its journal.
-    :func:`skillstate.jsondoc.pretty` builds the text with C-level string encoding (the
+    :func:`skillstate.plugin.pretty` builds the text with C-level string encoding (the
     standard library's indenting encoder is pure Python and dominated the commit).
     """
     data = record.to_dict()
@@ -115,13 +94,33 @@ def encode_entry(
         data[DELTA_KEY] = delta
     if snapshot is not None:
         data[SNAPSHOT_KEY] = snapshot.to_dict()
-    return _utf8(compact_line(data) + "\n")
+    return _utf8(compact(data) + "\n")
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
 
 
 def parse_line(line: bytes) -> Any:
     """Parse one journal line (or a record file); ``ValueError`` if it is not JSON, or not
-    valid Unicode (an escaped lone surrogate: half of a pair, a hand edit)."""
-    return parse_stored(line, "record")
+    valid Unicode (an escaped lone surrogate: half of a pair, a hand edit).
+
+    Like :func:`json.loads` (UTF-8 only; NaN and Infinity refused). Only a line holding
+    a ``\\ud800``-like escape is checked further, by the core's parser (whose message
+    names the path), so the common line costs one byte search.
+    """
+    text = line.decode("utf-8")  # UnicodeDecodeError is a ValueError
+    value = json.loads(text, parse_constant=_refuse_constant)
+    if "\\u" in text and _ESCAPED_SURROGATE.search(text) is not None:
+        try:
+            parse_json(text, "record")
+        except InvalidInput as exc:
+            if "not valid Unicode" in str(exc):
+                raise ValueError(str(exc)) from None
+    return value
 
 
 class RecordFile(NamedTuple):

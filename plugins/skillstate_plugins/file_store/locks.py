@@ -11,9 +11,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from skillstate.plugin import NO_FLOCK, StoreError
+from skillstate.plugin import StoreError
 
 from .fileio import _CLOEXEC, _NOFOLLOW, fcntl, store_error
+from .syncs import NO_FLOCK
 
 __all__ = ["RunLock", "close_lock", "release", "unlock"]
 

@@ -15,10 +15,9 @@ lock. The rules, with the state each crash point leaves, are in
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Callable
 
-from skillstate.plugin import JournalEntry, RunRecord, StoreError, StoreWarning
+from skillstate.plugin import JournalEntry, RunRecord, Store, StoreError
 
 from .fileio import (
     OpenJournal,
@@ -60,7 +59,7 @@ def recover(
     With ``roll_back`` (a store at ``durability=process``) a record ahead of its
     journal is what a power loss leaves when the journal's last lines were not synced
     yet: the record is rolled back to the journal's last version (or, if the journal
-    lost even the creation, the run is removed), with a :class:`StoreWarning`.
+    lost even the creation, the run is removed), with a store warning (``Store.warn``).
     """
     size = _repair_torn_line(files.journal)
     stored = read()
@@ -86,12 +85,10 @@ def recover(
             write_file(files.pending, encode_record(rebuilt, size))
             put_in_place(files.pending, files.record)
             if stored is not None and stored.damage and stored is not BLANK:
-                warnings.warn(
-                    StoreWarning(
-                        f"run {run_id}: its record was damaged ({stored.damage}); rebuilt "
-                        "from its journal",
-                        run_id,
-                    ),
+                Store.warn(
+                    f"run {run_id}: its record was damaged ({stored.damage}); rebuilt "
+                    "from its journal",
+                    run_id,
                     stacklevel=4,
                 )
         elif stored is not None:
@@ -120,12 +117,10 @@ def _roll_back(run_id: str, files: RunFiles, size: int, behind: JournalBehind) -
         remove(files.pending)
         remove(files.journal)
         what = "its creation was lost, so the run was removed"
-    warnings.warn(
-        StoreWarning(
-            f"run {run_id}: {behind}; writes not yet synced at durability=process were "
-            f"lost by a power loss or OS crash: {what}",
-            run_id,
-        ),
+    Store.warn(
+        f"run {run_id}: {behind}; writes not yet synced at durability=process were "
+        f"lost by a power loss or OS crash: {what}",
+        run_id,
         stacklevel=5,
     )
 

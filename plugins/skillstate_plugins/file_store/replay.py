@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.plugin import JournalEntry, RunRecord, apply_entry, compact, merge_patch
+from skillstate.plugin import JournalEntry, RunRecord, compact, merge_patch, replay
 
 __all__ = ["MERGE_KEY", "apply_line", "implied_record", "record_delta"]
 
@@ -52,7 +52,7 @@ _FIELDS = (
 
 
 def _state_after(before: Mapping[str, Any] | None, entry: JournalEntry) -> Any:
-    return apply_entry({} if before is None else before, entry)
+    return replay((entry,), start={} if before is None else before).state
 
 
 def implied_record(run_id: str, before: RunRecord | None, entry: JournalEntry) -> RunRecord:

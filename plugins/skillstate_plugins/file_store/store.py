@@ -22,7 +22,7 @@ written by the original rig-state is read by :mod:`.legacy`. Full rules:
 
 At ``durability=process`` nothing is synced on the commit path: the journal line is
 written (the OS holds it, so a killed process loses nothing) and handed to this
-process's :class:`~skillstate.plugin.PendingSyncs`, which ``fdatasync``s it at most a
+process's :class:`~.group_sync.PendingSyncs`, which ``fdatasync``s it at most a
 second later; a creation hands over its record, journal and directory. After a power
 loss the record may then be ahead of its journal, and recovery rolls it back to the
 last journal line (with a warning); at ``full`` that state means the files were
@@ -33,31 +33,18 @@ from __future__ import annotations
 
 import builtins
 import os
-import urllib.parse
-import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin import (
-    NO_FLOCK,
+    InvalidRunId,
     JournalEntry,
-    Merge,
-    PendingSyncs,
     RunExists,
     RunNotFound,
     RunRecord,
     Store,
     StoreError,
-    StoreWarning,
-    check_import,
     check_run_id,
-    flock_module,
-    imported_records,
-    is_valid_run_id,
-    pending_syncs,
-    snapshot_due,
-    split_durability,
-    store_durability,
 )
 
 from .cache import OpenRuns
@@ -88,51 +75,24 @@ from .legacy import read_rig_state_run, rig_state_entries, starts_with_rig_state
 from .locks import RunLock, release
 from .recovery import rebuild, recover
 from .replay import record_delta
+from .syncs import NO_FLOCK, flock_module
+from .url import DEFAULT_ROOT, parse_file_url, root_from_url
 
 if TYPE_CHECKING:
     from skillstate.plugin import RunSummary, Snapshot
 
+    from .group_sync import PendingSyncs
     from .history import JournalView
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
 
-DEFAULT_ROOT = ".skillstate/state"
 
-
-def root_from_url(url: str) -> str:
-    """The absolute root directory named by a ``file:`` URL."""
-    return parse_file_url(url)[0]
-
-
-def parse_file_url(url: str) -> tuple[str, str | None]:
-    """The absolute root directory of a ``file:`` URL and its ``?durability=`` (or ``None``)."""
-    if not url.lower().startswith("file:"):
-        raise StoreError(f"'{url}' is not a file store URL (file:PATH or file:///abs/path)")
-    rest, question, query = url[5:].partition("?")
-    level = None
-    if question:
-        query, level = split_durability(query, f"file store URL '{url}'", StoreError)
-        if query:
-            key = query.split("=", 1)[0]
-            raise StoreError(
-                f"file store URL '{url}': unknown option '{key}' (the one option is durability)"
-            )
-    if rest.startswith("//"):
-        try:
-            parts = urllib.parse.urlsplit("file:" + rest)
-        except ValueError as exc:  # "Invalid IPv6 URL": a '[' without its ']'
-            raise StoreError(f"file store URL '{url}': {exc}") from None
-        if parts.netloc not in ("", "localhost"):
-            raise StoreError(
-                f"file store URL '{url}' names the host '{parts.netloc}'; "
-                "use file:///abs/path or file:relative/path"
-            )
-        path = urllib.parse.unquote(parts.path)
-    else:
-        path = rest or DEFAULT_ROOT
-    if "\x00" in path:
-        raise StoreError(f"file store URL {url!r} contains a NUL byte")
-    return os.path.abspath(os.path.expanduser(path)), level
+def _valid_id(run_id: str) -> bool:
+    try:
+        check_run_id(run_id)
+    except InvalidRunId:
+        return False
+    return True
 
 
 class FileStore(Committing, Store):
@@ -142,9 +102,12 @@ class FileStore(Committing, Store):
         if flock_module() is None:
             raise StoreError(NO_FLOCK)
         self.url = url
-        self.root, level = parse_file_url(url)
-        self.durability = store_durability(level)
-        self._syncs: PendingSyncs | None = pending_syncs() if self.durability == "process" else None
+        self.root, self.durability = parse_file_url(url)
+        self._syncs: PendingSyncs | None = None
+        if self.durability == "process":
+            from .group_sync import pending_syncs
+
+            self._syncs = pending_syncs()
         self._open = OpenRuns()
 
     def close(self) -> None:
@@ -154,7 +117,7 @@ class FileStore(Committing, Store):
             try:
                 self._syncs.flush()
             except StoreError as exc:
-                warnings.warn(StoreWarning(str(exc)), stacklevel=2)
+                self.warn(str(exc), stacklevel=2)
 
     def _files(self, run_id: str) -> RunFiles:
         base = f"{self.root}{os.sep}{check_run_id(run_id)}"
@@ -225,7 +188,7 @@ class FileStore(Committing, Store):
         flight, or one a crash cut short) the record is recovered under the lock —
         which waits for a running commit. A reader takes the lock here, and if recovery
         fails (a read-only copy of a store) reads the record as it is, with a
-        :class:`StoreWarning`; a commit holds the lock already and passes its open
+        store warning (:meth:`~skillstate.plugin.Store.warn`); a commit holds the lock already and passes its open
         ``journal``, and a failure is its error.
         """
         stored = self._read(run_id, files)
@@ -239,10 +202,9 @@ class FileStore(Committing, Store):
                     with RunLock(files.lock).hold():
                         self._recover(run_id, files)
                 except StoreError as exc:
-                    warnings.warn(
+                    self.warn(
                         f"run {run_id}: its record could not be brought level with its "
                         f"journal ({exc}); reading the record as it is",
-                        StoreWarning,
                         stacklevel=3,
                     )
             stored = self._read(run_id, files)
@@ -330,7 +292,7 @@ class FileStore(Committing, Store):
         for name in sorted(names):
             run_id = name[:-5]
             try:
-                if not is_valid_run_id(run_id):
+                if not _valid_id(run_id):
                     raise StoreError(f"'{name}' is not named after a valid run id")
                 if name in entries and entries[name].is_symlink():
                     raise StoreError(f"{entries[name].path} is a symbolic link")
@@ -338,7 +300,7 @@ class FileStore(Committing, Store):
             except RunNotFound:
                 continue  # deleted while we listed
             except StoreError as exc:
-                warnings.warn(StoreWarning(f"skipping {name}: {exc}", run_id), stacklevel=2)
+                self.warn(f"skipping {name}: {exc}", run_id, stacklevel=2)
                 continue
             if skill is None or record.skill == skill:
                 out.append(RunSummary.of(record, keys))
@@ -354,15 +316,13 @@ class FileStore(Committing, Store):
         record: RunRecord,
         entries: Sequence[JournalEntry],
         *,
-        merge: Merge | None = None,
+        merge: Callable[[Any, Any], Any] | None = None,
     ) -> None:
         """The whole journal written at once, like a creation (every sync, one lock):
         each line carries what rebuilding its record needs, and its snapshot when due."""
-        check_run_id(record.id)
-        check_import(record, entries)
         lines, before = [], None
-        for current, entry in imported_records(record, entries, merge):
-            snapshot = snapshot_of(current) if snapshot_due(entry.version) else None
+        for current, entry in self.import_steps(record, entries, merge):
+            snapshot = snapshot_of(current) if self.snapshot_due(entry.version) else None
             lines.append(encode_entry(entry, record_delta(before, current, entry), snapshot))
             before = current
         self._write_new(record, b"".join(lines))

@@ -5,15 +5,14 @@ NAME, shared by every opener in this process. Records are shared, never changed 
 place (the store contract, ``skillstate/store.py``): the (frozen) objects committed
 are kept and handed out as they are, not copied. That keeps the store cheap enough
 to measure the pipeline itself (docs/benchmarks.md). Like the other bundled stores
-it keeps a snapshot every ``SNAPSHOT_INTERVAL`` versions, so reading an old version
-of a long run replays at most that many entries.
+it keeps a snapshot of each version ``Store.snapshot_due`` names (every 1000th), so
+reading an old version of a long run replays at most that many entries.
 """
 
 from __future__ import annotations
 
 import builtins
 import threading
-import warnings
 from collections.abc import Sequence
 
 from skillstate.plugin import (
@@ -25,10 +24,8 @@ from skillstate.plugin import (
     Snapshot,
     Store,
     StoreError,
-    StoreWarning,
     VersionConflict,
     check_run_id,
-    snapshot_due,
 )
 
 __all__ = ["MemoryStore"]
@@ -91,7 +88,7 @@ class MemoryStore(Store):
                 raise VersionConflict(record.id, expected_version, current.version)
             space.records[record.id] = record
             space.journals[record.id].append(entry)
-            if snapshot_due(record.version):
+            if self.snapshot_due(record.version):
                 space.snapshots[record.id][record.version] = Snapshot.of(record)
 
     def list(self, skill: str | None = None, keys: Sequence[str] = ()) -> list[RunSummary]:
@@ -100,7 +97,7 @@ class MemoryStore(Store):
             try:
                 record = self.get(run_id)
             except RunNotFound as exc:  # deleted meanwhile
-                warnings.warn(StoreWarning(f"skipping run {run_id}: {exc}", run_id), stacklevel=2)
+                self.warn(f"skipping run {run_id}: {exc}", run_id, stacklevel=2)
                 continue
             if skill is None or record.skill == skill:
                 out.append(RunSummary.of(record, keys))

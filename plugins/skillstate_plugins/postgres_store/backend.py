@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from skillstate.plugin import (
     JournalEntry,
-    Merge,
     RunExists,
     RunNotFound,
     RunRecord,
@@ -44,11 +43,8 @@ from skillstate.plugin import (
     Store,
     StoreError,
     VersionConflict,
-    check_import,
     check_run_id,
     compact,
-    due_snapshots,
-    snapshot_due,
 )
 
 from .tables import RUN_COLUMNS, RUN_VALUES, migrate, run_params
@@ -235,7 +231,7 @@ class PostgresStore(Store):
             ts=entry.ts,
             entry=compact(entry.to_dict()),
             snapshot=compact(Snapshot.of(record).to_dict())
-            if snapshot_due(record.version)
+            if self.snapshot_due(record.version)
             else None,
         )
         if conn.execute(self._sql_commit, params).fetchone() is not None:
@@ -271,16 +267,15 @@ class PostgresStore(Store):
         record: RunRecord,
         entries: Sequence[JournalEntry],
         *,
-        merge: Merge | None = None,
+        merge: Callable[[Any, Any], Any] | None = None,
     ) -> None:
         """Write ``record`` and its whole journal in one transaction."""
-        check_run_id(record.id)
-        check_import(record, entries)
-        params = run_params(record)
         snapshots = {
-            s.version: compact(s.to_dict())
-            for s in (due_snapshots(entries, merge) if merge else due_snapshots(entries))
+            entry.version: compact(Snapshot.of(current).to_dict())
+            for current, entry in self.import_steps(record, entries, merge)
+            if self.snapshot_due(entry.version)
         }
+        params = run_params(record)
         rows = [
             (record.id, e.version, e.ts, compact(e.to_dict()), snapshots.get(e.version))
             for e in entries

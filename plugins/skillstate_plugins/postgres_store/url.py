@@ -7,9 +7,10 @@ the store's own query options, removed before connecting:
   created if missing), so several stores or test runs can share one database;
 - ``pool_max=N`` (default 8) and ``pool_min=N`` (default 1) — connections per store;
 - ``pool_timeout=SECONDS`` (default 10) — how long to wait to connect or for a free
-  connection before failing with :class:`~skillstate.errors.StoreError`;
-- ``durability=full|process`` (default: the ``durability`` setting) — ``process`` sets
-  ``synchronous_commit = off`` on the store's connections.
+  connection before failing with :class:`~skillstate.plugin.StoreError`;
+- ``durability=full|process`` (default: the ``durability`` setting; read by
+  :func:`skillstate.plugin.durability`) — ``process`` sets ``synchronous_commit = off``
+  on the store's connections.
 
 Other options (``sslmode``, ``connect_timeout``, ``application_name``…) go to libpq.
 """
@@ -20,18 +21,19 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from skillstate.plugin import StoreError, check_level, mask_url, store_durability
+from skillstate.plugin import StoreError, durability, mask_url
 
 __all__ = ["OUR_OPTIONS", "SCHEMA_NAME", "parse_postgres_url", "redact"]
 
 SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
-OUR_OPTIONS = ("schema", "pool_min", "pool_max", "pool_timeout", "durability")
+OUR_OPTIONS = ("schema", "pool_min", "pool_max", "pool_timeout")
 
 
 def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
     """Split a store URL into the libpq URI and the store's own options (validated)."""
+    bare, level = durability(url)
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(bare)
     except ValueError as exc:  # "Invalid IPv6 URL": a '[' without its ']'
         raise StoreError(f"bad PostgreSQL URL: {exc}") from None
     if parts.scheme.lower() not in ("postgresql", "postgres"):
@@ -48,11 +50,7 @@ def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
             f"bad PostgreSQL URL: schema '{schema}' must be letters, digits and _ "
             "(not starting with a digit), at most 63 characters"
         )
-    options: dict[str, Any] = {"schema": schema}
-    level = ours.get("durability")
-    if level is not None:
-        level = check_level(level, "bad PostgreSQL URL", StoreError)
-    options["durability"] = store_durability(level)
+    options: dict[str, Any] = {"schema": schema, "durability": level}
     for key, default, kind in (
         ("pool_min", 1, int),
         ("pool_max", 8, int),

@@ -13,12 +13,10 @@ and runs every write transaction; this module is the store contract on top of th
 
 Guarantees: the database is in WAL mode. At ``durability=full`` (``synchronous=FULL``)
 a commit that returned survives a crash or power loss. At ``process``
-(``synchronous=NORMAL``) a commit is in the WAL file, held by the OS, when it returns:
-it survives a crash or ``SIGKILL`` of any process; the WAL file is handed to this
-process's :class:`~skillstate.plugin.PendingSyncs`, which ``fdatasync``s it at most a
-second later, so a power loss or OS crash loses at most the last second of commits
-(SQLite's own ``NORMAL`` syncs the WAL only at a checkpoint, which is unbounded in
-time). Every write is one transaction opened with ``BEGIN IMMEDIATE`` (the write lock
+(``synchronous=NORMAL``, SQLite's own promise) a commit is in the WAL file, held by
+the OS, when it returns: it survives a crash or ``SIGKILL`` of any process, but a
+power loss or OS crash may lose the commits since the last checkpoint (SQLite syncs
+the WAL only then); what comes back is always a committed version. Every write is one transaction opened with ``BEGIN IMMEDIATE`` (the write lock
 is taken up front): the record update with its version check and the journal insert
 commit together or not at all, and several processes on one machine never lose an
 update. Readers never block writers. The
@@ -31,12 +29,11 @@ from __future__ import annotations
 
 import builtins
 import sqlite3
-import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from skillstate.plugin import (
     JournalEntry,
-    Merge,
     RunExists,
     RunNotFound,
     RunRecord,
@@ -44,17 +41,12 @@ from skillstate.plugin import (
     Snapshot,
     Store,
     StoreError,
-    StoreWarning,
     VersionConflict,
-    check_import,
     check_run_id,
-    due_snapshots,
-    parse_stored,
-    snapshot_due,
 )
 
 from .connections import SQLiteConnections
-from .tables import MIGRATIONS, insert_entry, insert_run, update_run
+from .tables import MIGRATIONS, insert_entry, insert_run, parse_stored, update_run
 from .url import parse_sqlite_options, parse_sqlite_url
 
 __all__ = ["MIGRATIONS", "SQLiteStore", "parse_sqlite_options", "parse_sqlite_url"]
@@ -73,7 +65,7 @@ class SQLiteStore(SQLiteConnections, Store):
         if row[0] != expected:
             raise VersionConflict(record.id, expected, row[0])
         update_run(conn, record)
-        due = snapshot_due(record.version)
+        due = self.snapshot_due(record.version)
         insert_entry(conn, record.id, entry, Snapshot.of(record) if due else None)
 
     # -- the Store contract ----------------------------------------------------
@@ -116,14 +108,13 @@ class SQLiteStore(SQLiteConnections, Store):
         record: RunRecord,
         entries: Sequence[JournalEntry],
         *,
-        merge: Merge | None = None,
+        merge: Callable[[Any, Any], Any] | None = None,
     ) -> None:
         """Write ``record`` and its whole journal (with its snapshots) in one transaction."""
-        check_run_id(record.id)
-        check_import(record, entries)
         snapshots = {
-            s.version: s
-            for s in (due_snapshots(entries, merge) if merge else due_snapshots(entries))
+            entry.version: Snapshot.of(current)
+            for current, entry in self.import_steps(record, entries, merge)
+            if self.snapshot_due(entry.version)
         }
 
         def work(conn: sqlite3.Connection) -> None:
@@ -148,9 +139,7 @@ class SQLiteStore(SQLiteConnections, Store):
                 try:
                     out.append(RunSummary.of(self._record(str(run_id), text), keys))
                 except StoreError as exc:  # one damaged run never hides the others
-                    warnings.warn(
-                        StoreWarning(f"skipping run {run_id}: {exc}", str(run_id)), stacklevel=2
-                    )
+                    self.warn(f"skipping run {run_id}: {exc}", str(run_id), stacklevel=2)
             return out
         # One text value per key, NULL unless the state has it as a string.
         picks = "".join(
@@ -242,10 +231,5 @@ class SQLiteStore(SQLiteConnections, Store):
         return deleted[0]
 
     def close(self) -> None:
-        """Close every connection; at ``process``, sync what is pending first."""
-        if self._syncs is not None:
-            try:
-                self._syncs.flush()
-            except StoreError as exc:
-                warnings.warn(StoreWarning(str(exc)), stacklevel=2)
+        """Close every connection; the store is unusable afterwards."""
         self._close_connections()

@@ -5,7 +5,7 @@ SQLite: it opens a connection per thread on first use (WAL, ``busy_timeout``,
 ``synchronous`` from the durability level, the migrations applied), falls back to a
 read-only connection when the file cannot be opened for writing (a read-only
 filesystem, a full disk), runs every write as one ``BEGIN IMMEDIATE`` transaction and
-turns SQLite's errors into :class:`~skillstate.errors.StoreError` with the reason
+turns SQLite's errors into :class:`~skillstate.plugin.StoreError` with the reason
 ("the disk is full" when it is).
 """
 
@@ -20,7 +20,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Sequence
 
-from skillstate.plugin import StoreError, pending_syncs, store_durability
+from skillstate.plugin import StoreError
 
 from .tables import MIGRATIONS, migrate
 from .url import parse_sqlite_options
@@ -33,10 +33,7 @@ class SQLiteConnections:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.path, self.timeout, level = parse_sqlite_options(url)
-        self.durability = store_durability(level)
-        self._wal = f"{os.path.abspath(self.path)}-wal"  # synced later, maybe from elsewhere
-        self._syncs = pending_syncs() if self.durability == "process" else None
+        self.path, self.timeout, self.durability = parse_sqlite_options(url)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
@@ -56,7 +53,8 @@ class SQLiteConnections:
             )
             conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
             self._set_wal(conn)
-            conn.execute(f"PRAGMA synchronous = {'NORMAL' if self._syncs else 'FULL'}")
+            synchronous = "NORMAL" if self.durability == "process" else "FULL"
+            conn.execute(f"PRAGMA synchronous = {synchronous}")
             migrate(conn)
         except (sqlite3.Error, OSError) as exc:
             conn = self._read_only(exc)
@@ -133,8 +131,6 @@ class SQLiteConnections:
                 f"cannot write SQLite database {self.path}: it could only be opened "
                 f"read-only ({self._why_read_only}); nothing was changed"
             )
-        if self._syncs is not None:
-            self._syncs.check()  # a deferred sync that failed fails this write, unwritten
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -144,8 +140,6 @@ class SQLiteConnections:
         try:
             work(conn)
             self._finish(conn)
-            if self._syncs is not None:
-                self._syncs.add(self._wal)  # synced within the window (backend's docstring)
         except BaseException as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")

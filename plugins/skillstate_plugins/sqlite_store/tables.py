@@ -3,17 +3,54 @@
 ``runs`` holds one row per run: the summary columns :meth:`SQLiteStore.list` reads
 without parsing documents, and the whole record as canonical JSON text (key order and
 ``\\u0000`` survive). ``journal`` holds one row per version, with a snapshot (state,
-status, step as JSON) on every ``SNAPSHOT_INTERVAL``-th. ``PRAGMA user_version`` is the
-number of migrations applied.
+status, step as JSON) on every version ``Store.snapshot_due`` names (every 1000th).
+``PRAGMA user_version`` is the number of migrations applied. :func:`parse_stored`
+reads a document back.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
+from typing import Any
 
-from skillstate.plugin import JournalEntry, RunRecord, Snapshot, compact
+from skillstate.plugin import InvalidInput, JournalEntry, RunRecord, Snapshot, compact, parse_json
 
-__all__ = ["MIGRATIONS", "insert_entry", "insert_run", "migrate", "run_columns", "update_run"]
+__all__ = [
+    "MIGRATIONS",
+    "insert_entry",
+    "insert_run",
+    "migrate",
+    "parse_stored",
+    "run_columns",
+    "update_run",
+]
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_stored(text: str, what: str) -> Any:
+    """A document this store kept; ``ValueError`` if it is not JSON or not valid Unicode.
+
+    Like :func:`json.loads` (NaN and Infinity refused). Text holding an escaped lone
+    surrogate (``\\ud800``: half of a pair, a hand edit) is refused with the path the
+    core's parser names, so a damaged run is reported as damaged instead of breaking
+    the commands that print it; only text with such an escape is checked further.
+    """
+    value = json.loads(text, parse_constant=_refuse_constant)
+    if "\\u" in text and _ESCAPED_SURROGATE.search(text) is not None:
+        try:
+            parse_json(text, what)
+        except InvalidInput as exc:
+            if "not valid Unicode" in str(exc):
+                raise ValueError(str(exc)) from None
+    return value
+
 
 # The list index is the schema version (0 = empty database); never edit an entry.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (

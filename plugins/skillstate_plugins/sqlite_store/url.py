@@ -3,8 +3,9 @@
 ``sqlite:///abs/path/runs.db`` (absolute; ``sqlite:////abs``, SQLAlchemy's form, too)
 and ``sqlite:relative/runs.db`` (relative to the working directory). Query options:
 ``?timeout=SECONDS`` (how long a writer waits for the write lock, default 30) and
-``durability=full|process`` (default: the ``durability`` setting). Anything else is a
-:class:`~skillstate.errors.StoreError` naming the URL.
+``durability=full|process`` (default: the ``durability`` setting; read by
+:func:`skillstate.plugin.durability`). Anything else is a
+:class:`~skillstate.plugin.StoreError` naming the URL.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from skillstate.plugin import StoreError, split_durability
+from skillstate.plugin import StoreError, durability
 
 __all__ = ["parse_sqlite_options", "parse_sqlite_url"]
 
@@ -23,14 +24,15 @@ def parse_sqlite_url(url: str) -> tuple[Path, float]:
     return path, timeout
 
 
-def parse_sqlite_options(url: str) -> tuple[Path, float, str | None]:
-    """The database path, lock timeout and ``?durability=`` (or ``None``) of a ``sqlite:`` URL."""
+def parse_sqlite_options(url: str) -> tuple[Path, float, str]:
+    """The database path, lock timeout and durability level of a ``sqlite:`` URL."""
     scheme, _, rest = url.partition(":")
     if scheme.lower() != "sqlite" or not rest:
         raise StoreError(
             f"bad SQLite URL '{url}': expected sqlite:///absolute/path.db or sqlite:relative.db"
         )
-    rest, _, query = rest.partition("?")
+    bare, level = durability(url)
+    rest, _, query = bare.partition(":")[2].partition("?")
     if rest.startswith("//"):
         host, slash, path = rest[2:].partition("/")
         if host not in ("", "localhost") or not slash:
@@ -42,7 +44,6 @@ def parse_sqlite_options(url: str) -> tuple[Path, float, str | None]:
     if rest in ("", "/") or rest.endswith("/"):
         raise StoreError(f"bad SQLite URL '{url}': it names no database file")
     timeout = 30.0
-    query, level = split_durability(query, f"bad SQLite URL '{url}'", StoreError)
     for key, values in parse_qs(query, keep_blank_values=True).items():
         if key != "timeout":
             raise StoreError(

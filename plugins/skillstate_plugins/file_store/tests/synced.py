@@ -1,8 +1,7 @@
 """A power-loss model for the durability tests: what the disk would hold after a power cut.
 
-:class:`SyncRecorder` sets :func:`skillstate.testing.observing_syncs` (every sync the
-store makes goes through :func:`~skillstate.plugin.sync_file` or
-:func:`~skillstate.plugin.sync_directory`) and records, at each sync, the file's
+:class:`SyncRecorder` sets :func:`..syncs.observing_syncs` (every sync the store
+makes goes through :func:`..syncs.sync_file` or :func:`..syncs.sync_directory`) and records, at each sync, the file's
 content (by inode) or the directory's entries (name → inode). :meth:`SyncRecorder.cut`
 then writes a copy of the store directory as a power loss would leave it:
 
@@ -30,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from skillstate.testing import observing_syncs
+from ..syncs import observing_syncs
 
 __all__ = ["SyncRecorder"]
 

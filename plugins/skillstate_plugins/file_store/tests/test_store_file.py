@@ -27,12 +27,11 @@ from skillstate.plugin import (
     RunRecord,
     SkillDefinition,
     StoreError,
-    StoreWarning,
     VersionConflict,
     create_run,
     transition,
-    verify_record,
 )
+from skillstate.plugin.history import verify_record
 from skillstate.testing import StoreConformance, make_host, sample_skill
 
 from .. import FileStore, root_from_url
@@ -112,7 +111,7 @@ def test_file_store_is_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
     from skillstate.plugin import Host
     from skillstate.plugin.cli import load_config
-    from skillstate.testing import PLUGIN_SELECTION
+    from skillstate.testing.helpers import PLUGIN_SELECTION
 
     monkeypatch.chdir(tmp_path)
     env = {k: v for k, v in os.environ.items() if k in PLUGIN_SELECTION}  # no store configured
@@ -186,7 +185,7 @@ def test_symlinked_record_is_refused(
             JournalEntry(ts="t", step="", patch={}, version=2),
             1,
         )
-    with pytest.warns(StoreWarning, match=r"link\.json.*symbolic link"):
+    with pytest.warns(UserWarning, match=r"link\.json.*symbolic link"):
         assert [s.id for s in store.list()] == ["real"]
     assert target.read_bytes() == original  # untouched
 
@@ -209,7 +208,7 @@ def test_listing_skips_foreign_files_with_a_warning(
         warnings.simplefilter("always")
         listed = store.list()
     assert [s.id for s in listed] == ["good"]
-    messages = sorted(str(w.message) for w in caught if issubclass(w.category, StoreWarning))
+    messages = sorted(str(w.message) for w in caught if issubclass(w.category, UserWarning))
     assert len(messages) == 4
     assert messages[0].startswith("skipping .hidden.json: '.hidden.json' is not named after")
     assert "skipping array.json:" in messages[1] and "not a run record" in messages[1]
@@ -306,7 +305,7 @@ def test_journal_and_record_out_of_step_refuses_to_commit(
     journal = root / "run-1.jsonl"
     journal.write_bytes(journal.read_bytes().splitlines(keepends=True)[0])  # lose entry 2
     before = (root / "run-1.json").read_bytes()
-    with pytest.warns(StoreWarning, match="could not be brought level with its journal"):
+    with pytest.warns(UserWarning, match="could not be brought level with its journal"):
         stale = store.get("run-1")  # readers still get the record, with a warning
     with pytest.raises(
         StoreError, match="journal ends at version 1 but its record is at version 2"
@@ -314,7 +313,7 @@ def test_journal_and_record_out_of_step_refuses_to_commit(
         store.commit(*_next(stale, 5), expected_version=2)
     assert (root / "run-1.json").read_bytes() == before
     assert len(journal.read_bytes().splitlines()) == 1
-    with pytest.warns(StoreWarning):
+    with pytest.warns(UserWarning):
         assert verify_record(store.get("run-1"), store.journal("run-1")) != []
 
 
@@ -380,13 +379,20 @@ JSON_VALUES = st.recursive(
 @settings(max_examples=100, deadline=None)
 @given(state=st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=6), skill=st.text())
 def test_record_files_are_exactly_jsondoc_pretty(state: dict[str, Any], skill: str) -> None:
-    from skillstate.plugin import js_numbers
-
     from ..format import decode_record, parse_line
+
+    def js_numbers(value: Any) -> Any:  # integral floats as JavaScript writes them
+        if type(value) is float and value.is_integer() and abs(value) < 2**53:
+            return int(value)
+        if type(value) is dict:
+            return {k: js_numbers(v) for k, v in value.items()}
+        if type(value) is list:
+            return [js_numbers(v) for v in value]
+        return value
 
     record = RunRecord(id="r.1", skill=skill, state=state, version=7, meta={"m": [1.0, state]})
     data = encode_record(record)
-    # jsondoc.pretty's fast encoder must give exactly the standard library's text.
+    # pretty's fast encoder must give exactly the standard library's text.
     text = json.dumps(js_numbers(record.to_dict()), indent=2, ensure_ascii=False) + "\n"
     assert data == text.encode("utf-8")  # hypothesis' text() has no lone surrogates
     # the first lines are always the id, the skill and the version, in that order
@@ -407,6 +413,19 @@ def test_lone_surrogates_are_refused_both_ways() -> None:
     data = encode_record(RunRecord(id="r", skill="s", state={"k": "a?b"}, version=1))
     with pytest.raises(ValueError, match=r"state\.k: text is not valid Unicode"):
         parse_line(data.replace(b"a?b", b"a\\ud800b"))
+
+
+def test_reading_refuses_half_a_pair_and_keeps_whole_pairs() -> None:
+    from ..format import parse_line
+
+    with pytest.raises(ValueError, match=r"state\.note: text is not valid Unicode"):
+        parse_line(b'{"state": {"note": "\\ud83d"}}')
+    with pytest.raises(ValueError):
+        parse_line(b'{"a": "\xed\xa0\x80"}')  # a surrogate in raw bytes: not UTF-8
+    with pytest.raises(ValueError):
+        parse_line(b'{"a": NaN}')
+    assert parse_line(b'{"a": "\\ud83d\\ude00 \\\\ud800"}') == {"a": "\U0001f600 \\ud800"}
+    assert parse_line(b'{"n": 1.0}') == {"n": 1.0}  # kept as written, not made an int
 
 
 def test_a_writer_waiting_on_a_deleted_lock_file_locks_the_new_one(tmp_path: Path) -> None:

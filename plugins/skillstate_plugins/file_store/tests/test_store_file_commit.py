@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import math
 import os
 import select
 import subprocess
@@ -33,12 +32,12 @@ from skillstate.plugin import (
     compact,
     create_run,
     transition,
-    verify_record,
 )
+from skillstate.plugin.history import verify_record
 from skillstate.testing import sample_skill
 
 from .. import FileStore
-from ..format import compact_line, encode_entry
+from ..format import encode_entry
 from ..locks import RunLock, close_lock
 from ..replay import MERGE_KEY, _patch_between, _same, implied_record, record_delta
 
@@ -304,25 +303,6 @@ def test_the_structural_same_json_check_agrees_with_encoding_both(
     assert _same(value, twin) == (compact(value) == compact(twin))
     other = data.draw(_values)
     assert _same(value, other) == (compact(value) == compact(other))
-
-
-@settings(max_examples=300)
-@given(value=_values)
-def test_journal_lines_are_the_bytes_compact_writes(value: Any) -> None:
-    assert compact_line(value) == compact(value)
-    assert compact_line({"ts": "t", "v": value}) == compact({"ts": "t", "v": value})
-
-
-def test_the_line_encoder_refuses_what_compact_refuses() -> None:
-    for bad, error in (({"x": math.nan}, ValueError), ({"x": {1, 2}}, TypeError)):
-        with pytest.raises(error):
-            compact(bad)
-        with pytest.raises(error):
-            compact_line(bad)
-    looped: dict[str, Any] = {}
-    looped["self"] = looped
-    with pytest.raises(ValueError, match="Circular"):
-        compact_line(looped)
 
 
 def _reference_delta(

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin import Change, VersionConflict, create_run, transition, verify_record
+from skillstate.plugin import Change, VersionConflict, create_run, transition
+from skillstate.plugin.history import verify_record
 from skillstate.testing import make_host, sample_skill
 
 pytestmark = [

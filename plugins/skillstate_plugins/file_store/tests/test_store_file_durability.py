@@ -24,20 +24,14 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin import (
-    Change,
-    PendingSyncs,
-    RunNotFound,
-    StoreError,
-    StoreWarning,
-    create_run,
-    transition,
-    verify_record,
-)
-from skillstate.testing import SYNC_WINDOW, make_host, observing_syncs, sample_skill
+from skillstate.plugin import Change, RunNotFound, StoreError, create_run, transition
+from skillstate.plugin.history import verify_record
+from skillstate.testing import make_host, sample_skill
 from skillstate.testing.durability import increment, kill_writers
 
 from .. import FileStore
+from ..group_sync import SYNC_WINDOW, PendingSyncs
+from ..syncs import observing_syncs
 from .synced import SyncRecorder
 
 pytestmark = pytest.mark.skipif(
@@ -110,7 +104,7 @@ def _run(
             assert not isinstance(got, Exception), f"cut after version {n + 1}: {got}"
             assert got == committed[got.version], "a version not exactly as committed"
             if got.version < n + 1 and keep:
-                assert any(issubclass(w.category, StoreWarning) for w in caught)
+                assert any(issubclass(w.category, UserWarning) for w in caught)
             cuts.append((clock.now, n + 1, got.version))
         host.close()
     return cuts, acked
@@ -207,11 +201,11 @@ def test_full_refuses_a_record_ahead_of_its_journal_and_repair_rolls_back(tmp_pa
     transition(host, store, "r", Change(patch={"counter": 1}), skill=skill)
     host.close()
     (root / "r.jsonl").write_bytes(journal)  # its last line lost
-    with pytest.warns(StoreWarning, match=r"journal ends at version 1 .*verify --repair"):
+    with pytest.warns(UserWarning, match=r"journal ends at version 1 .*verify --repair"):
         assert FileStore(f"file:{root}").get("r").version == 2  # read as it is, not mended
     host = make_host(f"file:{root}")
     with (
-        pytest.warns(StoreWarning),  # the pipeline's read first: the record as it is
+        pytest.warns(UserWarning),  # the pipeline's read first: the record as it is
         pytest.raises(StoreError, match=r"journal ends at version 1 .*verify --repair"),
     ):
         transition(host, host.open_store(), "r", Change(patch={"counter": 9}), skill=skill)
@@ -228,7 +222,7 @@ def test_process_a_creation_whose_journal_was_lost_is_gone(tmp_path: Path) -> No
     create_run(host, store, skill, "r", {"counter": 0})
     host.close()
     (root / "r.jsonl").write_bytes(b"")  # the creation's line never reached the disk
-    with pytest.warns(StoreWarning, match="creation was lost"):
+    with pytest.warns(UserWarning, match="creation was lost"):
         assert FileStore(f"file:{root}?durability=process").list() == []
     assert not (root / "r.json").exists()
 
@@ -293,7 +287,7 @@ def test_full_opening_a_process_store_after_a_power_loss_never_writes_past_nul_b
         warnings.catch_warnings(),
         pytest.raises(StoreError, match=r"journal ends at version 1 .*verify --repair"),
     ):
-        warnings.simplefilter("ignore", StoreWarning)
+        warnings.simplefilter("ignore", UserWarning)
         transition(host, host.open_store(), "r", Change(patch={"counter": 9}), skill=skill)
     host.close()
     assert journal.startswith(first)
@@ -358,6 +352,6 @@ def test_the_first_commit_of_a_rig_state_run_creates_its_journal_durably(
     copy = recorder.cut(tmp_path / "cut")
     host.close()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", StoreWarning)
+        warnings.simplefilter("ignore", UserWarning)
         record = FileStore(f"file:{copy}?durability={level}").get("pr")
     assert (record.version, record.state["phase"]) == (2, "red")

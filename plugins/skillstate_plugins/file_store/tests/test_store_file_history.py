@@ -9,11 +9,8 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin import (
-    StoreError,
-    replay_history,
-    verify_record,
-)
+from skillstate.plugin import StoreError
+from skillstate.plugin.history import verify_record
 from skillstate.testing import make_host, snapshot_interval
 
 from .. import FileStore
@@ -50,9 +47,12 @@ def test_snapshots_are_a_journal_key_that_verify_checks(store: Any, tmp_path: Pa
     # the mark inside a patch value is not taken for a snapshot
     assert [s.version for s in files.snapshots("run-1")] == [4, 8]
     assert files.snapshot("run-1", 7).version == 4 and files.snapshot("run-1", 3) is None
-    full = list(replay_history("run-1", files.journal("run-1")))
-    assert list(files.history("run-1")) == full
     record = files.get("run-1")
+    replayed = host.open_store("memory:")  # the base class's history: a replay from version 1
+    replayed.import_run(record, files.journal("run-1"))
+    full = list(replayed.history("run-1"))
+    assert [item.version for item in full] == list(range(1, record.version + 1))
+    assert list(files.history("run-1")) == full
     assert verify_record(record, files.journal("run-1"), snapshots=files.snapshots("run-1")) == []
     # a snapshot changed by hand is reported
     raw = path.read_text().splitlines(keepends=True)

@@ -13,14 +13,8 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin import (
-    Change,
-    SkillDefinition,
-    StoreError,
-    VersionConflict,
-    transition,
-    verify_record,
-)
+from skillstate.plugin import Change, SkillDefinition, StoreError, VersionConflict, transition
+from skillstate.plugin.history import verify_record
 
 from .. import FileStore
 from .. import commit as commit_module

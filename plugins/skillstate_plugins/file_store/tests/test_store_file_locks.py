@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin import create_run, verify_record
+from skillstate.plugin import create_run
+from skillstate.plugin.history import verify_record
 from skillstate.testing import sample_skill
 
 from .. import FileStore

@@ -24,8 +24,8 @@ from skillstate.plugin import (
     VersionConflict,
     create_run,
     transition,
-    verify_record,
 )
+from skillstate.plugin.history import verify_record
 from skillstate.plugin.runtime import Runtime
 from skillstate.testing import make_host, sample_skill
 

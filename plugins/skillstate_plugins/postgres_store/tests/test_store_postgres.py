@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from skillstate.plugin import JournalEntry, RunRecord, StoreError
-from skillstate.testing import StoreConformance, make_host, postgres_url, temporary_store_url
+from skillstate.testing import StoreConformance, make_host, temporary_store_url
+from skillstate.testing.helpers import postgres_url
 
 from .. import parse_postgres_url
 

@@ -118,3 +118,29 @@ def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path: Path) -> 
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
         columns = [row[1] for row in conn.execute("PRAGMA table_info(runs)")]
         assert "phase" not in columns and "next_action" not in columns
+
+
+def test_a_record_edited_to_hold_half_a_pair_is_damaged_and_skipped(tmp_path: Path) -> None:
+    """Text that is not valid Unicode never comes out of the store: the run is reported
+    damaged (and a listing skips only it, with a warning naming it)."""
+    import sqlite3
+
+    from skillstate.plugin import create_run
+    from skillstate.testing import sample_skill
+
+    db = tmp_path / "runs.db"
+    host = make_host(f"sqlite://{db}")
+    store = host.open_store()
+    for run_id in ("bad", "good"):
+        assert create_run(host, store, sample_skill(), run_id, {"counter": 0}).accepted
+    with sqlite3.connect(db) as conn:
+        text = conn.execute("SELECT record FROM runs WHERE id = 'bad'").fetchone()[0]
+        edited = text.replace('"counter":0', '"counter":0,"note":"\\ud83d"')
+        conn.execute("UPDATE runs SET record = ? WHERE id = 'bad'", (edited,))
+    with pytest.raises(StoreError, match=r"damaged: state\.note: text is not valid Unicode"):
+        store.get("bad")
+    with pytest.warns(UserWarning, match="skipping run bad") as caught:
+        rows = store.list(keys=['odd "key'])  # a key no JSON path can name: records parsed
+    assert [row.id for row in rows] == ["good"]
+    assert [getattr(w.message, "run_id", None) for w in caught] == ["bad"]
+    host.close()

@@ -1,11 +1,11 @@
 """The group sync of ``durability=process``: files written without a sync, synced later.
 
-A store at ``process`` writes with no sync on the commit path and hands each path it
-wrote to this process's :class:`PendingSyncs` (:func:`pending_syncs`), which syncs them
-within :data:`~skillstate.durability.SYNC_WINDOW` from a daemon thread, at once when a
-writer finds the thread late, and at :meth:`PendingSyncs.flush` (a store's ``close``,
-the interpreter's exit). The promise it keeps: ``docs/reliability.md``; the platform
-sync calls and the levels: :mod:`skillstate.durability`.
+The ``file`` store at ``process`` writes with no sync on the commit path and hands
+each path it wrote to this process's :class:`PendingSyncs` (:func:`pending_syncs`),
+which syncs them within :data:`SYNC_WINDOW` from a daemon thread, at once when a
+writer finds the thread late, and at :meth:`PendingSyncs.flush` (the store's
+``close``, the interpreter's exit). The promise it keeps: ``docs/reliability.md``;
+the platform sync calls: :mod:`.syncs`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from skillstate.durability import SYNC_WINDOW, sync_directory, sync_file
+from skillstate.plugin import Store, StoreError
 
-__all__ = ["PendingSyncs", "pending_syncs"]
+from .syncs import sync_directory, sync_file
+
+__all__ = ["SYNC_WINDOW", "PendingSyncs", "pending_syncs"]
+
+SYNC_WINDOW = 1.0
+"""At ``process``, the most seconds an acknowledged write waits for its sync."""
 
 
 class PendingSyncs:
@@ -121,7 +126,7 @@ class PendingSyncs:
         return due
 
     def flush(self) -> None:
-        """Sync everything pending now; raises :class:`~skillstate.errors.StoreError` on failure."""
+        """Sync everything pending now; raises :class:`~skillstate.plugin.StoreError` on failure."""
         self._flush()
         with self._lock:
             self._raise_left_over()
@@ -145,8 +150,6 @@ class PendingSyncs:
     def _raise_left_over(self) -> None:  # under self._lock
         if self._error is not None:
             message, self._error = self._error, None
-            from skillstate.errors import StoreError
-
             raise StoreError(message)
 
     @staticmethod
@@ -203,7 +206,7 @@ def pending_syncs() -> PendingSyncs:
 
 
 def _flush_at_exit() -> None:
-    """Sync what is pending; a failure is a :class:`~skillstate.store.StoreWarning`.
+    """Sync what is pending; a failure is a store warning (:meth:`Store.warn`).
 
     A command that wrote at ``process`` has no next write for the failure to fail, so
     it is said here (one warning line on stderr) rather than lost.
@@ -213,12 +216,8 @@ def _flush_at_exit() -> None:
     try:
         _pending_syncs.flush()
     except Exception as exc:
-        import warnings
-
-        from skillstate.store import StoreWarning
-
         with contextlib.suppress(Exception):
-            warnings.warn(StoreWarning(f"at exit: {exc}"), stacklevel=1)
+            Store.warn(f"at exit: {exc}")
 
 
 def _after_fork() -> None:
