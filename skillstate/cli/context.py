@@ -58,8 +58,9 @@ class HostContext:
     def store(self) -> Store:
         from skillstate.cli.exits import install_log_lines
 
+        store = self.host.open_store()
         install_log_lines(self.prog)  # a store's driver may log (retries): one line each
-        return self.host.open_store()
+        return store
 
     def run(self, body: Callable[[], int]) -> int:
         """``body()``'s exit code, every expected failure one ``prog: message`` line.

@@ -38,12 +38,10 @@ HEAVY = (
 
 LISTING_ONLY = (
     "skillstate.records.history",
-    "skillstate.records.replays",
     "skillstate.plugin_table",
 )
-"""Record modules (and their attrs classes) a read or a patch does not build (a
-journal's ``Replay``: a read or a patch replays nothing; ``PluginInfo``: nothing shows
-the plugin table).
+"""Record modules (and their attrs classes) a read or a patch does not build (history
+rows: a read or a patch lists nothing; ``PluginInfo``: nothing shows the plugin table).
 (``skillstate.records.extensions`` would be one too, but the third-party-style
 ``skillstate-repo`` plugin imports ``EnvironmentSpec`` at its import, as it may.)"""
 

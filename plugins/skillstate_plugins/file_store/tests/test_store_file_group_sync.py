@@ -76,12 +76,15 @@ def test_a_failed_sync_is_raised_once_by_the_next_check(tmp_path: Path) -> None:
     syncs.check()  # once
 
 
+PACKAGE = __name__.rsplit(".tests.", 1)[0]
+"""This file store's package, under whatever name it is installed (the lifted copy's too)."""
+
 EXIT_SCRIPT = """
 import os, sys
 from skillstate.testing import make_host, sample_skill
 from skillstate.plugin import Change, create_run, transition
-from skillstate_plugins.file_store import group_sync
-from skillstate_plugins.file_store.syncs import observing_syncs
+from PACKAGE import group_sync
+from PACKAGE.syncs import observing_syncs
 root = sys.argv[1]
 def seen(fd, directory):
     sys.stderr.write("synced " + os.readlink(f"/proc/self/fd/{fd}") + "\\n")
@@ -104,7 +107,10 @@ def test_what_is_pending_is_synced_when_the_interpreter_exits(tmp_path: Path) ->
 
     root = tmp_path / "state"
     done = subprocess.run(
-        [sys.executable, "-c", EXIT_SCRIPT, str(root)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", EXIT_SCRIPT.replace("PACKAGE", PACKAGE), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     after = done.stderr.split("acknowledged\n", 1)[1]  # no close(): the exit flushes
@@ -115,8 +121,8 @@ EXIT_FAILING_SCRIPT = """
 import sys
 from skillstate.testing import make_host, sample_skill
 from skillstate.plugin import Change, create_run, transition
-from skillstate_plugins.file_store import group_sync
-from skillstate_plugins.file_store.syncs import observing_syncs
+from PACKAGE import group_sync
+from PACKAGE.syncs import observing_syncs
 syncs = group_sync.pending_syncs()
 syncs.window = syncs.delay = 600.0  # only the exit syncs
 def failing(fd, directory):
@@ -137,7 +143,12 @@ def test_a_sync_that_fails_at_the_interpreter_exit_is_reported(tmp_path: Path) -
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-c", EXIT_FAILING_SCRIPT, str(tmp_path / "state")],
+        [
+            sys.executable,
+            "-c",
+            EXIT_FAILING_SCRIPT.replace("PACKAGE", PACKAGE),
+            str(tmp_path / "state"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,
