@@ -35,13 +35,11 @@ def _walk(parser: argparse.ArgumentParser) -> Iterator[tuple[str, str]]:
 
 def _specs() -> list[CommandSpec]:
     """Every command: the core's, then the installed plugins' (as with no configuration)."""
-    from skillstate.cli.context import using_host
     from skillstate.cli.main import CORE_COMMANDS
     from skillstate.config import load_config
     from skillstate.host import Host
 
     host = Host.from_config(load_config(env={}))
-    using_host(host)
     return [*CORE_COMMANDS, *host.commands]
 
 

@@ -220,10 +220,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         owners: dict[str, str] = {}
-        if name not in CORE_COMMANDS.names():
-            from skillstate.cli.context import using_host
-
-            using_host(ctx.host)  # bench's sub-commands come from this host's benchmarks
         reparse = False
         if name in CORE_COMMANDS.names():
             commands: list[CommandSpec] = list(CORE_COMMANDS)

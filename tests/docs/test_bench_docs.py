@@ -33,13 +33,11 @@ def _commands(page: Path) -> list[str]:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.parent.name + "/" + p.name)
 def test_every_documented_bench_command_parses(page: Path) -> None:
-    from skillstate.cli.context import using_host
     from skillstate.cli.main import CORE_COMMANDS, build_parser
     from skillstate.config import load_config
     from skillstate.host import Host
 
     host = Host.from_config(load_config(env={}))
-    using_host(host)
     commands = _commands(page)
     assert len(commands) >= 8, commands
     for command in commands:

@@ -34,7 +34,7 @@ def test_cli_reference_covers_every_command_and_subcommand() -> None:
     for name, _, _ in listed:
         assert f"skillstate {name}" in progs
     owners = {name: owner for name, _, owner in listed}
-    assert owners["init"] == "" and owners["bench"] == "" and owners["demo"] == "warehouse"
+    assert owners["init"] == "" and owners["bench"] == "bench" and owners["demo"] == "warehouse"
     assert owners["migrate-rig-epics"] == "rig"
     assert {"skillstate config set", "skillstate skills view"} <= set(progs)
     assert {
