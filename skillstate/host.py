@@ -135,7 +135,10 @@ class Host:
             if plugin is None:
                 raise PluginError(f"{hook_name}'s register was called outside the hook")
             if not isinstance(item, cls):
-                raise PluginError(f"registered a {type(item).__name__}, expected a {cls.__name__}")
+                got, want = type(item).__name__, cls.__name__
+                if got == want:  # another copy of the class: say which module each is from
+                    got, want = f"{type(item).__module__}.{got}", f"{cls.__module__}.{want}"
+                raise PluginError(f"registered a {got}, expected a {want}")
             staged.append((plugin, key(item), item))
 
         failed: dict[str, str] = {}

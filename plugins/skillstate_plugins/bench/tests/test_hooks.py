@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import os
 import sys
 import warnings
 from collections.abc import Iterator
@@ -55,6 +56,11 @@ def _bench_plugin() -> str:
         host.close()
     assert owner is not None
     return str(owner)
+
+
+def _blocking_the_bench() -> str:
+    """The block list in effect, plus this package."""
+    return ",".join(filter(None, [os.environ.get("SKILLSTATE_DISABLE_PLUGINS"), _bench_plugin()]))
 
 
 def test_hook_register_benchmarks(host: Any) -> None:
@@ -109,7 +115,7 @@ def test_the_spec_is_the_bench_packages_own(host: Any) -> None:
     spec = host.pm.hook.skillstate_register_benchmarks.spec
     assert spec is not None and spec.namespace.__name__ == f"{PACKAGE}.hookspecs"
     assert spec.argnames == ("register",)
-    blocked = make_host(disable_plugins=(_bench_plugin(),))
+    blocked = make_host(disable_plugins=tuple(_blocking_the_bench().split(",")))
     caller = getattr(blocked.pm.hook, "skillstate_register_benchmarks", None)
     assert caller is None or caller.spec is None  # no bench, no hook
     blocked.close()
@@ -120,7 +126,7 @@ def test_blocking_the_bench_leaves_the_benchmark_plugins_loaded(
     tmp_path: Path, strict: str
 ) -> None:
     bench = _bench_plugin()
-    env = {"SKILLSTATE_DISABLE_PLUGINS": bench, "SKILLSTATE_STRICT_PLUGINS": strict}
+    env = {"SKILLSTATE_DISABLE_PLUGINS": _blocking_the_bench(), "SKILLSTATE_STRICT_PLUGINS": strict}
     listed = run_command("skillstate", "plugins", "--json", cwd=tmp_path, **env)
     assert listed.returncode == 0, listed.stderr
     rows = {row["name"]: row for row in json.loads(listed.stdout)}

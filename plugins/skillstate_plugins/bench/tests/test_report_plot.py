@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 from pathlib import Path
 
@@ -226,9 +227,10 @@ def test_plot_without_matplotlib_says_what_to_install(results: Path, tmp_path: P
         "sys.meta_path.insert(0, Block())\n",
         encoding="utf-8",
     )
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
     done = run_command(
         "skillstate", "bench", "plot", str(results), "-o", str(tmp_path / "x.png"),
-        cwd=tmp_path, PYTHONPATH=str(tmp_path),
+        cwd=tmp_path, PYTHONPATH=path,
     )  # fmt: skip
     assert done.returncode == 2
     assert (
