@@ -77,8 +77,7 @@ class SkillstatePluginManager(CountingPluginManager):
         from skillstate.essentials import ESSENTIAL
 
         self.add_hookspecs(hookspecs)
-        # historic: every plugin implementing it is called as it is registered (its own specs)
-        self.hook.skillstate_addhooks.call_historic(kwargs={"pluginmanager": self})
+        self.hook.skillstate_addhooks.call_historic(kwargs={"pluginmanager": self})  # each plugin
         self.rows: list[Row] = []
         """The table as loaded (tuples: its records are built when someone reads it)."""
         self._table: tuple[tuple[Row, ...], list[PluginInfo]] | None = None
@@ -115,10 +114,8 @@ class SkillstatePluginManager(CountingPluginManager):
     def register(self, plugin: Any, name: str | None = None) -> str | None:
         """Register ``plugin`` as pluggy does, then guard its hook implementations.
 
-        A historic hook (``skillstate_addhooks``) is called by pluggy as the plugin is
-        registered, before its guard exists: if it raises, the plugin is unregistered
-        again and the failure is a :class:`PluginError` naming it (a load error).
-        """
+        A ``skillstate_addhooks`` that raises (pluggy calls it during registration, before
+        any guard) unregisters the plugin again: a :class:`PluginError` naming it."""
         try:
             registered = super().register(plugin, name)
         except Exception as exc:
@@ -142,8 +139,7 @@ class SkillstatePluginManager(CountingPluginManager):
         from skillstate.isolation import guard_impl
 
         for caller in self.get_hookcallers(plugin) or []:
-            # A hook without a spec yet is guarded too: another plugin may add its spec
-            # later (skillstate_addhooks); if none does, the loader reports it.
+            # no spec yet: guarded too (a plugin may add it later; if none does, the loader says so)
             for impl in caller.get_hookimpls():
                 if impl.plugin is not plugin:
                     continue
@@ -336,8 +332,7 @@ def make_plugin_manager(
         found = _load(pm, strict, ep, dist, version)
         if found is not None:
             loaded.append(found)
-    # Unknown hooks are checked once every plugin is in: a plugin may implement a hook whose
-    # spec a plugin registered after it adds (skillstate_addhooks).
+    # Unknown hooks are checked once all are in: a later plugin may add the spec (addhooks).
     for plugin, row in loaded:
         problem = _unknown_hooks(pm, plugin)
         if problem:
