@@ -23,9 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from skillstate_plugins.bench.prompts import render_react_prompt  # A.1: the bench's own
+
 from skillstate import Change, Runtime, create_run, transition
 from skillstate.budgets import document_size
-from skillstate.runtime.prompts import render_react_prompt
 from skillstate.runtime.sessions import ADHOC_SKILL
 
 

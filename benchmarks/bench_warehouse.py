@@ -27,11 +27,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from skillstate_plugins.bench import EpisodeConfig, run_episode
 from skillstate_plugins.warehouse.bench.policies import OraclePolicy
 from skillstate_plugins.warehouse.benchmark import WAREHOUSE_BENCHMARK
 
-from skillstate_plugins.bench.runner import run_episode
-from skillstate_plugins.bench.spec import EpisodeConfig
 from skillstate.runtime.sessions import Runtime
 
 

@@ -22,13 +22,11 @@ WIDTH = 100
 
 def _specs() -> list[CommandSpec]:
     """Every command: the core's, then the installed plugins' (as with no configuration)."""
-    from skillstate.cli.context import using_host
     from skillstate.cli.main import core_commands
     from skillstate.config import load_config
     from skillstate.host import Host
 
     host = Host.from_config(load_config(env={}))
-    using_host(host)
     return [*core_commands(), *host.commands]
 
 

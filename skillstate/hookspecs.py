@@ -50,8 +50,6 @@ from skillstate.markers import hookspec
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from skillstate_plugins.bench.spec import BenchmarkSpec
-
     from skillstate.records import (
         Budget,
         CommandSpec,
@@ -72,7 +70,6 @@ __all__ = [
     "skillstate_doctor",
     "skillstate_guards",
     "skillstate_merge",
-    "skillstate_register_benchmarks",
     "skillstate_register_commands",
     "skillstate_register_environments",
     "skillstate_register_skills",
@@ -99,12 +96,18 @@ def skillstate_addhooks(pluginmanager: Any) -> None:
 
     **Order:** registration order (historic hooks replay for late registrations).
 
-    **Isolation:** fail open. An implementation that raises is reported in one
-    warning naming its plugin; its specs are not added.
+    **Isolation:** the plugin fails to load. An implementation that raises (pluggy
+    calls it as the plugin is registered) leaves nothing of the plugin registered, and
+    the load error names it: one warning, or an error under
+    ``SKILLSTATE_STRICT_PLUGINS``.
 
     **Arguments:** ``pluginmanager`` — the :class:`pluggy.PluginManager`.
 
     **Returns:** nothing.
+
+    A registry hook of your own (``skillstate_register_<things>(register)``) gets its
+    registry, by the core's rules (conflicts named, a failing plugin's records dropped),
+    from :meth:`Host.registry <skillstate.host.Host.registry>`.
 
     **Example**::
 
@@ -112,7 +115,7 @@ def skillstate_addhooks(pluginmanager: Any) -> None:
 
         @hookimpl
         def skillstate_addhooks(pluginmanager):
-            pluginmanager.add_hookspecs(hookspecs)   # e.g. skillstate_register_benchmarks
+            pluginmanager.add_hookspecs(hookspecs)   # the bench's skillstate_register_benchmarks
     """
 
 
@@ -352,7 +355,7 @@ def skillstate_register_stores(register: Callable[[StoreSpec], None]) -> None:
 
 
 @hookspec
-def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> None:
+def skillstate_register_commands(register: Callable[[CommandSpec], None], host: Any) -> None:
     """Register ``skillstate`` sub-commands (``skillstate NAME ...``).
 
     **When:** once per ``skillstate`` invocation that loads plugins, before its command
@@ -373,7 +376,10 @@ def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> Non
     commands are not registered, and a warning names it. A command whose ``run``
     raises a :class:`~skillstate.errors.SkillstateError` exits 2 with its message.
 
-    **Arguments:** ``register`` — takes one :class:`~skillstate.records.CommandSpec`.
+    **Arguments:** ``register`` — takes one :class:`~skillstate.records.CommandSpec`;
+    ``host`` — the :class:`~skillstate.host.Host` whose command line this is: a command
+    whose arguments come from a registry (``skillstate bench``'s benchmarks) closes
+    over it in its ``configure``.
 
     **Returns:** nothing.
 
@@ -413,44 +419,6 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
         @hookimpl
         def skillstate_register_environments(register):
             register(EnvironmentSpec(name="tickets", factory=TicketQueue.create))
-    """
-
-
-@hookspec
-def skillstate_register_benchmarks(register: Callable[[BenchmarkSpec], None]) -> None:
-    """Register benchmarks, keyed by name: what ``skillstate bench NAME`` runs.
-
-    **When:** once per process, the first time the benchmark registry is needed (the
-    ``bench`` command's ``--help``, or ``skillstate bench NAME``).
-
-    **Semantics:** collected; call ``register`` once per benchmark with a
-    :class:`~skillstate_plugins.bench.api.BenchmarkSpec` (its environment, the
-    instructions P, Σ_0 and Σ's JSON Schema, the scripted policies, how to read the
-    score from the environment's final snapshot). The harness
-    (:mod:`skillstate_plugins.bench.api`: runtimes, runner, LLM adapter, results file,
-    report, plot) is shared by every benchmark. Two plugins registering one name, or a
-    benchmark named ``report`` or ``plot`` (the ``bench`` command's own sub-commands),
-    raise :class:`~skillstate.errors.PluginConflictError` naming both. A blocked
-    plugin's benchmarks do not exist.
-
-    **Order:** pluggy's; ``skillstate bench --help`` lists benchmarks in registration order.
-
-    **Isolation:** fail open, as for ``skillstate_register_skills``: a failing plugin's
-    benchmarks are not registered, and a warning names it.
-
-    **Arguments:** ``register`` — takes one :class:`~skillstate_plugins.bench.api.BenchmarkSpec`.
-
-    **Returns:** nothing.
-
-    **Example**::
-
-        @hookimpl
-        def skillstate_register_benchmarks(register):
-            register(BenchmarkSpec(
-                name="tickets", help="triage a seeded ticket queue", environment="tickets",
-                instructions=INSTRUCTIONS, initial_state={"open": {}}, state_schema=SCHEMA,
-                policies={"oracle": TicketOracle}, outcome=score_from_snapshot,
-            ))
     """
 
 

@@ -8,16 +8,17 @@ documents. A failing implementation comes back as a
 handled here by the hook's isolation policy: policy hooks fail closed, observers and
 registries fail open with one warning naming the plugin.
 
-Registries (skills, stores, environments, commands) are built on first use; a name
-registered by two plugins is a :class:`~skillstate.errors.PluginConflictError`
-naming both.
+Registries (skills, stores, environments, commands, and those of a plugin's own registry
+hooks, :meth:`Host.registry`) are built on first use; a name registered by two plugins
+is a :class:`~skillstate.errors.PluginConflictError` naming both.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from skillstate.budgets import check_budget
 from skillstate.config import Config, load_config
@@ -49,11 +50,11 @@ from skillstate.store import Store
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from skillstate_plugins.bench.spec import BenchmarkSpec
-
     from skillstate.records import CommandSpec, DoctorFinding, EnvironmentSpec
 
 __all__ = ["CORE", "HookFailed", "Host", "ObserverWarning", "PluginWarning", "Registry"]
+
+T = TypeVar("T")
 
 
 class PluginWarning(UserWarning):
@@ -93,7 +94,8 @@ class Host:
         self._stores: Registry[StoreSpec] | None = None
         self._environments: Registry[EnvironmentSpec] | None = None
         self._commands: Registry[CommandSpec] | None = None
-        self._benchmarks: Registry[BenchmarkSpec] | None = None
+        self._registries: dict[str, Registry[Any]] = {}
+        """The registries of plugins' own registry hooks (:meth:`registry`), by hook name."""
         self._open_stores: dict[str, Store] = {}
         self._skill_store: Any = None
         self._budgets: dict[int, tuple[SkillDefinition, Budget]] = {}
@@ -123,6 +125,7 @@ class Host:
         key: Callable[[Any], str],
         cls: type,
         reserved: Mapping[str, str] | None = None,
+        **arguments: Any,
     ) -> Registry[Any]:
         registry: Registry[Any] = Registry(kind, self.pm, reserved)
         staged: list[tuple[str, str, Any]] = []  # (plugin, key, item), in call order
@@ -132,11 +135,14 @@ class Host:
             if plugin is None:
                 raise PluginError(f"{hook_name}'s register was called outside the hook")
             if not isinstance(item, cls):
-                raise PluginError(f"registered a {type(item).__name__}, expected a {cls.__name__}")
+                got, want = type(item).__name__, cls.__name__
+                if got == want:  # another copy of the class: say which module each is from
+                    got, want = f"{type(item).__module__}.{got}", f"{cls.__module__}.{want}"
+                raise PluginError(f"registered a {got}, expected a {want}")
             staged.append((plugin, key(item), item))
 
         failed: dict[str, str] = {}
-        for result in getattr(self.pm.hook, hook_name)(register=register):
+        for result in getattr(self.pm.hook, hook_name)(register=register, **arguments):
             if isinstance(result, HookFailure):
                 failed.setdefault(result.plugin, result.reason)
         # A plugin whose hook failed registers nothing: not even names that would conflict.
@@ -182,23 +188,36 @@ class Host:
                 lambda c: c.name,
                 CommandSpec,
                 reserved={name: CORE for name, _, _ in CORE_COMMANDS},
+                host=self,
             )
         return self._commands
 
-    @property
-    def benchmarks(self) -> Registry[BenchmarkSpec]:
-        """What ``skillstate bench NAME`` runs (``report`` and ``plot`` are the command's own)."""
-        if self._benchmarks is None:
-            from skillstate_plugins.bench.spec import BenchmarkSpec
+    def registry(
+        self,
+        hook_name: str,
+        cls: type[T],
+        *,
+        kind: str,
+        key: Callable[[T], str] = attrgetter("name"),
+        reserved: Iterable[str] = (),
+    ) -> Registry[T]:
+        """The registry of a registry hook a plugin adds (``skillstate_addhooks``), built once.
 
-            self._benchmarks = self._build(
-                "benchmark",
-                "skillstate_register_benchmarks",
-                lambda b: b.name,
-                BenchmarkSpec,
-                reserved={"report": CORE, "plot": CORE},
+        The hook is called once, as the core's registry hooks are, with ``register``:
+        records must be ``cls`` instances, keyed by ``key`` (default: their ``name``);
+        two plugins registering one key, or a key in ``reserved`` (names that are the
+        host's own, such as a command's sub-commands), is a
+        :class:`~skillstate.errors.PluginError` naming both; a plugin whose
+        implementation failed registers none of its records (a warning names it). The
+        registry has ``get(key)``, ``owner(key)`` (the plugin), ``names()``, iteration
+        and ``len``, in registration order.
+        """
+        found = self._registries.get(hook_name)
+        if found is None:
+            found = self._registries[hook_name] = self._build(
+                kind, hook_name, key, cls, reserved=dict.fromkeys(reserved, CORE)
             )
-        return self._benchmarks
+        return found
 
     @property
     def environments(self) -> Registry[EnvironmentSpec]:

@@ -77,6 +77,7 @@ class SkillstatePluginManager(CountingPluginManager):
         from skillstate.essentials import ESSENTIAL
 
         self.add_hookspecs(hookspecs)
+        self.hook.skillstate_addhooks.call_historic(kwargs={"pluginmanager": self})  # each plugin
         self.rows: list[Row] = []
         """The table as loaded (tuples: its records are built when someone reads it)."""
         self._table: tuple[tuple[Row, ...], list[PluginInfo]] | None = None
@@ -111,8 +112,20 @@ class SkillstatePluginManager(CountingPluginManager):
         return super().parse_hookimpl_opts(plugin, name)
 
     def register(self, plugin: Any, name: str | None = None) -> str | None:
-        """Register ``plugin`` as pluggy does, then guard its hook implementations."""
-        registered = super().register(plugin, name)
+        """Register ``plugin`` as pluggy does, then guard its hook implementations.
+
+        A ``skillstate_addhooks`` that raises (pluggy calls it during registration, before
+        any guard) unregisters the plugin again: a :class:`PluginError` naming it."""
+        try:
+            registered = super().register(plugin, name)
+        except Exception as exc:
+            if not self.is_registered(plugin):
+                raise  # refused before it was registered (pluggy's validation, a duplicate name)
+            label = self.get_name(plugin)
+            self.unregister(plugin)
+            raise PluginError(
+                f"plugin '{label}' failed in skillstate_addhooks: {type(exc).__name__}: {exc}"
+            ) from exc
         if registered is None:  # blocked
             return None
         try:
@@ -126,8 +139,7 @@ class SkillstatePluginManager(CountingPluginManager):
         from skillstate.isolation import guard_impl
 
         for caller in self.get_hookcallers(plugin) or []:
-            if caller.spec is None:
-                continue  # an unknown hook: reported by the loader
+            # no spec yet: guarded too (a plugin may add it later; if none does, the loader says so)
             for impl in caller.get_hookimpls():
                 if impl.plugin is not plugin:
                     continue
@@ -186,7 +198,9 @@ def _unknown_hooks(pm: SkillstatePluginManager, plugin: Any) -> str | None:
     """A message if ``plugin`` implements a ``skillstate_*`` hook that has no spec."""
     bad = []
     for caller in pm.get_hookcallers(plugin) or []:
-        if caller.spec is None:
+        if caller.spec is None and not all(
+            impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin
+        ):  # optionalhook=True: a hook another plugin adds, which may be absent (pluggy's rule)
             bad.append(caller.name)
     if not bad:
         return None
@@ -313,9 +327,18 @@ def make_plugin_manager(
             continue
         seen[ep.name] = f"{dist} {version}"
         chosen.append((ep, dist, version))
+    loaded: list[tuple[Any, Row]] = []
     for ep, dist, version in reversed(chosen):
-        row = _load(pm, strict, ep, dist, version)
-        if row is not None:
+        found = _load(pm, strict, ep, dist, version)
+        if found is not None:
+            loaded.append(found)
+    # Unknown hooks are checked once all are in: a later plugin may add the spec (addhooks).
+    for plugin, row in loaded:
+        problem = _unknown_hooks(pm, plugin)
+        if problem:
+            pm.unregister(plugin)
+            _fail(pm, strict, (*row[:3], "error", (), row[5], None), problem)
+        else:
             pm.rows.append(row)
     essentials = [r for r in pm.rows if r[3] == "essential"]
     others = [r for r in pm.rows if r[3] != "essential"]
@@ -331,8 +354,8 @@ def _env_flag(name: str) -> bool:
 
 def _load(
     pm: SkillstatePluginManager, strict: bool, ep: Any, dist: str | None, version: str | None
-) -> Row | None:
-    """Import and register one entry point; its table row (``None``: already reported)."""
+) -> tuple[Any, Row] | None:
+    """Import and register one entry point: it and its table row (``None``: already reported)."""
     failed: Row = (ep.name, dist, version, "error", (), ep.value, None)
     try:
         plugin = ep.load()
@@ -344,12 +367,7 @@ def _load(
     except Exception as exc:
         _fail(pm, strict, failed, str(exc), exc)
         return None
-    problem = _unknown_hooks(pm, plugin)
-    if problem:
-        pm.unregister(plugin)
-        _fail(pm, strict, failed, problem)
-        return None
-    return (ep.name, dist, version, "active", pm.hooks_of(plugin), ep.value, None)
+    return plugin, (ep.name, dist, version, "active", pm.hooks_of(plugin), ep.value, None)
 
 
 def _fail(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
 import sys
 from collections.abc import Callable
 from functools import cached_property
@@ -17,21 +16,7 @@ if TYPE_CHECKING:
     from skillstate.host import Host
     from skillstate.store import Store
 
-__all__ = ["CliContext", "HostContext", "current_host", "using_host"]
-
-_HOST: contextvars.ContextVar[Host | None] = contextvars.ContextVar(
-    "skillstate_cli_host", default=None
-)
-
-
-def current_host() -> Host | None:
-    """The host of the command line being built (a command's ``configure`` may need registries)."""
-    return _HOST.get()
-
-
-def using_host(host: Host) -> contextvars.Token[Host | None]:
-    """Make ``host`` the one :func:`current_host` returns (``skillstate``'s ``main``, ``clidoc``)."""
-    return _HOST.set(host)
+__all__ = ["CliContext", "HostContext"]
 
 
 class HostContext:

@@ -138,9 +138,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name in core and not {"-h", "--help"} & set(before):
             commands = core_commands()
         else:
-            from skillstate.cli.context import using_host
-
-            using_host(ctx.host)  # a plugin command's configure may need the registries
             commands, owners = all_commands(ctx)
         parser = build_parser(commands, name, owners)
         args = parser.parse_args(args_list)

@@ -51,7 +51,6 @@ _LAZY = {
 # TRANSITIONAL (issue 25): names bundled plugins still import; not part of the API.
 _LEGACY = {
     "HostContext": "skillstate.cli.context",
-    "current_host": "skillstate.cli.context",
     "doctor_report": "skillstate.cli.doctor_cmd",
     "open_store_problem": "skillstate.cli.doctor_cmd",
     "CLOSED": "skillstate.cli.exits",

@@ -38,11 +38,6 @@ _LEGACY = {
             "SessionNotFound", "StateRejected", "InvalidSessionId",
         )
     },
-    "json_size": "skillstate.runtime.payloads",
-    **{
-        name: "skillstate.runtime.prompts"
-        for name in ("render_memory_prompt", "render_react_prompt", "render_stateful_prompt")
-    },
     "ParsedTurn": "skillstate.runtime.turns",
     "TurnParseError": "skillstate.runtime.turns",
 }  # fmt: skip

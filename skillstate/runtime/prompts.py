@@ -1,4 +1,6 @@
-"""Prompt renderers: the A.4 SKILL.state prompt, the tool-calling prompt, and the A.1–A.3 baselines.
+"""Prompt renderers: the A.4 SKILL.state prompt and the tool-calling prompt.
+
+(The A.1–A.3 baselines only the benchmark harness renders: they are the bench plugin's.)
 
 All lines are joined with ``"\\n"`` and there is no trailing newline. ``spec`` (the
 ``{skill.instructions}`` of the paper) is rendered verbatim when it is a string and
@@ -11,7 +13,7 @@ writes it (``1.0`` → ``1``, non-ASCII kept) unless ``ensure_ascii`` is asked f
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from skillstate.jsondoc import compact, js_numbers
@@ -19,11 +21,8 @@ from skillstate.jsondoc import pretty as js_pretty
 
 __all__ = [
     "A4_RESPONSE_FORMAT",
-    "render_memory_prompt",
-    "render_react_prompt",
     "render_skill_state_prompt",
     "render_spec",
-    "render_stateful_prompt",
     "render_tool_prompt",
 ]
 
@@ -37,11 +36,6 @@ A4_RESPONSE_FORMAT = (
     'execute>" }'
 )
 """The closing instructions of the A.4 prompt (item 2 on one line, as ports render it)."""
-
-BASELINE_FOOTER = "Generate your next reasoning and action (format 'Action: <cmd>'):"
-
-History = Sequence[tuple[str, str]]
-"""Past turns, oldest first: ``(observation, response)`` pairs."""
 
 
 def render_spec(spec: Any) -> str:
@@ -118,60 +112,5 @@ def render_tool_prompt(
         "3. a_t — the next action in the action field (string or JSON object).",
         f'Call the execute_step tool with exactly these three fields plus session_id="{session_id}"',
         "and environment_observation set to the observation above.",
-    ]
-    return "\n".join(lines)
-
-
-def _turns(history: History, response_label: str) -> list[str]:
-    lines: list[str] = []
-    for observation, response in history:
-        lines.append(f"Observation: {observation}")
-        lines.append(f"{response_label}: {response}")
-    return lines
-
-
-def render_react_prompt(spec: Any, history: History, observation: str) -> str:
-    """Appendix A.1, the Prompt (ReAct-style) baseline: every past turn, verbatim."""
-    lines = ["Instructions:", render_spec(spec), "", "History:"]
-    lines += _turns(history, "Reasoning & Action")
-    lines += ["", f"Latest Observation: {observation}", BASELINE_FOOTER]
-    return "\n".join(lines)
-
-
-def render_memory_prompt(
-    spec: Any, summary: str, history: History, observation: str, recent: int = 3
-) -> str:
-    """Appendix A.2, the Memory-augmented baseline: a summary plus the ``recent`` last turns."""
-    lines = ["Instructions:", render_spec(spec), "", "Summarized History:", summary, ""]
-    lines.append("Recent History:")
-    lines += _turns(list(history)[-recent:] if recent > 0 else [], "Response")
-    lines += ["", f"Latest Observation: {observation}", BASELINE_FOOTER]
-    return "\n".join(lines)
-
-
-def render_stateful_prompt(
-    spec: Any,
-    state: Mapping[str, Any],
-    history: History,
-    observation: str,
-    *,
-    ensure_ascii: bool = False,
-) -> str:
-    """Appendix A.3, the Stateful (LangGraph-style) baseline: state plus the full history."""
-    lines = [
-        "Instructions:",
-        render_spec(spec),
-        "",
-        "Current State:",
-        _dump(dict(state), indent=True, ensure_ascii=ensure_ascii),
-        "",
-        "History:",
-    ]
-    lines += _turns(history, "Response")
-    lines += [
-        "",
-        f"Latest Observation: {observation}",
-        "Update the state if necessary, provide reasoning, and output 'Action: <cmd>'.",
-        'To update state, use the format: StateUpdate: {"key": "value"}',
     ]
     return "\n".join(lines)

@@ -293,14 +293,18 @@ def test_hook_register_commands(host: Any, capsys: pytest.CaptureFixture[str]) -
         ran.append(ctx.args.who)
         return 7
 
+    hosts: list[Any] = []
+
     class Hello:
         @hookimpl
-        def skillstate_register_commands(self, register: Any) -> None:
+        def skillstate_register_commands(self, register: Any, host: Any) -> None:
+            hosts.append(host)  # the host whose command line this is
             register(CommandSpec("hello", "say hello", configure, run))
 
     host.pm.register_local(Hello(), "hello-plugin")
     spec = host.commands.get("hello")
     assert spec is not None and host.commands.owner("hello") == "hello-plugin"
+    assert hosts == [host]
     from skillstate.cli.context import CliContext
 
     args = build_parser([*core_commands(), spec], "hello").parse_args(["hello", "ana"])
@@ -351,55 +355,81 @@ def test_the_default_environment_is_configuration_or_what_a_plugin_offers() -> N
         empty.default_environment()
 
 
-def test_hook_register_benchmarks(host: Any) -> None:
+def test_hook_addhooks(host: Any) -> None:
+    """A plugin adds a registry hook of its own; the host builds its registry by the core's rules."""
     import warnings
 
-    from skillstate_plugins.bench.spec import BenchmarkSpec, EpisodeOutcome
+    import pluggy
+
     from skillstate.errors import PluginConflictError
 
-    def outcome(snapshot: Any) -> EpisodeOutcome:
-        return EpisodeOutcome(1, 1)
+    spec = pluggy.HookspecMarker("skillstate")
 
-    def spec(name: str) -> BenchmarkSpec:
-        return BenchmarkSpec(
-            name=name, help="a toy", environment="mock", instructions="P.", initial_state={},
-            state_schema=None, policies={}, outcome=outcome,
-        )  # fmt: skip
+    class Specs:
+        @spec
+        def skillstate_register_scores(self, register: Any) -> None: ...
 
-    class Toy:
+    class Early:  # registered before the spec exists: the hook is optional to it
+        @hookimpl(optionalhook=True)
+        def skillstate_register_scores(self, register: Any) -> None:
+            register("early")
+
+    class Owner:
         @hookimpl
-        def skillstate_register_benchmarks(self, register: Any) -> None:
-            register(spec("toy"))
+        def skillstate_addhooks(self, pluginmanager: Any) -> None:
+            pluginmanager.add_hookspecs(Specs)
 
-    host.pm.register_local(Toy(), "toy-plugin")
-    assert host.benchmarks.get("toy") is not None and host.benchmarks.owner("toy") == "toy-plugin"
-    assert "warehouse" in host.benchmarks.names()  # the bundled one is still there
-    with pytest.raises(ValueError, match="not report or plot"):
-        spec("report")
-
-    class Twin:
+    class Late:
         @hookimpl
-        def skillstate_register_benchmarks(self, register: Any) -> None:
-            register(spec("toy"))
-
-    other = make_host("memory:")
-    other.pm.register_local(Toy(), "toy-plugin")
-    other.pm.register_local(Twin(), "twin")
-    with pytest.raises(PluginConflictError, match="benchmark 'toy' is registered by two plugins"):
-        other.benchmarks  # noqa: B018
+        def skillstate_register_scores(self, register: Any) -> None:
+            register("late")
+            register("early")
 
     class Broken:
         @hookimpl
-        def skillstate_register_benchmarks(self, register: Any) -> None:
-            register(spec("broken"))
+        def skillstate_register_scores(self, register: Any) -> None:
+            register("broken")
             raise RuntimeError("boom")
 
-    third = make_host("memory:")
-    third.pm.register_local(Broken(), "broken")
+    host.pm.register_local(Early(), "early")
+    host.pm.register_local(Owner(), "owner")
+    host.pm.register_local(Broken(), "broken")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        names = third.benchmarks.names()
-    assert "broken" not in names and "warehouse" in names  # fail open, its records dropped
-    assert any(
-        "plugin 'broken' failed in skillstate_register_benchmarks" in str(w.message) for w in caught
+        scores = host.registry("skillstate_register_scores", str, kind="score", key=str)
+    assert scores.names() == ["early"] and scores.owner("early") == "early"
+    assert host.registry("skillstate_register_scores", str, kind="score") is scores  # once
+    assert [str(w.message) for w in caught] == [
+        "plugin 'broken' failed in skillstate_register_scores (RuntimeError: boom); "
+        "none of its scores are registered"
+    ]
+    twice = make_host("memory:")
+    twice.pm.register_local(Owner(), "owner")
+    twice.pm.register_local(Early(), "early")  # after the spec: checked against it at once
+    twice.pm.register_local(Late(), "late")
+    with pytest.raises(PluginConflictError, match="score 'early' is registered by two plugins"):
+        twice.registry("skillstate_register_scores", str, kind="score", key=str)
+
+    class Failing:
+        @hookimpl
+        def skillstate_addhooks(self, pluginmanager: Any) -> None:
+            raise RuntimeError("no specs today")
+
+        @hookimpl
+        def skillstate_register_skills(self, register: Any) -> None:
+            register(NOTES)
+
+    from skillstate.errors import PluginError
+
+    with pytest.raises(PluginError) as failed:
+        twice.pm.register_local(Failing(), "failing")
+    assert str(failed.value) == (
+        "plugin 'failing' failed in skillstate_addhooks: RuntimeError: no specs today"
     )
+    assert not twice.pm.has_plugin("failing") and twice.skills.get("notes") is None  # none of it
+    mine = make_host("memory:")
+    mine.pm.register_local(Owner(), "owner")
+    mine.pm.register_local(Late(), "late")
+    with pytest.raises(PluginConflictError, match="score 'late' is registered by two plugins: "
+                       "skillstate itself and 'late'"):  # fmt: skip
+        mine.registry("skillstate_register_scores", str, kind="score", key=str, reserved=["late"])

@@ -16,7 +16,7 @@ import pytest
         "skillstate.plugin",
         "skillstate.plugin.cli",
         "skillstate.plugin.runtime",
-        "skillstate_plugins.bench.api",
+        "skillstate_plugins.bench",
     ],
 )
 def test_every_exported_name_resolves(package: str) -> None:

@@ -80,19 +80,42 @@ def test_the_scan_catches_a_forbidden_import(tmp_path: Path) -> None:
     assert modules == ["skillstate.records", "skillstate.host"]
 
 
+BENCH_API = "skillstate_plugins.bench"
+"""The one absolute import a plugin may make: the benchmark harness's author API (the
+package itself, never its modules), which benchmark plugins import as pytest plugins
+import xdist's. The bench package itself imports its own modules relatively."""
+
+
+def _plugin_import_allowed(module: str, path: Path) -> bool:
+    if not module.startswith("skillstate_plugins"):
+        return True
+    return module == BENCH_API and "bench" != path.relative_to(PLUGINS).parts[0]
+
+
 def test_plugin_packages_import_their_own_modules_relatively() -> None:
     """So a package can be copied out under another name and still import (see test_liftable)."""
     bad = []
-    for path in _python_files(PLUGINS):
+    for path in [*_python_files(PLUGINS), *_python_files(ROOT / "plugins" / "skillstate-repo")]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0:
-                if (node.module or "").startswith("skillstate_plugins"):
-                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                modules = [node.module or ""]
             elif isinstance(node, ast.Import):
-                if any(a.name.startswith("skillstate_plugins") for a in node.names):
-                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                modules = [a.name for a in node.names]
+            else:
+                continue
+            inside = path if path.is_relative_to(PLUGINS) else PLUGINS / "repo" / path.name
+            if not all(_plugin_import_allowed(m, inside) for m in modules):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: {', '.join(modules)}")
     assert not bad, "absolute imports of skillstate_plugins:\n" + "\n".join(bad)
+
+
+def test_only_the_bench_author_api_may_be_imported_absolutely() -> None:
+    here = PLUGINS / "warehouse" / "x.py"
+    assert _plugin_import_allowed("skillstate_plugins.bench", here)
+    assert not _plugin_import_allowed("skillstate_plugins.bench.runner", here)
+    assert not _plugin_import_allowed("skillstate_plugins.mcp", here)
+    assert not _plugin_import_allowed("skillstate_plugins.bench", PLUGINS / "bench" / "x.py")
 
 
 def _bundled_names() -> set[str]:
@@ -146,14 +169,15 @@ def test_the_core_names_no_plugin() -> None:
 
 
 def test_every_plugin_api_name_is_documented() -> None:
+    import skillstate_plugins.bench
+
     import skillstate.plugin
-    import skillstate_plugins.bench.api
     import skillstate.plugin.cli
     import skillstate.plugin.runtime
 
     modules = (
         skillstate.plugin,
-        skillstate_plugins.bench.api,
+        skillstate_plugins.bench,
         skillstate.plugin.cli,
         skillstate.plugin.runtime,
     )

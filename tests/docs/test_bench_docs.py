@@ -33,13 +33,11 @@ def _commands(page: Path) -> list[str]:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.parent.name + "/" + p.name)
 def test_every_documented_bench_command_parses(page: Path) -> None:
-    from skillstate.cli.context import using_host
     from skillstate.cli.main import build_parser, core_commands
     from skillstate.config import load_config
     from skillstate.host import Host
 
     host = Host.from_config(load_config(env={}))
-    using_host(host)
     commands = _commands(page)
     assert len(commands) >= 8, commands
     for command in commands:
@@ -89,3 +87,23 @@ def test_the_documented_t_10_row_re_runs_exactly(
         and total in row
         and f"{summary['total_prompt_tokens_est']:,.0f} |" in row
     )
+
+
+def test_the_bench_hook_is_documented_in_a_section_of_its_own() -> None:
+    """docs/hooks.md: the core's hooks, then the bench plugin's (its spec module's docstring)."""
+    from skillstate.hookdoc import hook_signatures
+
+    page = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
+    core, bench = page.split(
+        "\n# Hooks of the `bench` plugin (`skillstate_plugins.bench.hookspecs`)\n"
+    )
+    assert "\n## skillstate_register_benchmarks\n" not in core  # not a core hook
+    assert (
+        hook_signatures()["skillstate_register_benchmarks"]
+        == "skillstate_register_benchmarks(register)"
+    )
+    assert (
+        "\n## skillstate_register_benchmarks\n\n`skillstate_register_benchmarks(register)` — collected\n"
+        in bench
+    )
+    assert "@hookimpl(optionalhook=True)" in bench and "The benchmark harness's own hook" in bench

@@ -10,12 +10,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_plugins.bench import (
+    EpisodeConfig,
+    EpisodeResult,
+    Reply,
+    TurnView,
+    format_reply,
+    run_episode,
+)
 from skillstate_repo.benchmark import REPO_BENCHMARK
 from skillstate_repo.oracle import RepoOracle
 
-from skillstate_plugins.bench.api import EpisodeConfig, EpisodeResult, WaitPolicy, run_episode
 from skillstate.plugin.runtime import Runtime
 from skillstate.testing import run_command
+
+
+class WaitPolicy:
+    """Always ``Wait`` with an empty patch: the floor of the score (``--policy wait``)."""
+
+    name = "wait"
+
+    def respond(self, view: TurnView) -> Reply:
+        return Reply(format_reply(view.runtime, "Waiting", {}, "Wait"))
 
 
 @pytest.fixture
@@ -94,7 +110,7 @@ def test_the_floor_and_a_budget_capped_window(runtime: Runtime) -> None:
 def _this_plugin() -> str:
     from skillstate.testing import make_host
 
-    owner = make_host().benchmarks.owner("repo")
+    owner = make_host().environments.owner("repo")  # the plugin of the benchmark too
     assert owner is not None
     return str(owner)
 

@@ -5,8 +5,8 @@
     skillstate bench report runs.jsonl [--csv summary.csv] [--json]
     skillstate bench plot runs.jsonl -o figure.png
 
-Benchmarks come from plugins (``skillstate_register_benchmarks``); every one takes the
-same options. Episodes run through the session runtime on ``--store`` (default
+Benchmarks come from plugins (``skillstate_register_benchmarks``, this package's own hook:
+:mod:`.hookspecs`); every one takes the same options. Episodes run through the session runtime on ``--store`` (default
 ``memory:``). Exit codes: 0 done, 2 bad usage, 3 the model endpoint failed (after its
 retries; the finished episodes are kept), 130 interrupted (Ctrl-C; likewise).
 """
@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from skillstate_plugins.bench.spec import BenchmarkSpec
-    from skillstate.cli.context import CliContext
-    from skillstate.host import Host
+    from skillstate.plugin import Host
+    from skillstate.plugin.cli import CliContext
+
+    from .spec import BenchmarkSpec
 
 __all__ = ["configure", "run"]
 
@@ -40,7 +41,7 @@ def _ints(text: str) -> list[int]:
 
 
 def _noise(text: str) -> list[int]:
-    from skillstate_plugins.bench.episodes import NOISE_LEVELS as _NOISE_LEVELS
+    from .episodes import NOISE_LEVELS as _NOISE_LEVELS
 
     out = []
     for part in text.split(","):
@@ -50,7 +51,7 @@ def _noise(text: str) -> list[int]:
 
 
 def _benchmark_options(parser: argparse.ArgumentParser, spec: BenchmarkSpec) -> None:
-    from skillstate_plugins.bench.spec import RUNTIMES
+    from .spec import RUNTIMES
 
     policies = ", ".join([*spec.policies, "wait", "llm"])
     parser.add_argument(
@@ -134,22 +135,14 @@ def _benchmark_options(parser: argparse.ArgumentParser, spec: BenchmarkSpec) -> 
     parser.set_defaults(_benchmark=spec.name)
 
 
-def _host_for_help() -> Host:
-    from skillstate.cli.context import current_host
+def configure(parser: argparse.ArgumentParser, host: Host) -> None:
+    """``bench``'s arguments: one sub-command per benchmark of ``host``, then report and plot."""
+    from .spec import benchmarks
 
-    found = current_host()
-    if found is not None:
-        return found
-    from skillstate.host import Host
-
-    return Host.from_config()
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="bench", metavar="BENCHMARK", required=True)
-    host = _host_for_help()
-    for spec in host.benchmarks:
-        owner = host.benchmarks.owner(spec.name)
+    registry = benchmarks(host)
+    for spec in registry:
+        owner = registry.owner(spec.name)
         child = sub.add_parser(
             spec.name,
             help=spec.help,
@@ -189,14 +182,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _dispatch(ctx: CliContext) -> int:
     name = ctx.args._benchmark
     if name in ("report", "plot"):
-        from skillstate_plugins.bench import report_cmd as bench_report
+        from . import report_cmd as bench_report
 
         return bench_report.report(ctx) if name == "report" else bench_report.plot(ctx)
-    spec = ctx.host.benchmarks.get(name)
+    from .spec import benchmarks
+
+    spec = benchmarks(ctx.host).get(name)
     if spec is None:  # pragma: no cover - argparse only offers registered names
         ctx.error(f"unknown benchmark {name!r}")
         return 2
-    from skillstate_plugins.bench.run_cmd import run_benchmark
+    from .run_cmd import run_benchmark
 
     return run_benchmark(ctx, spec)
 

@@ -1,7 +1,7 @@
 """What the environments of benchmarks share: their episode options and their commands' records.
 
 Every SkillExecBench environment takes the same episode options (the harness's
-:func:`~skillstate_plugins.bench.spec.default_environment_options` sends them):
+:meth:`~skillstate_plugins.bench.EpisodeConfig.environment_options` sends them):
 
 ``{"seed": 42, "horizon": 50, "noise": 0, "noise_seed": <seed>, "scenario": null,
 "drift_at": <horizon // 2>}`` — every key optional. ``noise`` is a number of
@@ -10,7 +10,7 @@ telemetry lines per observation (0–100) or a level name (:data:`NOISE_LEVELS`:
 one of the environment's drift scenarios or an alias (``A``, ``B``...), or ``null``.
 
 :func:`parse_episode_options` checks them with one-line errors naming the environment
-and the option (:class:`~skillstate.errors.InvalidInput`) and fills in the defaults
+and the option (:class:`~skillstate.plugin.InvalidInput`) and fills in the defaults
 (:class:`EpisodeOptions`); an environment with options of its own names them in
 ``extra_keys`` and checks them itself. An environment's command is a
 :class:`Command` (verb and arguments), what it did an :class:`Outcome`, and
@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.errors import InvalidInput
+from skillstate.plugin import InvalidInput
 
 __all__ = [
     "EPISODE_OPTION_KEYS",

@@ -51,8 +51,8 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from skillstate_plugins.bench.policies import EndpointError, Interrupted, Reply, TurnView
-from skillstate_plugins.bench.redaction import redact_secrets
+from .policies import EndpointError, Interrupted, Reply, TurnView
+from .redaction import redact_secrets
 
 __all__ = [
     "DEFAULT_BASE_URL",

@@ -29,9 +29,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from skillstate_plugins.bench.report import varying, with_costs
-from skillstate_plugins.bench.results import RUNTIME_ONLY, setting_of
-from skillstate_plugins.bench.stats import estimate
+from .report import varying, with_costs
+from .results import RUNTIME_ONLY, setting_of
+from .stats import estimate
 
 __all__ = [
     "FIGURES",

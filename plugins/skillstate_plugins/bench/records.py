@@ -15,8 +15,8 @@ from typing import Any
 
 import attrs
 
-from skillstate_plugins.bench.replies import KINDS
-from skillstate_plugins.bench.spec import EpisodeConfig
+from .replies import KINDS
+from .spec import EpisodeConfig
 
 __all__ = ["UNWRITTEN", "EpisodeResult", "TurnRecord", "estimate_tokens", "sum_known"]
 

@@ -1,7 +1,7 @@
 """Reading a reply in each runtime's format, with every repair counted (none under ``strict``).
 
 - ``skill-state`` — A.4's fenced JSON, through the runtime's own turn parser
-  (:func:`skillstate.runtime.turns.parse_turn_response`), whose small repair pass
+  (:func:`skillstate.plugin.runtime.parse_turn_response`), whose small repair pass
   (trailing commas, curly quotes, a missing closing fence) is recorded;
 - the baselines — an ``Action: <cmd>`` line (the last one wins) and, for
   ``stateful``, ``StateUpdate: {...}`` lines merged in order. Markdown around either
@@ -167,12 +167,13 @@ def _parse_baseline(text: str, with_updates: bool, strict: bool) -> ParsedReply 
 def parse_reply(runtime: str, text: str, *, strict: bool = False) -> ParsedReply | ParseFailure:
     """Read a reply in ``runtime``'s format (A.4 through the runtime's turn parser)."""
     if runtime == "skill-state":
-        from skillstate.runtime.turns import TurnParseError, parse_turn_response
+        from skillstate.plugin import InvalidInput
+        from skillstate.plugin.runtime import parse_turn_response
 
         try:
             turn = parse_turn_response(text)
-        except TurnParseError as exc:
-            return ParseFailure(exc.category, str(exc))
+        except InvalidInput as exc:  # the runtime's parse error: its category says how
+            return ParseFailure(getattr(exc, "category", "json_parse_error"), str(exc))
         if strict and turn.repairs:
             return _strict_failure("json_parse_error", list(turn.repairs))
         return ParsedReply(turn.reasoning_trace, turn.state_update, turn.action, turn.repairs)

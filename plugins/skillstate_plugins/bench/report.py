@@ -26,8 +26,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from skillstate_plugins.bench.results import RUNTIME_ONLY, SETTING_FIELDS, setting_of
-from skillstate_plugins.bench.stats import estimate, paired
+from .results import RUNTIME_ONLY, SETTING_FIELDS, setting_of
+from .stats import estimate, paired
 
 __all__ = [
     "format_differences",

@@ -12,16 +12,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from skillstate_plugins.bench.results import SETTING_FIELDS
+from .results import SETTING_FIELDS
 
 if TYPE_CHECKING:
-    from skillstate.cli.context import CliContext
+    from skillstate.plugin.cli import CliContext
 
 __all__ = ["WHERE_FIELDS", "plot", "report"]
 
 
 def _read(ctx: CliContext, path: Path) -> list[dict[str, Any]] | None:
-    from skillstate_plugins.bench.results import ResultsError, load_results
+    from .results import ResultsError, load_results
 
     try:
         loaded = load_results(path)
@@ -53,7 +53,7 @@ def _write(ctx: CliContext, target: Path, write: Callable[[TextIO], None]) -> bo
 
 def report(ctx: CliContext) -> int:
     """``skillstate bench report RESULTS``."""
-    from skillstate_plugins.bench.report import (
+    from .report import (
         format_differences,
         format_runs,
         format_summary,
@@ -118,7 +118,7 @@ def _where(items: list[str] | None) -> dict[str, Any] | str:
 
 def plot(ctx: CliContext) -> int:
     """``skillstate bench plot RESULTS -o FILE``."""
-    from skillstate_plugins.bench.plot import MissingPlotting, draw, save, select
+    from .plot import MissingPlotting, draw, save, select
 
     args = ctx.args
     suffix = args.output.suffix.lower()

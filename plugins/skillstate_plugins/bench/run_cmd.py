@@ -13,8 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from skillstate_plugins.bench.spec import BenchmarkSpec, EpisodeConfig
-    from skillstate.cli.context import CliContext
+    from skillstate.plugin.cli import CliContext
+
+    from .spec import BenchmarkSpec, EpisodeConfig
 
 __all__ = ["ENDPOINT_FAILED", "INTERRUPTED", "run_benchmark"]
 
@@ -23,7 +24,7 @@ INTERRUPTED = 130
 
 
 def _runtimes(text: str) -> list[str]:
-    from skillstate_plugins.bench.spec import PAPER_RUNTIMES, RUNTIMES
+    from .spec import PAPER_RUNTIMES, RUNTIMES
 
     if text.strip() == "all":
         return list(PAPER_RUNTIMES)
@@ -55,7 +56,7 @@ def _usage(args: argparse.Namespace, spec: BenchmarkSpec) -> str | None:
 def _policy_factory(
     spec: BenchmarkSpec, args: argparse.Namespace
 ) -> tuple[Callable[[], Any], dict[str, Any]]:
-    from skillstate_plugins.bench.policies import WaitPolicy
+    from .policies import WaitPolicy
 
     none = dict.fromkeys(
         ("model", "endpoint", "temperature", "top_p", "max_tokens", "timeout_s", "http_retries")
@@ -63,7 +64,7 @@ def _policy_factory(
     if args.policy == "wait":
         return (lambda: WaitPolicy(spec.wait_action)), none
     if args.policy == "llm":
-        from skillstate_plugins.bench.llm import ChatCompletionsPolicy
+        from .llm import ChatCompletionsPolicy
 
         llm = ChatCompletionsPolicy.from_environment(
             model=args.llm_model,
@@ -82,7 +83,7 @@ def _policy_factory(
 def _configs(
     spec: BenchmarkSpec, args: argparse.Namespace, runtimes: list[str]
 ) -> list[EpisodeConfig]:
-    from skillstate_plugins.bench.spec import EpisodeConfig
+    from .spec import EpisodeConfig
 
     summary = args.memory_summary
     if summary == "auto":
@@ -124,11 +125,12 @@ def _check_options(ctx: CliContext, spec: BenchmarkSpec, configs: list[EpisodeCo
 
 def run_benchmark(ctx: CliContext, spec: BenchmarkSpec) -> int:
     """``skillstate bench NAME``: check the options, run the sweep, print the runs."""
-    from skillstate._version import __version__
-    from skillstate_plugins.bench.progress import Progress
-    from skillstate_plugins.bench.report import format_runs, format_summary, paired_differences, summarize
-    from skillstate_plugins.bench.results import ResultsError, ResultsFile, episode_key
-    from skillstate_plugins.bench.sweep import run_sweep
+    from importlib.metadata import version
+
+    from .progress import Progress
+    from .report import format_runs, format_summary, paired_differences, summarize
+    from .results import ResultsError, ResultsFile, episode_key
+    from .sweep import run_sweep
 
     args = ctx.args
     try:
@@ -148,7 +150,7 @@ def run_benchmark(ctx: CliContext, spec: BenchmarkSpec) -> int:
     configs = _configs(spec, args, runtimes)
     _check_options(ctx, spec, configs)
     policy_name = str(make_policy().name)
-    settings = {**settings, "skillstate_version": __version__}
+    settings = {**settings, "skillstate_version": version("skillstate")}
     results = None
     previous: dict[str, dict[str, Any]] = {}
     if args.out is not None:

@@ -32,14 +32,14 @@ from typing import Any
 
 import attrs
 
-from skillstate_plugins.bench.policies import Interrupted, PolicyError, Reply, TurnView
-from skillstate_plugins.bench.records import EpisodeResult, TurnRecord, estimate_tokens, sum_known
-from skillstate_plugins.bench.replies import ParseFailure, dropped_keys, parse_reply
-from skillstate_plugins.bench.runtimes import RECENT, extractive_summary, render_prompt, summary_prompt
-from skillstate_plugins.bench.spec import BenchmarkSpec, EpisodeConfig, uses_state
-from skillstate.merge import merge_patch
-from skillstate.runtime.payloads import json_size
-from skillstate.runtime.sessions import Runtime
+from skillstate.plugin import compact, merge_patch
+from skillstate.plugin.runtime import Runtime
+
+from .policies import Interrupted, PolicyError, Reply, TurnView
+from .records import EpisodeResult, TurnRecord, estimate_tokens, sum_known
+from .replies import ParseFailure, dropped_keys, parse_reply
+from .runtimes import RECENT, extractive_summary, render_prompt, summary_prompt
+from .spec import BenchmarkSpec, EpisodeConfig, uses_state
 
 __all__ = ["EpisodeResult", "Interrupted", "TurnRecord", "estimate_tokens", "run_episode"]
 
@@ -236,7 +236,7 @@ class _Episode:
             patch=patch,
             action=action,
             result=self.observation,
-            state_bytes=json_size(self.state),
+            state_bytes=len(compact(self.state).encode("utf-8")),
             skipped=skipped,
             repairs=repairs,
             usage_prompt_tokens=reply.prompt_tokens if reply else None,

@@ -20,12 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from skillstate.runtime.prompts import (
-    render_memory_prompt,
-    render_react_prompt,
-    render_skill_state_prompt,
-    render_stateful_prompt,
-)
+from skillstate.plugin.runtime import render_skill_state_prompt
+
+from .prompts import render_memory_prompt, render_react_prompt, render_stateful_prompt
 
 __all__ = [
     "RECENT",

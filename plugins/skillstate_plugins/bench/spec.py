@@ -10,21 +10,24 @@ lines the extractive Memory summary keeps.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
 if TYPE_CHECKING:
-    from skillstate_plugins.bench.policies import Policy
+    from skillstate.plugin import Host
+
+    from .policies import Policy
 
 __all__ = [
     "DEFAULT_WINDOW_CHARS",
     "RUNTIMES",
     "BenchmarkSpec",
+    "Benchmarks",
     "EpisodeConfig",
     "EpisodeOutcome",
-    "default_environment_options",
+    "benchmarks",
     "uses_state",
 ]
 
@@ -73,19 +76,20 @@ class EpisodeConfig:
         """Every setting, as JSON (the results file's key together with the policy)."""
         return attrs.asdict(self)
 
+    def environment_options(self) -> dict[str, Any]:
+        """The episode options every benchmark environment takes (``parse_episode_options``).
 
-def default_environment_options(config: EpisodeConfig) -> dict[str, Any]:
-    """``seed``, ``horizon``, ``noise`` and, when set, ``noise_seed``, ``scenario``, ``drift_at``."""
-    options: dict[str, Any] = {
-        "seed": config.seed,
-        "horizon": config.horizon,
-        "noise": config.noise,
-    }
-    for key in ("noise_seed", "scenario", "drift_at"):
-        value = getattr(config, key)
-        if value is not None:
-            options[key] = value
-    return options
+        ``seed``, ``horizon``, ``noise`` and, when set, ``noise_seed``, ``scenario``,
+        ``drift_at``: what a :class:`BenchmarkSpec` sends its environment unless its
+        ``environment_options`` says otherwise (a benchmark adding an option of its own
+        writes ``lambda config: {"mode": "episode", **config.environment_options()}``).
+        """
+        options: dict[str, Any] = {"seed": self.seed, "horizon": self.horizon, "noise": self.noise}
+        for key in ("noise_seed", "scenario", "drift_at"):
+            value = getattr(self, key)
+            if value is not None:
+                options[key] = value
+        return options
 
 
 @attrs.frozen
@@ -130,7 +134,7 @@ class BenchmarkSpec:
       ``wait`` and ``llm`` are the harness's own);
     - ``outcome`` — the final environment snapshot → :class:`EpisodeOutcome`;
     - ``environment_options`` — an :class:`EpisodeConfig` → the environment's
-      options (default :func:`default_environment_options`);
+      options (default :meth:`EpisodeConfig.environment_options`);
     - ``summary_lines`` — the lines of an observation the extractive Memory summary
       keeps (default: none, so the summary stays empty);
     - ``scenarios`` — the drift scenario names (``--scenario`` lists them);
@@ -146,10 +150,42 @@ class BenchmarkSpec:
     state_schema: Mapping[str, Any] | None
     policies: Mapping[str, Callable[..., Policy]]
     outcome: Callable[[Mapping[str, Any]], EpisodeOutcome]
-    environment_options: Callable[[EpisodeConfig], dict[str, Any]] = default_environment_options
+    environment_options: Callable[[EpisodeConfig], dict[str, Any]] = (
+        EpisodeConfig.environment_options
+    )
     summary_lines: Callable[[str], list[str]] = lambda observation: []
     scenarios: tuple[str, ...] = ()
     wait_action: str = "Wait"
     skip_action: str = "Skip"
     window_chars: int = DEFAULT_WINDOW_CHARS
     description: str = ""
+
+
+class Benchmarks(Protocol):
+    """A host's benchmark registry (what :func:`benchmarks` returns)."""
+
+    def get(self, key: str) -> BenchmarkSpec | None: ...
+
+    def owner(self, key: str) -> str | None: ...
+
+    def names(self) -> list[str]: ...
+
+    def __iter__(self) -> Iterator[BenchmarkSpec]: ...
+
+
+def benchmarks(host: Host) -> Benchmarks:
+    """``host``'s benchmarks: every plugin's ``skillstate_register_benchmarks``, by name.
+
+    Built once per host by the core's registry rules (:meth:`Host.registry
+    <skillstate.plugin.Host.registry>`): two plugins registering one name is a
+    :class:`~skillstate.plugin.PluginError` naming both, ``report`` and ``plot`` are the
+    ``bench`` command's own, and a plugin whose hook failed registers none of its
+    benchmarks (a warning names it). ``get(name)``, ``owner(name)``, ``names()``, and
+    iteration in registration order.
+    """
+    return host.registry(
+        "skillstate_register_benchmarks",
+        BenchmarkSpec,
+        kind="benchmark",
+        reserved=("report", "plot"),
+    )

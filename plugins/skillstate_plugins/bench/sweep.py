@@ -26,15 +26,16 @@ from typing import Any
 
 import attrs
 
-from skillstate_plugins.bench.policies import EndpointError
-from skillstate_plugins.bench.progress import Progress
-from skillstate_plugins.bench.records import TurnRecord
-from skillstate_plugins.bench.redaction import redact_secrets
-from skillstate_plugins.bench.results import ResultsFile, episode_key
-from skillstate_plugins.bench.runner import Interrupted, run_episode
-from skillstate_plugins.bench.spec import BenchmarkSpec, EpisodeConfig
-from skillstate.host import Host
-from skillstate.runtime.sessions import Runtime
+from skillstate.plugin import Host
+from skillstate.plugin.runtime import Runtime
+
+from .policies import EndpointError
+from .progress import Progress
+from .records import TurnRecord
+from .redaction import redact_secrets
+from .results import ResultsFile, episode_key
+from .runner import Interrupted, run_episode
+from .spec import BenchmarkSpec, EpisodeConfig
 
 __all__ = ["GRACE_SECONDS", "SweepOutcome", "run_sweep"]
 

@@ -7,8 +7,8 @@ horizon, telemetry noise level and seed, and a drift scenario — see
 ``docs/warehouse.md``. Modules: ``commands`` (grammar, rules, texts), ``generator``
 (Algorithm 2), ``noise`` (App. C telemetry), ``drift`` (§5.4 scenarios), ``scoring``,
 ``options``, ``environment``; the benchmark ``skillstate bench warehouse`` runs is
-:mod:`.benchmark` (on the core's harness, ``skillstate_plugins.bench.api``; the warehouse's
-policies are in :mod:`.bench`), and the plugin brings the command ``skillstate demo``
+:mod:`.benchmark` (on the bench plugin's harness, ``skillstate_plugins.bench``; the
+warehouse's policies are in :mod:`.bench`), and the plugin brings the command ``skillstate demo``
 (:mod:`.demo_cmd`).
 """
 
@@ -51,7 +51,7 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
     )
 
 
-@hookimpl
+@hookimpl(optionalhook=True)  # the bench plugin's hook: absent when bench is blocked
 def skillstate_register_benchmarks(register: Callable[[Any], None]) -> None:
     from .benchmark import WAREHOUSE_BENCHMARK
 

@@ -1,7 +1,7 @@
 """The warehouse benchmark record: what ``skillstate bench warehouse`` runs.
 
-The harness (runtimes, runner, LLM adapter, results, report, plot) is the core's
-(:mod:`skillstate_plugins.bench.api`); this module says what is the warehouse's: P and Σ's
+The harness (runtimes, runner, LLM adapter, results, report, plot) is the bench plugin's
+(its author API, :mod:`skillstate_plugins.bench`); this module says what is the warehouse's: P and Σ's
 shape (:mod:`.bench.spec`), the scripted policies (:mod:`.bench.policies`), the
 episode options (``mode: episode``), the score read from the environment's snapshot,
 and the lines the extractive Memory summary keeps.
@@ -12,12 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate_plugins.bench.api import (
-    BenchmarkSpec,
-    EpisodeConfig,
-    EpisodeOutcome,
-    default_environment_options,
-)
+from skillstate_plugins.bench import BenchmarkSpec, EpisodeConfig, EpisodeOutcome
 
 from .bench import belief
 from .bench.spec import INITIAL_STATE, STATE_SCHEMA, WAREHOUSE_INSTRUCTIONS
@@ -27,7 +22,7 @@ __all__ = ["WAREHOUSE_BENCHMARK", "outcome", "summary_lines"]
 
 
 def _options(config: EpisodeConfig) -> dict[str, Any]:
-    return {"mode": "episode", **default_environment_options(config)}
+    return {"mode": "episode", **config.environment_options()}
 
 
 def outcome(snapshot: Mapping[str, Any]) -> EpisodeOutcome:

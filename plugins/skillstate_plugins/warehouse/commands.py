@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from skillstate_plugins.bench.api import Command, Outcome, raw_action
+from skillstate_plugins.bench import Command, Outcome, raw_action
 
 __all__ = [
     "SHELF_COUNT",

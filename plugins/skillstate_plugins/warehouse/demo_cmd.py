@@ -15,8 +15,8 @@ import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from skillstate_plugins.bench.api import TurnRecord
     from skillstate.plugin.cli import CliContext
+    from skillstate_plugins.bench import TurnRecord
 
 __all__ = ["configure", "run"]
 
@@ -82,8 +82,8 @@ class _Printer:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate_plugins.bench.api import EpisodeConfig, run_episode
     from skillstate.plugin.runtime import Runtime
+    from skillstate_plugins.bench import EpisodeConfig, run_episode
 
     from .bench.policies import OraclePolicy
     from .bench.spec import WAREHOUSE_INSTRUCTIONS

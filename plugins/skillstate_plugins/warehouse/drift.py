@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skillstate_plugins.bench.api import scenario_name
+from skillstate_plugins.bench import scenario_name
 
 from .commands import SHELF_COUNT
 from .generator import DriftPlan

@@ -13,13 +13,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from skillstate_plugins.bench.api import NOISE_LEVELS, TELEMETRY_HEADER, telemetry_block
+from skillstate_plugins.bench import telemetry_block
 
-__all__ = ["HEADER", "LEVELS", "noise_suffix", "telemetry_lines"]
-
-HEADER = TELEMETRY_HEADER
-LEVELS = NOISE_LEVELS
-"""The paper's levels (Table 2: 5, 20, 50 events per turn; 0 the baseline)."""
+__all__ = ["noise_suffix", "telemetry_lines"]
 
 _OCR = ("Forklift parked.", "Worker entered Zone A.", "Safety Vest Detected.")
 

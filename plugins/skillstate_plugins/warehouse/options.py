@@ -6,7 +6,7 @@ optional; ``horizon``, ``scenario`` and ``drift_at`` only in episode mode. ``noi
 is a count of telemetry lines per observation (0–100) or a level name
 (``none``/``low``/``medium``/``high`` = 0/5/20/50). Everything but ``mode`` is the
 episode options every benchmark environment takes
-(:func:`skillstate_plugins.bench.api.parse_episode_options`).
+(:func:`skillstate_plugins.bench.parse_episode_options`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from skillstate.plugin import InvalidInput
-from skillstate_plugins.bench.api import EpisodeOptions, parse_episode_options
+from skillstate_plugins.bench import EpisodeOptions, parse_episode_options
 
 from .drift import ALIASES, SCENARIOS
 

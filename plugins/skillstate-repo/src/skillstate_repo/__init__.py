@@ -1,13 +1,14 @@
 """``skillstate-repo``: the SKILL.state paper's Software Repository environment as a plugin.
 
 A third-party-style distribution: it imports only the plugin API
-(``skillstate.plugin``, ``skillstate_plugins.bench.api``) and registers
+(``skillstate.plugin``, ``skillstate_plugins.bench``) and registers
 
 - the environment ``repo`` (``skillstate_register_environments``): one private
   repository per session, a seeded stream of feature requests, CI, pull requests and
   releases (:mod:`.environment`, :mod:`.world`, :mod:`.generator`, :mod:`.noise`);
-- the benchmark ``repo`` (``skillstate_register_benchmarks``): ``skillstate bench repo``
-  on the core's harness, with a scripted oracle (:mod:`.benchmark`, :mod:`.oracle`).
+- the benchmark ``repo`` (``skillstate_register_benchmarks``, the bench plugin's hook,
+  implemented ``optionalhook=True``): ``skillstate bench repo`` on the bench harness,
+  with a scripted oracle (:mod:`.benchmark`, :mod:`.oracle`).
 
 See the README for the commands, texts, figures and every choice the paper leaves open.
 """
@@ -47,7 +48,7 @@ def skillstate_register_environments(register: Callable[[EnvironmentSpec], None]
     )
 
 
-@hookimpl
+@hookimpl(optionalhook=True)  # the bench plugin's hook: absent when bench is blocked
 def skillstate_register_benchmarks(register: Callable[[Any], None]) -> None:
     from .benchmark import REPO_BENCHMARK
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate_plugins.bench.api import BenchmarkSpec, EpisodeOutcome, relevant_lines
+from skillstate_plugins.bench import BenchmarkSpec, EpisodeOutcome, relevant_lines
 
 from .generator import SCENARIOS
 

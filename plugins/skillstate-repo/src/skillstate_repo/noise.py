@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import random
 
-from skillstate_plugins.bench.api import NOISE_LEVELS, TELEMETRY_HEADER, telemetry_block
+from skillstate_plugins.bench import telemetry_block
 
-__all__ = ["HEADER", "LEVELS", "noise_suffix", "telemetry_lines"]
-
-HEADER = TELEMETRY_HEADER
-LEVELS = NOISE_LEVELS
+__all__ = ["noise_suffix", "telemetry_lines"]
 
 
 def telemetry_lines(noise_seed: int, position: str, count: int) -> list[str]:

@@ -2,7 +2,7 @@
 
 ``{"seed": 42, "horizon": 50, "noise": 0, "noise_seed": <seed>, "scenario": null,
 "drift_at": <horizon // 2>}`` — every key optional: the episode options every
-benchmark environment takes (:func:`skillstate_plugins.bench.api.parse_episode_options`).
+benchmark environment takes (:func:`skillstate_plugins.bench.parse_episode_options`).
 ``noise`` is a number of telemetry lines per observation (0–100) or
 ``none``/``low``/``medium``/``high`` (0/5/20/50); ``scenario`` is ``force-push``,
 ``flaky-ci``, ``pr-closed`` (or ``A``, ``B``, ``C``).
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skillstate_plugins.bench.api import EpisodeOptions, parse_episode_options, scenario_name
+from skillstate_plugins.bench import EpisodeOptions, parse_episode_options, scenario_name
 
 from .generator import SCENARIOS
 

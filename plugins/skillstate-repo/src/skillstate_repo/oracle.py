@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from skillstate_plugins.bench.api import Reply, TurnView, format_reply, relevant_lines
+from skillstate_plugins.bench import Reply, TurnView, format_reply, relevant_lines
 
 __all__ = ["RepoOracle", "apply_observation", "diff", "relevant_lines", "replay"]
 

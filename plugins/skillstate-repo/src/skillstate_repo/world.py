@@ -40,7 +40,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate_plugins.bench.api import Command, Outcome, raw_action
+from skillstate_plugins.bench import Command, Outcome, raw_action
 
 __all__ = [
     "VERBS",

@@ -14,10 +14,9 @@ from typing import Any
 
 import attrs
 
-from skillstate_plugins.bench.api import TELEMETRY_HEADER, relevant_lines
+from skillstate_plugins.bench import relevant_lines
 
 __all__ = [
-    "TELEMETRY_HEADER",
     "Alert",
     "WarehouseEvent",
     "apply_alert",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate_plugins.bench.api import PolicyError, Reply, TurnView, format_reply
+from skillstate_plugins.bench import PolicyError, Reply, TurnView, format_reply
 
 from . import belief
 from .belief import WarehouseEvent

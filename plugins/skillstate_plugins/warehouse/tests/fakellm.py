@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from skillstate_plugins.bench.api import TurnView
+from skillstate_plugins.bench import TurnView
 
 from ..bench.policies import OraclePolicy
 

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from skillstate.testing import make_host
 
 from ..generator import generate
-from ..noise import HEADER, telemetry_lines
+from ..noise import telemetry_lines
+
+HEADER = "--- BACKGROUND TELEMETRY ---"  # App. C's header, as the paper writes it
 
 
 def _env(**options: Any) -> Any:

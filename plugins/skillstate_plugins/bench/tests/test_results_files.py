@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import SKILLSTATE, clean_env
 
-from skillstate_plugins.bench.results import ResultsError, ResultsFile, load_results
+from skillstate.testing import clean_env, run_command
+
+from ..results import ResultsError, ResultsFile, load_results
 
 
 def skillstate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SKILLSTATE, *args], capture_output=True, text=True, env=clean_env(), cwd=cwd, timeout=300
-    )
+    return run_command("skillstate", *args, cwd=cwd, timeout=300)
 
 
 def bench(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -158,7 +158,7 @@ def test_a_reader_that_goes_away_ends_every_bench_command_quietly(
     path.write_text(json.dumps(EPISODE) + "\n")
     argv = [a.format(runs=path, dir=tmp_path) for a in command]
     process = subprocess.Popen(
-        [SKILLSTATE, "bench", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [str(Path(sys.executable).parent / "skillstate"), "bench", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env=clean_env(), cwd=tmp_path, text=True,
     )  # fmt: skip
     assert process.stdout is not None

@@ -23,24 +23,30 @@ from typing import Any
 
 import pytest
 
-from skillstate_plugins.bench.api import (
-    ChatCompletionsPolicy,
-    EndpointError,
-    EpisodeConfig,
-    Interrupted,
-    TurnView,
-    run_episode,
-)
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import require_service
+from skillstate.testing import make_host, require_service
 
-from ..benchmark import WAREHOUSE_BENCHMARK
+from .. import BenchmarkSpec, EpisodeConfig, TurnView, run_episode
+from ..llm import ChatCompletionsPolicy, public_endpoint
+from ..policies import EndpointError, Interrupted
+from ..spec import benchmarks
 from .fakellm import Answer, FakeModel, serve
 
 
+@pytest.fixture(scope="module")
+def warehouse() -> BenchmarkSpec:
+    """The installed warehouse benchmark, found as ``skillstate bench warehouse`` finds it."""
+    host = make_host()
+    found = benchmarks(host).get("warehouse")
+    host.close()
+    assert found is not None
+    return found
+
+
 @pytest.fixture
-def fake() -> Iterator[tuple[FakeModel, str]]:
+def fake(warehouse: BenchmarkSpec) -> Iterator[tuple[FakeModel, str]]:
     with serve() as found:
+        found[0].oracle = warehouse.policies["oracle"]()  # the model answers as the oracle would
         yield found
 
 
@@ -56,18 +62,20 @@ def _policy(url: str, **extra: Any) -> ChatCompletionsPolicy:
     )
 
 
-def _run(runtime: Runtime, policy: Any, **config: Any) -> Any:
-    return run_episode(WAREHOUSE_BENCHMARK, EpisodeConfig(**config), policy, runtime)
+def _run(spec: BenchmarkSpec, runtime: Runtime, policy: Any, **config: Any) -> Any:
+    return run_episode(spec, EpisodeConfig(**config), policy, runtime)
 
 
 VIEW = TurnView("react", "prompt", "obs", None)
 
 
 def test_an_episode_through_the_endpoint_scores_one(
-    fake: tuple[FakeModel, str], runtime: Runtime
+    fake: tuple[FakeModel, str], runtime: Runtime, warehouse: BenchmarkSpec
 ) -> None:
     model, url = fake
-    result = _run(runtime, _policy(url, max_tokens=300, temperature=0.2), horizon=8, noise=5)
+    result = _run(
+        warehouse, runtime, _policy(url, max_tokens=300, temperature=0.2), horizon=8, noise=5
+    )
     assert result.score == 1.0 and result.calls == 8 and len(model.requests) == 8
     first = model.requests[0]
     assert first["path"] == "/v1/chat/completions"
@@ -83,7 +91,7 @@ def test_an_episode_through_the_endpoint_scores_one(
 
 
 def test_a_rejected_patch_is_retried_with_the_error_in_the_next_prompt(
-    fake: tuple[FakeModel, str], runtime: Runtime
+    fake: tuple[FakeModel, str], runtime: Runtime, warehouse: BenchmarkSpec
 ) -> None:
     model, url = fake
     model.script = [
@@ -92,7 +100,7 @@ def test_a_rejected_patch_is_retried_with_the_error_in_the_next_prompt(
         ),
         Answer(content="Action: Store item_0 shelf_0"),
     ]
-    result = _run(runtime, _policy(url), horizon=5, retries=2)
+    result = _run(warehouse, runtime, _policy(url), horizon=5, retries=2)
     assert result.rejections == {"schema_violation": 1, "no_json_block": 1}
     assert result.kinds() == {"json_syntax": 1, "schema_type": 1}
     assert result.score == 1.0 and len(model.requests) == 7
@@ -104,22 +112,22 @@ def test_a_rejected_patch_is_retried_with_the_error_in_the_next_prompt(
 
 
 def test_failures_are_counted_by_kind_and_repairs_are_counted_not_hidden(
-    fake: tuple[FakeModel, str], runtime: Runtime
+    fake: tuple[FakeModel, str], runtime: Runtime, warehouse: BenchmarkSpec
 ) -> None:
     model, url = fake
     comma = '```json\n{"state_patch": {"inventory": {"shelf_0": "item_0",}}, "action": "Store item_0 shelf_0",}\n```'
     wrong_type = '```json\n{"state_patch": {"inventory": {"shelf_0": 7}}, "action": "Store item_0 shelf_0"}\n```'
     model.script = [Answer(content=comma), Answer(content=wrong_type)]
-    repaired = _run(runtime, _policy(url), horizon=4)
+    repaired = _run(warehouse, runtime, _policy(url), horizon=4)
     assert repaired.repairs == {"removed 2 trailing commas": 1}
     assert repaired.rejections == {"schema_violation": 1} and repaired.score == 1.0
     model.script = [Answer(content=comma), Answer(content=wrong_type)]
-    strict = _run(runtime, _policy(url), horizon=4, strict_parse=True)
+    strict = _run(warehouse, runtime, _policy(url), horizon=4, strict_parse=True)
     assert strict.rejections == {"json_parse_error": 1, "schema_violation": 1}
     assert strict.kinds() == {"json_syntax": 1, "schema_type": 1} and strict.repairs == {}
     overwrite = '```json\n{"state_patch": {"inventory": null}, "action": "Wait"}\n```'
     model.script = [Answer(), Answer(content=overwrite)]  # Σ holds item_0 when it is dropped
-    dropped = _run(runtime, _policy(url), horizon=4)
+    dropped = _run(warehouse, runtime, _policy(url), horizon=4)
     assert dropped.rejections == {"premature_overwrite": 1} and dropped.score == 1.0
     assert dropped.kinds() == {"premature_overwrite": 1}
 
@@ -253,17 +261,17 @@ def test_what_cannot_be_a_model_answer_is_an_endpoint_error(fake: tuple[FakeMode
     assert _policy(url).respond(VIEW).text == ""  # no text: the model's failure, not the endpoint's
 
 
-def test_an_unreachable_endpoint_stops_the_episode_instead_of_scoring_it(runtime: Runtime) -> None:
+def test_an_unreachable_endpoint_stops_the_episode_instead_of_scoring_it(
+    runtime: Runtime, warehouse: BenchmarkSpec
+) -> None:
     policy = ChatCompletionsPolicy(
         model="m", base_url="http://127.0.0.1:9/v1", http_retries=0, timeout=2
     )
     with pytest.raises(EndpointError) as raised:
-        _run(runtime, policy, horizon=3, retries=0)
+        _run(warehouse, runtime, policy, horizon=3, retries=0)
     assert str(raised.value).startswith(
         "the model endpoint http://127.0.0.1:9/v1/chat/completions could not be read"
     )
-    from skillstate_plugins.bench.api import public_endpoint
-
     assert public_endpoint("https://u:secret@h.example:8443/v1/chat?key=abc#x") == (
         "https://h.example:8443/v1/chat"
     )

@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import SKILLSTATE, clean_env
 
-from skillstate_plugins.bench.plot import draw, legibility_problems
-from skillstate_plugins.bench.report import paired_differences, summarize
-from skillstate_plugins.bench.results import read_results
-from skillstate_plugins.bench.stats import estimate, paired, t_critical
+from skillstate.testing import run_command
+
+from ..plot import draw, legibility_problems
+from ..report import paired_differences, summarize
+from ..results import read_results
+from ..stats import estimate, paired, t_critical
 
 
 def skillstate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SKILLSTATE, *args], capture_output=True, text=True, env=clean_env(), cwd=cwd, timeout=300
-    )
+    return run_command("skillstate", *args, cwd=cwd, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -219,19 +218,20 @@ def test_one_seed_has_no_interval_and_no_error_bar(tmp_path: Path) -> None:
 
 
 def test_plot_without_matplotlib_says_what_to_install(results: Path, tmp_path: Path) -> None:
-    code = (
+    (tmp_path / "sitecustomize.py").write_text(  # matplotlib is not installed, as it were
         "import sys\n"
         "class Block:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
         "        if name == 'matplotlib' or name.startswith('matplotlib.'):\n"
         "            raise ImportError('blocked for the test')\n"
-        "sys.meta_path.insert(0, Block())\n"
-        "from skillstate.cli.main import main\n"
-        f"sys.exit(main(['bench', 'plot', {str(results)!r}, '-o', {str(tmp_path / 'x.png')!r}]))\n"
+        "sys.meta_path.insert(0, Block())\n",
+        encoding="utf-8",
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(), timeout=120
-    )
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    done = run_command(
+        "skillstate", "bench", "plot", str(results), "-o", str(tmp_path / "x.png"),
+        cwd=tmp_path, PYTHONPATH=path,
+    )  # fmt: skip
     assert done.returncode == 2
     assert (
         done.stderr

@@ -1,5 +1,6 @@
 """The episode options and command records every benchmark environment shares
-(``skillstate_plugins.bench.api``): both bundled environments check their options through them."""
+(the author API, ``skillstate_plugins.bench``): both bundled environments check their
+options through them."""
 
 from __future__ import annotations
 
@@ -7,17 +8,19 @@ from typing import Any
 
 import pytest
 
-from skillstate.errors import InvalidInput
-from skillstate_plugins.bench.api import (
-    NOISE_LEVELS,
+from skillstate.plugin import InvalidInput
+from skillstate.testing import make_host
+
+from .. import (
     Command,
+    EpisodeConfig,
     EpisodeOptions,
     Outcome,
     parse_episode_options,
     raw_action,
     scenario_name,
 )
-from skillstate.testing import make_host
+from ..episodes import NOISE_LEVELS
 
 SCENARIOS = ("flood", "fire")
 ALIASES = {"a": "flood", "b": "fire", "deluge": "flood"}
@@ -86,3 +89,11 @@ def test_commands_and_outcomes() -> None:
     outcome = Outcome("accepted", "done", Command("wait", ()))
     assert outcome.command == Command("wait", ()) and outcome.status == "accepted"
     assert scenario_name("FIRE", SCENARIOS) == "fire" and scenario_name("x", SCENARIOS) is None
+
+
+def test_an_episode_config_sends_the_options_every_environment_takes() -> None:
+    assert EpisodeConfig(horizon=10, seed=3).environment_options() == {
+        "seed": 3, "horizon": 10, "noise": 0,
+    }  # fmt: skip
+    drifted = EpisodeConfig(noise=5, noise_seed=9, scenario="fire", drift_at=4)
+    assert parse(drifted.environment_options()) == EpisodeOptions(42, 50, 5, 9, "fire", 4)
