@@ -33,6 +33,7 @@ pytestmark = pytest.mark.slow
 LIFTED = {  # bundled package -> (bundled entry point, new distribution, new import name)
     "warehouse": ("warehouse", "skillstate-warehouse-lifted", "skillstate_warehouse_lifted"),
     "file_store": ("file-store", "skillstate-file-store-lifted", "skillstate_file_store_lifted"),
+    "mcp": ("mcp", "skillstate-mcp-lifted", "skillstate_mcp_lifted"),
 }
 
 PYPROJECT = """\
@@ -81,9 +82,10 @@ def lifted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     done = subprocess.run(
         [
             *pip,
-            f"{ROOT}[plot]",
+            f"{ROOT}[plot,mcp]",
             "pytest>=8",
             "hypothesis>=6.100",
+            "httpx2>=2.16",  # the mcp package's tests drive its HTTP server
             *projects,
             str(repo),
         ],

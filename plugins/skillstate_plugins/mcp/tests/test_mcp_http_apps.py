@@ -13,17 +13,24 @@ from __future__ import annotations
 import http.client
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from skillstate.plugin import hookimpl
+from skillstate.testing import make_host
 
 from ..command import NO_UI, http_apps
 from .support import SKILLSTATE, HttpServer, initialize_request, post_json, server_env
 from .support import make_distribution as install
 
 FAKE_UI = """
+import pytest
+
 from skillstate.plugin import hookimpl
+from skillstate.testing import make_host
 
 
 @hookimpl(optionalhook=True)
@@ -54,9 +61,16 @@ class _Collector:
         self.errors.append(message)
 
 
-def test_a_plugin_on_the_host_registers_the_ui_app(
-    skillstate_host: Any, register_plugin: Any
-) -> None:
+@pytest.fixture
+def host() -> Iterator[Any]:
+    """A host with the installed plugins as this run selects them (a lifted copy of this
+    package with the bundled one blocked), for in-test plugins to join."""
+    made = make_host()
+    yield made
+    made.close()
+
+
+def test_a_plugin_on_the_host_registers_the_ui_app(host: Any) -> None:
     made: list[dict[str, Any]] = []
 
     class FakeUi:
@@ -64,17 +78,15 @@ def test_a_plugin_on_the_host_registers_the_ui_app(
         def skillstate_register_http_apps(self, register: Any) -> None:
             register("fake-ui", lambda host, store, **options: made.append(options) or "app")
 
-    register_plugin(FakeUi(), "fake-ui")
-    ctx = _Collector(skillstate_host)
+    host.pm.register_local(FakeUi(), "fake-ui")
+    ctx = _Collector(host)
     apps = http_apps(ctx)  # type: ignore[arg-type]
     assert "fake-ui" in apps and ctx.errors == []
-    assert apps["fake-ui"](skillstate_host, None, bind="127.0.0.1", prefix="/ui") == "app"
+    assert apps["fake-ui"](host, None, bind="127.0.0.1", prefix="/ui") == "app"
     assert made == [{"bind": "127.0.0.1", "prefix": "/ui"}]
 
 
-def test_a_failing_implementation_is_one_warning_and_the_others_register(
-    skillstate_host: Any, register_plugin: Any
-) -> None:
+def test_a_failing_implementation_is_one_warning_and_the_others_register(host: Any) -> None:
     class Broken:
         @hookimpl(optionalhook=True)
         def skillstate_register_http_apps(self, register: Any) -> None:
@@ -85,9 +97,9 @@ def test_a_failing_implementation_is_one_warning_and_the_others_register(
         def skillstate_register_http_apps(self, register: Any) -> None:
             register("fine", object())
 
-    register_plugin(Broken(), "broken-ui")
-    register_plugin(Fine(), "fine-ui")
-    ctx = _Collector(skillstate_host)
+    host.pm.register_local(Broken(), "broken-ui")
+    host.pm.register_local(Fine(), "fine-ui")
+    ctx = _Collector(host)
     apps = http_apps(ctx)  # type: ignore[arg-type]
     assert "fine" in apps
     assert ctx.errors == ["warning: plugin 'broken-ui' failed to register its web apps (boom)"]
