@@ -81,38 +81,38 @@ def _protocol(header_timeout: float) -> type:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class BoundedH11Protocol(H11Protocol):
-        _header_timer: asyncio.TimerHandle | None = None
+        header_deadline: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            self._arm()
+            self.arm_deadline()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
+            self.disarm_deadline()
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
             if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self._arm()  # still reading a request's headers
+                self.arm_deadline()  # still reading a request's headers
             else:
-                self._disarm()
+                self.disarm_deadline()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            self._disarm()  # between requests, uvicorn's keep-alive timeout applies
+            self.disarm_deadline()  # between requests, uvicorn's keep-alive timeout applies
 
-        def _arm(self) -> None:
-            if self._header_timer is None:
-                self._header_timer = self.loop.call_later(header_timeout, self._expired)
+        def arm_deadline(self) -> None:
+            if self.header_deadline is None:
+                self.header_deadline = self.loop.call_later(header_timeout, self.deadline_expired)
 
-        def _disarm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
+        def disarm_deadline(self) -> None:
+            if self.header_deadline is not None:
+                self.header_deadline.cancel()
+                self.header_deadline = None
 
-        def _expired(self) -> None:
-            self._header_timer = None
+        def deadline_expired(self) -> None:
+            self.header_deadline = None
             if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
                 self.transport.close()
 
