@@ -16,8 +16,6 @@ the figures compare on a noisy machine:
 - ``warehouse`` — Store steps on the warehouse environment (file store, fast);
 - ``http`` — the steps scenario over Streamable HTTP (file store); ``http-memory`` the
   same on the memory store (the HTTP request path without the file store's commit);
-  ``http-sdk`` / ``http-memory-sdk`` the same with ``SKILLSTATE_MCP_HTTP_EXCHANGE=off``
-  (every POST through the SDK's stateless path instead of the single exchange);
 - ``reference-standin`` / ``reference-standin-warehouse`` / ``reference-standin-http`` —
   ``benchmarks/reference_standin/server.mjs`` under Node (stdio steps, stdio warehouse,
   Streamable HTTP steps): a stand-in for the TypeScript reference server written from its
@@ -235,14 +233,6 @@ def configs(tmp: Path) -> dict[str, dict[str, Any]]:
         "url": f"http://127.0.0.1:{memory_port}/mcp",
         "store": "memory:",
     }
-    for name in ("http", "http-memory"):  # the same, every POST through the SDK's path
-        sdk_port = _free_port()
-        out[f"{name}-sdk"] = {
-            "spawn": f"{SKILLSTATE} mcp --http --port {sdk_port}",
-            "url": f"http://127.0.0.1:{sdk_port}/mcp",
-            "store": out[name]["store"].replace("/http/", "/http-sdk/"),
-            "env": ["SKILLSTATE_MCP_HTTP_EXCHANGE=off"],
-        }
     standin = [shutil.which("node") or "node", str(STANDIN / "server.mjs")]
     standin_port = _free_port()
     out["reference-standin"] = {"stdio": shlex.join(standin), "standin": True}

@@ -77,7 +77,8 @@ class SkillstatePluginManager(CountingPluginManager):
         from skillstate.essentials import ESSENTIAL
 
         self.add_hookspecs(hookspecs)
-        self.hook.skillstate_addhooks.call_historic(kwargs={"pluginmanager": self})  # each plugin
+        # historic, as pytest_addhooks: each plugin registered from now on adds its specs
+        self.hook.skillstate_addhooks.call_historic(kwargs={"pluginmanager": self})
         self.rows: list[Row] = []
         """The table as loaded (tuples: its records are built when someone reads it)."""
         self._table: tuple[tuple[Row, ...], list[PluginInfo]] | None = None

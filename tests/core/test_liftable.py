@@ -39,6 +39,7 @@ LIFTED = {  # bundled package -> (bundled entry point, new distribution, new imp
         "skillstate-skill-store-lifted",
         "skillstate_skill_store_lifted",
     ),
+    "mcp": ("mcp", "skillstate-mcp-lifted", "skillstate_mcp_lifted"),
 }
 
 PYPROJECT = """\
@@ -87,9 +88,10 @@ def lifted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     done = subprocess.run(
         [
             *pip,
-            f"{ROOT}[plot]",
+            f"{ROOT}[plot,mcp]",
             "pytest>=8",
             "hypothesis>=6.100",
+            "httpx2>=2.16",  # the mcp package's tests drive its HTTP server
             *projects,
             str(repo),
         ],

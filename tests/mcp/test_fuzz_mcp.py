@@ -35,7 +35,7 @@ from fuzzing import (
 )
 from hypothesis import given
 from hypothesis import strategies as st
-from mcp_support import SKILLSTATE, server_env
+from support import SKILLSTATE, server_env
 
 pytestmark = pytest.mark.fuzz
 

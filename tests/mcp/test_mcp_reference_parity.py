@@ -26,12 +26,16 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_support import SKILLSTATE, TIMEOUT, server_env, text_of
-from support import require_service
+from support import SKILLSTATE, TIMEOUT, require_service, server_env
 
 from benchmarks.bench_mcp import STANDIN, prepare_standin
 
 pytestmark = pytest.mark.anyio
+
+
+def text_of(result: Any) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
 
 OUR_META_KEYS = {"rolled_back", "rejection", "problems"}
 """``execute_step`` meta keys we add (docs/mcp.md, difference 7)."""

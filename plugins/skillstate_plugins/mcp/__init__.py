@@ -2,60 +2,68 @@
 
 - :func:`build_server` — an SDK ``MCPServer`` with the session tools, the skill-store
   tools, the ``skill-state://`` resources and the turn prompts;
-- :func:`skillstate_tools` / :func:`add_tools` — the same surface on a server of your own;
-- :func:`serve_stdio` (``skillstate_plugins.mcp.stdio``) and :func:`http_app` (``skillstate_plugins.mcp.http``).
+- :func:`skillstate_tools`, :func:`add_resources`, :func:`add_prompts` — the same
+  surface on a server of your own;
+- :func:`serve_stdio` (``.stdio``) and :func:`http_app` (``.http``).
 
-Everything here imports the ``mcp`` SDK, so this package is imported lazily. See ``docs/mcp.md``.
+It registers the ``skillstate mcp`` command and adds one hook of its own,
+``skillstate_register_http_apps`` (:mod:`.hookspecs`): the web apps ``--http`` serves
+beside ``/mcp`` (``--ui``). Everything here but the hooks imports the ``mcp`` SDK, so
+it is imported on first use. See ``docs/mcp.md``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
-
-from skillstate._lazy import lazy_getattr
+from skillstate.plugin import hookimpl
 
 if TYPE_CHECKING:
-    from skillstate_plugins.mcp.http import http_app
-    from skillstate_plugins.mcp.server import (
-        add_prompts,
-        add_resources,
-        add_tools,
-        build_server,
-        skillstate_tools,
-    )
-    from skillstate_plugins.mcp.stdio import serve_stdio
+    from .http import http_app
+    from .server import add_prompts, add_resources, build_server, skillstate_tools
+    from .stdio import serve_stdio
 
 __all__ = [
     "add_prompts",
     "add_resources",
-    "add_tools",
     "build_server",
     "http_app",
     "serve_stdio",
     "skillstate_tools",
 ]
 
-_LAZY = {
-    "add_prompts": "skillstate_plugins.mcp.server",
-    "add_resources": "skillstate_plugins.mcp.server",
-    "add_tools": "skillstate_plugins.mcp.server",
-    "build_server": "skillstate_plugins.mcp.server",
-    "skillstate_tools": "skillstate_plugins.mcp.server",
-    "http_app": "skillstate_plugins.mcp.http",
-    "serve_stdio": "skillstate_plugins.mcp.stdio",
+_WHERE = {
+    "add_prompts": ".server",
+    "add_resources": ".server",
+    "build_server": ".server",
+    "skillstate_tools": ".server",
+    "http_app": ".http",
+    "serve_stdio": ".stdio",
 }
 
 
-__getattr__ = lazy_getattr("skillstate_plugins.mcp", _LAZY, globals())
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_WHERE[name], __name__), name)
 
 
-from skillstate.plugin import hookimpl  # noqa: E402
+@hookimpl
+def skillstate_addhooks(pluginmanager: Any) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 @hookimpl
 def skillstate_register_commands(register: Any) -> None:
     from skillstate.plugin import CommandSpec
 
-    register(CommandSpec.from_module("mcp", "the MCP server (stdio, or --http): SKILL.state for any MCP client", f"{__name__}.command"))
+    register(
+        CommandSpec.from_module(
+            "mcp",
+            "the MCP server (stdio, or --http): SKILL.state for any MCP client",
+            f"{__name__}.command",
+        )
+    )

@@ -23,10 +23,9 @@ from typing import Any
 
 import attrs
 
-from skillstate.errors import InvalidInput, SkillstateError
-from skillstate.jsondoc import json_kind
+from skillstate.plugin import InvalidInput, SkillstateError
 
-__all__ = ["ArgumentError", "Param", "check_arguments", "input_schema"]
+__all__ = ["ArgumentError", "Param", "check_arguments", "input_schema", "json_kind"]
 
 KINDS = ("string", "text", "object", "spec", "action", "boolean", "name", "integer")
 """Parameter kinds: ``string`` (non-empty), ``text`` (may be empty), ``object``,
@@ -84,6 +83,23 @@ def input_schema(params: Sequence[Param]) -> dict[str, Any]:
     }
 
 
+def json_kind(value: Any) -> str:
+    """What a value is, in JSON's words, for messages: ``a string``, ``an object``, ``null``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, str) and not value:
         return "an empty string"
@@ -104,7 +120,7 @@ _EXPECTED = {
 
 def _decode_object(param: Param, text: str) -> dict[str, Any]:
     """An object argument sent as JSON text: accepted only if it is an object's text."""
-    from skillstate.jsondoc import parse_json
+    from skillstate.plugin import parse_json
 
     try:
         value = parse_json(text, param.name)

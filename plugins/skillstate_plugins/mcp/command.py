@@ -3,14 +3,18 @@
 The store is the configured one (``--store``, ``SKILLSTATE_STORE``, the config file).
 Only this command imports the MCP SDK, and only when it runs. The SDK and the web
 libraries are the ``mcp`` extra (``pip install 'skillstate[mcp]'``); without them the
-command says so in one line and exits 3 (an optional extra is missing: ``exits.ERROR``).
+command says so in one line and exits 3 (an optional extra is missing: ``ExitCode.ERROR``).
+The skill tools are offered when a plugin provides the skill store
+(``host.skill_store()``); with it blocked, the server has the session tools only.
+``--ui`` serves, at ``/ui``, the app a plugin registered as ``"ui"``
+(:mod:`.hookspecs`; the inspector plugin does).
 
 The HTTP options (address, port, token) are resolved by one function,
 :func:`http_settings`, for every command that serves HTTP.
 
 Ctrl-C (SIGINT) stops either transport cleanly — over HTTP uvicorn finishes the
-requests in flight — and closes the store; the exit code is 130 (``exits.INTERRUPT``).
-Over HTTP SIGTERM does the same and exits 143 (``exits.TERMINATED``); on stdio it
+requests in flight — and closes the store; the exit code is 130 (``ExitCode.INTERRUPT``).
+Over HTTP SIGTERM does the same and exits 143 (``ExitCode.TERMINATED``); on stdio it
 still ends the process at once (the default action).
 The end of stdin (the client closed the pipe) is the normal end of a stdio server: 0.
 """
@@ -24,15 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillstate.cli.exits import (
-    ERROR,
-    INTERRUPT,
-    OK,
-    TERMINATED,
-    USAGE,
-    Terminated,
-    sigterm_raises,
-)
+# TRANSITIONAL (issue 25): the serving options move behind skillstate.plugin.http
 from skillstate.cli.serve_options import (
     TOKEN_FILE_HELP,
     TokenFileError,
@@ -42,10 +38,11 @@ from skillstate.cli.serve_options import (
     sigint_heard,
     unsendable_token,
 )
-from skillstate.errors import SkillstateError
+from skillstate.plugin import PluginError, SkillstateError
+from skillstate.plugin.cli import ExitCode
 
 if TYPE_CHECKING:
-    from skillstate.cli.context import CliContext
+    from skillstate.plugin.cli import CliContext
 
 __all__ = [
     "TOKEN_ENV",
@@ -62,7 +59,7 @@ TOKEN_ENV = "SKILLSTATE_MCP_TOKEN"
 
 DEFAULT_PORT = 3211
 EXTRA_MODULES = ("mcp", "mcp_types", "anyio", "starlette", "pydantic", "uvicorn")
-"""What ``skillstate/mcp`` imports from the ``mcp`` extra."""
+"""What this plugin imports from the ``mcp`` extra."""
 MISSING_EXTRA = (
     "the MCP server needs the 'mcp' extra, which is not installed: "
     "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)"
@@ -240,7 +237,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ui",
         action="store_true",
-        help="with --http: also serve the run inspector at /ui (needs the 'ui' extra)",
+        help="with --http: also serve the run inspector at /ui (the inspector plugin, "
+        "with the 'ui' extra)",
     )
     parser.add_argument(
         "--transport",
@@ -249,6 +247,72 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="stdio: 'fast' (asyncio pipes into the SDK's transport, default) or 'sdk' "
         "(the SDK's own threaded reader/writer)",
     )
+
+
+NO_UI = (
+    "--ui: no plugin serves the inspector app ('ui'): the inspector plugin is blocked or "
+    "not installed (pip install 'skillstate[ui]')"
+)
+
+
+def http_apps(ctx: CliContext) -> dict[str, Any]:
+    """The web apps plugins registered (``skillstate_register_http_apps``), by name.
+
+    A name registered twice raises :class:`~skillstate.plugin.PluginError`; an
+    implementation that fails is one warning line naming its plugin."""
+    apps: dict[str, Any] = {}
+
+    def register(name: str, factory: Any) -> None:
+        if name in apps:
+            raise PluginError(f"two plugins register the web app {name!r}")
+        apps[name] = factory
+
+    try:
+        failures = ctx.host.pm.hook.skillstate_register_http_apps(register=register)
+    except PluginError:
+        raise
+    except Exception as exc:  # an implementation the host's isolation did not guard
+        ctx.error(
+            f"warning: a plugin failed to register its web apps ({type(exc).__name__}: {exc})"
+        )
+        return apps
+    for failure in failures or ():
+        if failure is not None:  # the host's isolation: a failed implementation's report
+            ctx.error(
+                f"warning: plugin {getattr(failure, 'plugin', '?')!r} failed to register "
+                f"its web apps ({getattr(failure, 'error', failure)})"
+            )
+    return apps
+
+
+def _ui_app(ctx: CliContext, settings: HttpSettings) -> Any:
+    """The app registered as ``"ui"``, built for ``/ui``; :class:`SkillstateError` if none."""
+    from .hookspecs import HTTP_APP_PREFIX
+
+    factory = http_apps(ctx).get("ui")
+    if factory is None:
+        raise SkillstateError(NO_UI)
+    try:
+        return factory(
+            ctx.host,
+            ctx.store,
+            bind=settings.host,
+            allowed_hosts=list(settings.allowed_hosts),
+            token=settings.token,
+            prefix=HTTP_APP_PREFIX,
+        )
+    except SkillstateError:
+        raise
+    except Exception as exc:  # e.g. the app's extra is missing
+        raise SkillstateError(f"--ui: the inspector app cannot be built: {exc}") from None
+
+
+def _skill_store(ctx: CliContext) -> Any:
+    """The skill store the plugins provide, or ``None`` (none: no skill tools)."""
+    try:
+        return ctx.host.skill_store()
+    except PluginError:
+        return None
 
 
 def run(ctx: CliContext) -> int:
@@ -260,50 +324,48 @@ def run(ctx: CliContext) -> int:
                 "--token, --token-file, --allow-no-token, --allowed-host, --port, --max-body, "
                 "--max-connections and --header-timeout apply to --http only"
             )
-            return USAGE
+            return ExitCode.USAGE
+        if args.ui:
+            ctx.error("--ui applies to --http only")
+            return ExitCode.USAGE
     else:
         if args.transport is not None:
-            ctx.error(
-                "--transport applies to stdio only (over --http, SKILLSTATE_MCP_HTTP_EXCHANGE=off "
-                "sends every request the SDK's way)"
-            )
-            return USAGE
+            ctx.error("--transport applies to stdio only")
+            return ExitCode.USAGE
         try:
             settings = http_settings(args)
         except HttpUsageError as exc:
             ctx.error(str(exc))
-            return USAGE
+            return ExitCode.USAGE
     if not extra_installed():
         ctx.error(MISSING_EXTRA)
-        return ERROR
-    if args.ui:
-        from skillstate_plugins.inspector import MISSING_EXTRA as MISSING_UI
-        from skillstate_plugins.inspector import extra_installed as ui_installed
+        return ExitCode.ERROR
 
-        if not args.http:
-            ctx.error("--ui applies to --http only")
-            return USAGE
-        if not ui_installed():
-            ctx.error(MISSING_UI)
-            return ERROR
+    from skillstate.plugin.runtime import Runtime
 
-    from skillstate_plugins.mcp import scrub
-    from skillstate_plugins.mcp.server import build_server
-    from skillstate.runtime import Runtime
-    from skillstate_plugins.skill_store import SkillStore
+    from . import scrub
+    from .server import build_server
 
+    ui = None
+    if settings is not None and args.ui:
+        try:
+            ui = _ui_app(ctx, settings)
+        except SkillstateError as exc:
+            ctx.error(str(exc))
+            return ExitCode.ERROR
     runtime = Runtime(host=ctx.host)
-    skills = SkillStore.from_config(ctx.config)
-    scrub.configure(str(ctx.config.store), [root for _, root in skills.roots])
+    skills = _skill_store(ctx)
+    roots = [root for _, root in getattr(skills, "roots", ())]
+    scrub.configure(str(ctx.config.store), roots)
     server = build_server(
         runtime, skills=skills, allow_skill_writes=args.allow_skill_writes, offload=args.http
     )
-    code = OK
+    code: int = ExitCode.OK
     try:
         if settings is not None:
-            code = _serve_http(ctx, runtime, server, settings)
+            code = _serve_http(ctx, runtime, server, settings, ui)
         else:
-            from skillstate_plugins.mcp.stdio import serve_stdio
+            from .stdio import serve_stdio
 
             serve_stdio(server, args.transport or "fast")  # Ctrl-C: KeyboardInterrupt, exit 130
     finally:
@@ -312,17 +374,19 @@ def run(ctx: CliContext) -> int:
     return code
 
 
-def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettings) -> int:
-    """Serve until stopped: :data:`~skillstate.cli.exits.INTERRUPT` after Ctrl-C,
-    :data:`~skillstate.cli.exits.TERMINATED` after SIGTERM (the caller closes the store)."""
+def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettings, ui: Any) -> int:
+    """Serve until stopped: ``ExitCode.INTERRUPT`` after Ctrl-C, ``ExitCode.TERMINATED``
+    after SIGTERM (the caller closes the store)."""
     import anyio
     import anyio.to_thread
 
-    from skillstate._version import __version__
-    from skillstate.durability import durability_of
-    from skillstate.masking import mask_url
-    from skillstate_plugins.mcp.http import ServerLimits, http_app, run_http
+    from skillstate.plugin import mask_url
 
+    from .http import ServerLimits, http_app, run_http
+    from .server import skillstate_version
+    from .serving import Terminated, sigterm_raises
+
+    version = skillstate_version()
     store_url = mask_url(str(ctx.config.store))
     health_threads = anyio.CapacityLimiter(2)  # a stuck store never takes the tool calls' threads
 
@@ -332,26 +396,14 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
         )
         return {
             "status": "ok",
-            "server": {"name": server.name, "version": __version__},
-            "version": __version__,
+            "server": {"name": server.name, "version": version},
+            "version": version,
             "store": store_url,
-            "durability": durability_of(runtime.store),
+            "durability": str(getattr(runtime.store, "durability", "unstated")),
             "active_skill_sessions": index["active_sessions"],
             "active_mcp_sessions": 0,
         }
 
-    ui = None
-    if ctx.args.ui:
-        from skillstate_plugins.inspector import ui_app
-
-        ui = ui_app(
-            ctx.host,
-            ctx.store,
-            bind=settings.host,
-            allowed_hosts=list(settings.allowed_hosts),
-            token=settings.token,
-            prefix="/ui",
-        )
     app = http_app(
         server,
         host=settings.host,
@@ -364,9 +416,9 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
 
     def banner(bound: int) -> str:
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
-        inspector = f", inspector at http://{host}:{bound}/ui/" if ctx.args.ui else ""
+        inspector = f", inspector at http://{host}:{bound}/ui/" if ui is not None else ""
         return (
-            f"[skillstate] v{__version__} listening on http://{host}:{bound}/mcp "
+            f"[skillstate] v{version} listening on http://{host}:{bound}/mcp "
             f"(store {store_url}{', token required' if settings.token else ''}){inspector}"
         )
 
@@ -377,7 +429,7 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
         with sigint_heard():  # 130 even when SIGINT was ignored at start
             sigterm_raises(lambda: run_http(app, settings.host, settings.port, banner, limits))
     except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
-        return INTERRUPT
+        return ExitCode.INTERRUPT
     except Terminated:  # the same for SIGTERM
-        return TERMINATED
-    return OK
+        return ExitCode.TERMINATED
+    return ExitCode.OK

@@ -17,7 +17,7 @@ JSON-RPC errors it deserves:
   be known, as JSON-RPC 2.0 prescribes);
 - a notification (no id) or a response → nothing.
 
-Each message is bounded (:func:`skillstate.display.excerpt`) and pure ASCII-safe JSON.
+Each message is bounded (:func:`skillstate.plugin.excerpt`) and pure ASCII-safe JSON.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from skillstate.display import excerpt
+from skillstate.plugin import excerpt
 
 __all__ = [
     "INVALID_PARAMS",

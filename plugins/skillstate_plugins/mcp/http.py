@@ -26,15 +26,13 @@ connections: at most ``max_connections`` open at once, a deadline for each reque
 headers, idle keep-alive connections closed.
 
 The Host, Origin and token checks are :mod:`skillstate.netguard`'s, shared with the
-run inspector's gate (:mod:`skillstate_plugins.inspector.gate`, mounted at ``/ui`` with ``--ui``).
+run inspector's gate (an app another plugin registers under ``"ui"``, mounted at
+``/ui`` with ``--ui``: :mod:`.hookspecs`).
 
-``/mcp`` is the SDK's Streamable HTTP transport, stateless with JSON responses:
-no ``Mcp-Session-Id`` is needed, so any number of server processes can serve the same
-skill sessions through a shared store (file on one machine, SQLite, PostgreSQL). A
-2025-era POST of one JSON-RPC request is answered by a single exchange
-(:mod:`skillstate_plugins.mcp.exchange`) with the SDK's own pieces, the answer the SDK's path
-gives without building a connection for it; ``SKILLSTATE_MCP_HTTP_EXCHANGE=off`` turns
-it off.
+``/mcp`` is the SDK's Streamable HTTP transport (``MCPServer.streamable_http_app``),
+stateless with JSON responses: no ``Mcp-Session-Id`` is needed, so any number of
+server processes can serve the same skill sessions through a shared store (file on one
+machine, SQLite, PostgreSQL).
 """
 
 from __future__ import annotations
@@ -52,17 +50,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from skillstate.errors import SkillstateError
-from skillstate.masking import mask_url
-from skillstate_plugins.mcp.exchange import StatelessExchange, stateless_exchange
-from skillstate_plugins.mcp.framing import INVALID_REQUEST, error_message, reject
-from skillstate_plugins.mcp.scrub import scrub
-from skillstate_plugins.mcp.serving import (
-    DEFAULT_MAX_CONNECTIONS,
-    PortInUse,
-    ServerLimits,
-    run_http,
-)
+# TRANSITIONAL (issue 25): the gate's checks move behind skillstate.plugin.http
 from skillstate.netguard import (
     LOOPBACK,
     allowed_names,
@@ -70,6 +58,11 @@ from skillstate.netguard import (
     host_allowed,
     origin_allowed,
 )
+from skillstate.plugin import SkillstateError
+
+from .framing import INVALID_REQUEST, error_message, reject
+from .scrub import scrub
+from .serving import DEFAULT_MAX_CONNECTIONS, PortInUse, ServerLimits, run_http
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -79,7 +72,6 @@ __all__ = [
     "PortInUse",
     "ServerLimits",
     "http_app",
-    "mask_url",
     "run_http",
     "security_settings",
 ]
@@ -135,10 +127,8 @@ class HttpGate:
         body_timeout: float = 30.0,
         health_timeout: float = 5.0,
         ui: ASGIApp | None = None,
-        exchange: StatelessExchange | None = None,
     ) -> None:
         self.app = app
-        self.exchange = exchange
         self.ui = ui
         self.names = allowed_names(host, allowed_hosts)
         self.health = health
@@ -149,8 +139,6 @@ class HttpGate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
-            if scope["type"] == "lifespan" and self.exchange is not None:
-                send = _ending_exchanges(send, self.exchange)
             await self.app(scope, receive, send)
             return
         path = scope["path"]
@@ -174,10 +162,8 @@ class HttpGate:
                 body, response = await self._body(receive)
                 if response is None:
                     assert body is not None
-                    message, response = _framing(body)
+                    response = _framing(body)
                     receive = _replay(body, receive)
-                    if response is None and self.exchange is not None:
-                        response = await self.exchange.answer(scope, receive, message)
         if response is not None:
             await response(scope, receive, send)
             return
@@ -253,11 +239,11 @@ def _too_large(size: int, limit: int, prefix: str = "") -> Response:
     )
 
 
-def _framing(body: bytes) -> tuple[Any, Response | None]:
-    """``body``'s JSON-RPC message, or 400 with the JSON-RPC errors owed for it when the
-    SDK could not take it."""
+def _framing(body: bytes) -> Response | None:
+    """400 with the JSON-RPC errors owed for ``body`` when the SDK could not take it."""
     try:
-        return jsonrpc_message_adapter.validate_json(body, by_name=False), None
+        jsonrpc_message_adapter.validate_json(body, by_name=False)
+        return None
     except Exception:  # answered here, with the request's id
         pass
     replies = reject(body)
@@ -267,19 +253,7 @@ def _framing(body: bytes) -> tuple[Any, Response | None]:
     payload = json.dumps(
         replies if is_batch else replies[0], separators=(",", ":"), ensure_ascii=True
     )
-    return None, Response(payload, status_code=400, media_type="application/json")
-
-
-def _ending_exchanges(send: Send, exchange: StatelessExchange) -> Send:
-    """The lifespan's ``send``, ending the exchange's answers once the app has shut down
-    (the SDK's path's handlers end with the session manager's task group)."""
-
-    async def sent(message: Message) -> None:
-        if message["type"] in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
-            await exchange.close()
-        await send(message)
-
-    return sent
+    return Response(payload, status_code=400, media_type="application/json")
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
@@ -311,8 +285,8 @@ def http_app(
     """The ASGI app: ``/mcp`` (the SDK's stateless Streamable HTTP, JSON responses) and ``/health``.
 
     ``ui`` (``skillstate mcp --http --ui``): an app answering every path under ``/ui``
-    — the run inspector (:func:`skillstate_plugins.inspector.ui_app` with ``prefix="/ui"``), which
-    checks Host, Origin and the token itself.
+    — the run inspector, registered by its plugin under ``"ui"`` (:mod:`.hookspecs`) and
+    built with ``prefix="/ui"``, which checks Host, Origin and the token itself.
     """
     if max_body < 1:
         raise ValueError(f"max_body must be a positive number of bytes, got {max_body}")
@@ -339,5 +313,4 @@ def http_app(
         health_timeout=health_timeout,
         body_timeout=body_timeout,
         ui=ui,
-        exchange=stateless_exchange(server, security),
     )

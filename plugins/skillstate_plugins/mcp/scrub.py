@@ -7,8 +7,8 @@ prompt error) passes through :func:`scrub`:
   the home directory, the Python installation) become ``<store>``, ``<skills>``,
   ``<server>``; any other absolute path becomes ``<path>``;
 - the configured store's credentials (``user:pw@``, ``?password=``) become ``***``
-  (:mod:`skillstate.masking`);
-- the message is cut to :data:`MAX_MESSAGE` characters (:func:`skillstate.display.excerpt`).
+  wherever a message quotes them (:func:`url_secrets`);
+- the message is cut to :data:`MAX_MESSAGE` characters (:func:`skillstate.plugin.excerpt`).
 
 The full message, path included, stays in the server's log (stderr).
 """
@@ -19,13 +19,13 @@ import os
 import re
 import sys
 import tempfile
+import urllib.parse
 from collections.abc import Iterable
 from pathlib import Path
 
-from skillstate.display import excerpt
-from skillstate.masking import mask_secrets, url_secrets
+from skillstate.plugin import excerpt
 
-__all__ = ["MAX_MESSAGE", "configure", "scrub", "store_path"]
+__all__ = ["MAX_MESSAGE", "configure", "mask_secrets", "scrub", "store_path", "url_secrets"]
 
 MAX_MESSAGE = 2000
 """The most characters of one error message sent to a client."""
@@ -35,6 +35,49 @@ _ABSOLUTE = re.compile(r"(?<![\w.~:/>-])/(?:[^\s/'\"`<>()\[\]{},;]+/)+[^\s/'\"`<
 
 _roots: list[tuple[str, str]] = []
 _secrets: tuple[str, ...] = ()
+
+
+MASK = "***"
+SECRET_OPTIONS = frozenset(
+    {"password", "passwd", "pwd", "pass", "sslpassword", "secret", "client_secret", "token",
+     "access_token", "auth_token", "api_key", "apikey"}
+)  # fmt: skip
+"""Option names (compared without case) whose values are secrets."""
+
+_OPTION = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*)=('(?:[^'\\]|\\.)*'|[^&;#\s]*)")
+_WHOLE_BELOW = 8  # a shorter secret is masked only where it is not part of a longer word
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The secrets written in a store URL: the password of ``user:password@`` and the
+    values of secret options (``?password=``, ``sslpassword=``...), each as written and
+    percent-decoded."""
+    found: list[str] = []
+    values = [m.group(2) for m in _OPTION.finditer(url) if m.group(1).lower() in SECRET_OPTIONS]
+    _, sep, rest = url.partition("://")
+    if sep:
+        authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+        userinfo, at, _ = authority.rpartition("@")
+        if at and ":" in userinfo:
+            values.append(userinfo.split(":", 1)[1])
+    for value in values:
+        if len(value) >= 2 and value[0] == value[-1] == "'":
+            value = value[1:-1]
+        for form in (value, urllib.parse.unquote(value), urllib.parse.unquote_plus(value)):
+            if form and form not in found:
+                found.append(form)
+    return tuple(found)
+
+
+def mask_secrets(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each secret replaced by ``***`` (longest first); a secret shorter than
+    8 characters only where it stands alone (so that ``pw`` does not mask every "pw")."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        if len(secret) >= _WHOLE_BELOW:
+            text = text.replace(secret, MASK)
+        else:
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", MASK, text)
+    return text
 
 
 def store_path(url: str) -> str | None:

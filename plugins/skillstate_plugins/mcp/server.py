@@ -4,23 +4,27 @@
 >>> server = build_server()            # doctest: +SKIP  (the configured store)
 >>> server.run()                        # doctest: +SKIP  (stdio)
 
-To add the skillstate surface to a server of your own::
+To put the skillstate surface on a server of your own, give the SDK the tools when it
+builds the server (it has no public call that adds a ready-made tool to a built one),
+then add the resources and prompts::
 
     from mcp.server import MCPServer
-    from skillstate_plugins.mcp import add_tools, skillstate_tools
-    from skillstate.runtime import Runtime
+    from skillstate.plugin.runtime import Runtime
+    from skillstate_plugins.mcp import add_prompts, add_resources, skillstate_tools
 
     runtime = Runtime()                                   # or Runtime("sqlite:/srv/s.db")
-    server = MCPServer("my-agent", tools=skillstate_tools(runtime))   # at construction
-    # or, on an existing server (tools, resources and prompts):
-    add_tools(server, runtime)
+    server = MCPServer("my-agent", tools=skillstate_tools(runtime))
+    add_resources(server, runtime)
+    add_prompts(server, runtime)
 
-See ``docs/mcp.md``.
+or start from :func:`build_server` and add tools of your own with ``@server.tool()``.
+Everything here is the SDK's public API. See ``docs/mcp.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from mcp.server import MCPServer
@@ -30,19 +34,16 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import Field
 
-from skillstate.display import excerpt
-from skillstate.errors import SkillstateError
-from skillstate.jsondoc import json_kind, pretty
-from skillstate_plugins.mcp import sdk
-from skillstate_plugins.mcp.offload import shared_policy
-from skillstate_plugins.mcp.scrub import scrub
-from skillstate_plugins.mcp.skill_tools import skill_tools
-from skillstate_plugins.mcp.tooling import StrictTool
-from skillstate_plugins.mcp.tools import INSTRUCTIONS, session_tools
+from skillstate.plugin import InvalidRunId, RunNotFound, SkillstateError, excerpt, pretty
+
+from .args import json_kind
+from .scrub import scrub
+from .skill_tools import skill_tools
+from .tooling import run_offloaded
+from .tools import INSTRUCTIONS, session_tools
 
 if TYPE_CHECKING:
-    from skillstate.runtime import Runtime
-    from skillstate_plugins.skill_store import SkillStore
+    from skillstate.plugin.runtime import Runtime
 
 __all__ = [
     "HISTORY_PAGE_URI",
@@ -52,9 +53,9 @@ __all__ = [
     "SESSION_URI",
     "add_prompts",
     "add_resources",
-    "add_tools",
     "build_server",
     "skillstate_tools",
+    "skillstate_version",
 ]
 
 SERVER_NAME = "skillstate"
@@ -66,18 +67,27 @@ HISTORY_PAGE_URI = "skill-state://{session_id}/history/{after}"
 T = TypeVar("T")
 
 
+def skillstate_version() -> str:
+    """The installed skillstate distribution's version (``"unknown"`` without metadata)."""
+    try:
+        return version("skillstate")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def skillstate_tools(
     runtime: Runtime,
     *,
-    skills: SkillStore | None = None,
+    skills: Any = None,
     allow_skill_writes: bool = False,
     offload: bool = True,
 ) -> list[Tool]:
-    """The session tools, plus the skill-store tools when ``skills`` is given.
+    """The session tools, plus the skill-store tools when ``skills`` (a skill store:
+    ``host.skill_store()``) is given.
 
-    Pass them to ``MCPServer(..., tools=...)``. ``offload`` lets calls run on worker
-    threads while they are slow (right for HTTP, where requests overlap; see
-    :mod:`skillstate_plugins.mcp.offload`); ``False`` runs every call on the event loop.
+    Pass them to ``MCPServer(..., tools=...)``. ``offload`` runs every call on a worker
+    thread (right for HTTP, where requests overlap); ``False`` runs every call on the
+    event loop (stdio, one request at a time).
     """
     tools: list[Tool] = [*session_tools(runtime, offload=offload)]
     if skills is not None:
@@ -87,16 +97,14 @@ def skillstate_tools(
 
 async def _call(offload: bool, fn: Callable[[], T]) -> T:
     if offload:
-        return await shared_policy().run(fn)
+        return await run_offloaded(fn)
     return fn()
 
 
 def _resource_call(fn: Callable[[], str]) -> str:
-    from skillstate.runtime.errors import InvalidSessionId, SessionNotFound
-
     try:
         return fn()
-    except (SessionNotFound, InvalidSessionId) as exc:
+    except (RunNotFound, InvalidRunId) as exc:  # a missing session, a malformed id
         raise ResourceNotFoundError(scrub(str(exc))) from None
     except SkillstateError as exc:
         raise ResourceError(scrub(str(exc))) from None
@@ -236,55 +244,54 @@ def _argument_type_problem(params: Any) -> str | None:
     return None
 
 
-@sdk.passes_tools_call
-async def _prompt_argument_types(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
-    """Server middleware: a ``prompts/get`` whose arguments are not strings is -32602 naming
-    the argument and the type wanted (the SDK's own answer, before any handler runs, is
-    a bare "Invalid request parameters"). Every other message passes straight through, and
-    so does a notification (no id) named ``prompts/get``: it has no one to answer, and an
-    error raised for it is logged by the SDK with a traceback (it drops it quietly)."""
-    if ctx.method == "prompts/get" and ctx.request_id is not None:
+def _prompt_failure(name: str, exc: Exception) -> MCPError | None:
+    """The -32602 answer for a failed render of one of our prompts (``None``: not ours)."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, MCPError):
+            return cause
+        cause = cause.__cause__
+    if name not in _PROMPT_ARGS:
+        return None
+    return MCPError(INVALID_PARAMS, f"prompt {name} failed: {excerpt(scrub(str(exc)))}")
+
+
+def _prompt_guard(server: MCPServer[Any]) -> Callable[..., Any]:
+    """Server middleware (``MCPServer.middleware``, the SDK's public hook that runs before
+    it validates a request) answering bad ``prompts/get`` requests as -32602 naming what
+    was wrong, never the SDK's code 0 or its bare "Invalid request parameters":
+
+    - an argument that is not a string names the argument and the type wanted;
+    - a missing or unknown argument, or an unknown prompt, names it (and what is known);
+    - a failed render of one of our prompts (an unknown session) carries its message.
+
+    Every other message passes straight through, and so does a notification (no id)
+    named ``prompts/get``: it has no one to answer, and an error raised for it is logged
+    by the SDK with a traceback (it drops it quietly)."""
+
+    async def guard(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        if ctx.method != "prompts/get" or ctx.request_id is None:
+            return await call_next(ctx)
         problem = _argument_type_problem(ctx.params)
         if problem is not None:
             raise MCPError(INVALID_PARAMS, problem)
-    return await call_next(ctx)
-
-
-def _guard_prompts(server: MCPServer[Any]) -> None:
-    """Wrap the server's ``get_prompt`` so that bad prompt requests are -32602, never code 0.
-
-    The SDK answers a missing argument, an unknown prompt or a failed render as a plain
-    exception (JSON-RPC code 0, a traceback in the log); the checks here answer them
-    with ``INVALID_PARAMS`` and a message naming what was wrong. An argument that is
-    not a string is refused before that, by a middleware (``MCPServer.middleware``, the
-    SDK's public hook that runs before it validates a request), with a message naming
-    the argument and the type wanted.
-    """
-    server.middleware.append(_prompt_argument_types)
-    original = server.get_prompt
-
-    async def get_prompt(
-        name: str, arguments: dict[str, Any] | None = None, context: Any = None
-    ) -> Any:
+        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        name = params.get("name")
+        if not isinstance(name, str):
+            return await call_next(ctx)  # the SDK's own answer
         known = [prompt.name for prompt in await server.list_prompts()]
-        _check_prompt(name, arguments, known)
+        _check_prompt(name, params.get("arguments"), known)
         try:
-            return await original(name, arguments, context)
+            return await call_next(ctx)
         except MCPError:
             raise
         except Exception as exc:
-            cause: BaseException | None = exc
-            while cause is not None:
-                if isinstance(cause, MCPError):
-                    raise cause from None
-                cause = cause.__cause__
-            if name not in _PROMPT_ARGS:
+            failure = _prompt_failure(name, exc)
+            if failure is None:
                 raise
-            raise MCPError(
-                INVALID_PARAMS, f"prompt {name} failed: {excerpt(scrub(str(exc)))}"
-            ) from None
+            raise failure from None
 
-    server.get_prompt = get_prompt  # type: ignore[method-assign]
+    return guard
 
 
 def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = True) -> None:
@@ -293,7 +300,7 @@ def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = Tru
     A bad prompt request (a missing or unknown argument, an unknown session) is answered
     as JSON-RPC ``-32602`` with a message naming what was wrong.
     """
-    _guard_prompts(server)
+    server.middleware.append(_prompt_guard(server))
 
     @server.prompt(
         name="skill_state_turn",
@@ -333,90 +340,29 @@ def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = Tru
         )
 
 
-def _insert_tools(server: MCPServer[Any], tools: list[Tool]) -> None:
-    """Add ``tools`` to the server's tool table, all or none (a name clash adds nothing)."""
-    table = sdk.tool_table(server)
-    if table is None:
-        raise RuntimeError(
-            "this version of the MCP SDK keeps its tools differently; build the server with "
-            "MCPServer(..., tools=skillstate_tools(runtime)) and call add_resources/add_prompts"
-        )
-    for tool in tools:
-        if tool.name in table:
-            raise ValueError(f"the server already has a tool named {tool.name!r}")
-    for tool in tools:
-        table[tool.name] = tool
-
-
-def add_tools(
-    server: MCPServer[Any],
-    runtime: Runtime,
-    *,
-    skills: SkillStore | None = None,
-    allow_skill_writes: bool = False,
-    offload: bool = True,
-    resources: bool = True,
-    prompts: bool = True,
-) -> None:
-    """Add the skillstate tools (and, by default, resources and prompts) to ``server``.
-
-    The SDK has no public call that adds a ready-made tool object to a constructed
-    server, so this inserts into its tool table (checked; a clear error if the SDK
-    changes). ``MCPServer(..., tools=skillstate_tools(runtime))`` is the fully public
-    alternative.
-    """
-    _insert_tools(
-        server,
-        skillstate_tools(
-            runtime, skills=skills, allow_skill_writes=allow_skill_writes, offload=offload
-        ),
-    )
-    if resources:
-        add_resources(server, runtime, offload=offload)
-    if prompts:
-        add_prompts(server, runtime, offload=offload)
-
-
-def _tracing_configured() -> bool:
-    """Whether an OpenTelemetry SDK provider is installed (else every span is a no-op)."""
-    try:
-        from opentelemetry import trace
-    except ImportError:  # pragma: no cover - opentelemetry-api is an SDK dependency
-        return False
-    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
-
-
-def _drop_tracing(server: MCPServer[Any]) -> None:
-    """Remove the SDK's OpenTelemetry middleware (about 0.1 ms per request of no-op spans)."""
-    sdk.drop_tracing(server)  # an SDK whose internals skillstate does not know: kept
-
-
 def build_server(
     runtime: Runtime | None = None,
     *,
-    skills: SkillStore | None = None,
+    skills: Any = None,
     allow_skill_writes: bool = False,
     offload: bool = True,
     name: str = SERVER_NAME,
-    tracing: bool | None = None,
 ) -> MCPServer[Any]:
-    """The skillstate MCP server over ``runtime`` (default: the configured store).
+    """The skillstate MCP server over ``runtime`` (default: the configured store), with
+    the skill-store tools when ``skills`` (``host.skill_store()``) is given.
 
-    ``tracing`` keeps the SDK's OpenTelemetry span per request; ``None`` (default)
-    keeps it only when an OpenTelemetry SDK tracer provider is installed at build time
-    (e.g. under ``opentelemetry-instrument``), since otherwise every span is a no-op.
+    The SDK's OpenTelemetry span per request is the SDK's: recorded when a tracer
+    provider is installed (``opentelemetry-instrument``), a no-op otherwise.
     """
-    from skillstate._version import __version__
-
     if runtime is None:
-        from skillstate.runtime import Runtime
+        from skillstate.plugin.runtime import Runtime
 
         runtime = Runtime()
     server: MCPServer[Any] = MCPServer(
         name,
         title="SKILL.state runtime (skillstate)",
         instructions=INSTRUCTIONS,
-        version=__version__,
+        version=skillstate_version(),
         tools=skillstate_tools(
             runtime, skills=skills, allow_skill_writes=allow_skill_writes, offload=offload
         ),
@@ -424,8 +370,4 @@ def build_server(
     )
     add_resources(server, runtime, offload=offload)
     add_prompts(server, runtime, offload=offload)
-    sdk.install_result_fast_path()
-    sdk.install_call_fast_path(StrictTool)
-    if not (tracing if tracing is not None else _tracing_configured()):
-        _drop_tracing(server)
     return server

@@ -5,13 +5,18 @@ and bounds its connections (:class:`ServerLimits`): at most ``max_connections`` 
 once (more get 503), a request's headers must arrive within ``header_timeout`` (10 s,
 so a slow-trickling or silent client is dropped), and an idle keep-alive connection is
 closed after 5 s. A second Ctrl-C still ends the app's lifespan. An address that cannot
-be bound is :class:`PortInUse`, one line without a traceback.
+be bound is :class:`PortInUse`, one line without a traceback. :func:`sigterm_raises`
+turns SIGTERM into :class:`Terminated` around it, so the command closes its store.
+
+TRANSITIONAL (issue 25): this module is the plugin's copy of the bounded server that
+moves into the core's HTTP kit (``skillstate.plugin.http``); it goes when the kit lands.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -20,10 +25,17 @@ from typing import Any
 import attrs
 from starlette.types import ASGIApp
 
-from skillstate.errors import SkillstateError
-from skillstate.netguard import bind
+from skillstate.netguard import bind  # TRANSITIONAL (issue 25): skillstate.plugin.http
+from skillstate.plugin import SkillstateError
 
-__all__ = ["DEFAULT_MAX_CONNECTIONS", "PortInUse", "ServerLimits", "run_http"]
+__all__ = [
+    "DEFAULT_MAX_CONNECTIONS",
+    "PortInUse",
+    "ServerLimits",
+    "Terminated",
+    "run_http",
+    "sigterm_raises",
+]
 
 DEFAULT_MAX_CONNECTIONS = 64
 
@@ -69,38 +81,38 @@ def _protocol(header_timeout: float) -> type:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class BoundedH11Protocol(H11Protocol):
-        _header_timer: asyncio.TimerHandle | None = None
+        header_deadline: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            self._arm()
+            self.arm_deadline()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
+            self.disarm_deadline()
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
             if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self._arm()  # still reading a request's headers
+                self.arm_deadline()  # still reading a request's headers
             else:
-                self._disarm()
+                self.disarm_deadline()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            self._disarm()  # between requests, uvicorn's keep-alive timeout applies
+            self.disarm_deadline()  # between requests, uvicorn's keep-alive timeout applies
 
-        def _arm(self) -> None:
-            if self._header_timer is None:
-                self._header_timer = self.loop.call_later(header_timeout, self._expired)
+        def arm_deadline(self) -> None:
+            if self.header_deadline is None:
+                self.header_deadline = self.loop.call_later(header_timeout, self.deadline_expired)
 
-        def _disarm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
+        def disarm_deadline(self) -> None:
+            if self.header_deadline is not None:
+                self.header_deadline.cancel()
+                self.header_deadline = None
 
-        def _expired(self) -> None:
-            self._header_timer = None
+        def deadline_expired(self) -> None:
+            self.header_deadline = None
             if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
                 self.transport.close()
 
@@ -165,3 +177,33 @@ def run_http(
     """
     sock = _bind(host, port)
     asyncio.run(_run(app, sock, banner, limits or ServerLimits()))
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived while :func:`sigterm_raises` was in force (a ``BaseException``, as
+    :class:`KeyboardInterrupt` is, so that no ``except Exception`` swallows it)."""
+
+
+def sigterm_raises(body: Callable[[], None]) -> None:
+    """Run ``body()`` with SIGTERM raising :class:`Terminated` instead of ending the process.
+
+    uvicorn handles SIGTERM as it handles Ctrl-C (a graceful shutdown) and then raises
+    the signal again with the handler that was there before it: by default that ends
+    the process before the command closes its store. With this handler in place the
+    re-raise becomes :class:`Terminated`, which the command catches after the shutdown,
+    closes its store and exits 143. The previous handler is back once ``body`` returns
+    or raises. Outside the main thread (no handler can be set there) ``body`` just runs.
+    """
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):  # not the main thread; no SIGTERM here
+        body()
+        return
+    try:
+        body()
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,5 +1,10 @@
 """The skill-store tools: ``skills_list``, ``skill_view``, ``skill_read`` and ``skill_manage``.
 
+The store is the one the plugins provide (``host.skill_store()``, the
+``skillstate_skill_store`` hook), used by its methods alone: ``list()``, ``view(name)``,
+``read(name, path)``, ``create``, ``edit``, ``patch``, ``delete``, ``write_file``,
+``remove_file``, each returning a result whose ``to_dict()`` is the envelope.
+
 Reads are always offered. ``skill_manage`` (create, edit, patch, delete, write_file,
 remove_file; Hermes' ``skill_manage`` argument names) is offered only when the server
 is started with ``--allow-skill-writes``. Results are the store's JSON envelopes
@@ -9,16 +14,14 @@ the envelope's pretty JSON, so the model sees the hints (e.g. ``available_skills
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
-from skillstate.jsondoc import pretty
-from skillstate_plugins.mcp.args import Param
-from skillstate_plugins.mcp.tooling import StrictTool, make_tool, ok_result
+from skillstate.plugin import pretty
 
-if TYPE_CHECKING:
-    from skillstate_plugins.skill_store import Result, SkillStore
+from .args import Param
+from .tooling import StrictTool, make_tool, ok_result
 
 __all__ = ["SKILL_ACTIONS", "skill_tools"]
 
@@ -28,23 +31,23 @@ _NAME = Param("name", "string", "The skill's name (its directory), e.g. pdf-tool
 _FILE_PATH = "A path inside the skill directory under references/, templates/, scripts/ or assets/."
 
 
-def _answer(result: Result) -> CallToolResult:
-    from skillstate_plugins.skill_store import SkillError
-
-    data = result.to_dict()
-    if isinstance(result, SkillError):
+def _envelope(data: dict[str, Any]) -> CallToolResult:
+    if data.get("success") is False:
         return CallToolResult(content=[TextContent(type="text", text=pretty(data))], is_error=True)
     return ok_result(data)
 
 
+def _answer(result: Any) -> CallToolResult:
+    """The store's result as the tool's answer: ``"success": false`` is an ``isError``."""
+    return _envelope(result.to_dict())
+
+
 def _missing(message: str) -> CallToolResult:
     """A missing argument of one ``skill_manage`` action (Hermes' dispatch texts)."""
-    from skillstate_plugins.skill_store import SkillError
-
-    return _answer(SkillError("invalid-content", message))
+    return _envelope({"success": False, "error": message})
 
 
-def _manage(store: SkillStore, a: dict[str, Any]) -> CallToolResult:
+def _manage(store: Any, a: dict[str, Any]) -> CallToolResult:
     action, name = a["action"], a["name"]
     if action == "create":
         if "content" not in a:
@@ -91,7 +94,7 @@ def _manage(store: SkillStore, a: dict[str, Any]) -> CallToolResult:
 
 
 def skill_tools(
-    store: SkillStore, *, allow_writes: bool = False, offload: bool = True
+    store: Any, *, allow_writes: bool = False, offload: bool = True
 ) -> list[StrictTool]:
     """The read tools, plus ``skill_manage`` when ``allow_writes``."""
     tools = [

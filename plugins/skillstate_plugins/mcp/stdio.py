@@ -1,26 +1,25 @@
-"""Serving over stdio: the SDK's transport, or the same transport fed by asyncio pipes.
+"""Serving over stdio: the SDK's stdio transport, or the same protocol fed by asyncio pipes.
 
-Two transports, one protocol: message parsing (the SDK's ``jsonrpc_message_adapter``),
-dispatch, and serialisation (``model_dump_json``) are the SDK's in both.
+Both serve the server's low-level ``Server`` (the SDK's public ``Server.run(read, write,
+options)``; an ``MCPServer`` hands it out as ``server.session_manager.app`` once its
+``streamable_http_app()`` is built, which is how it is reached here). Message parsing
+(the SDK's ``jsonrpc_message_adapter``), dispatch and serialisation
+(``model_dump_json``) are the SDK's in both.
 
-- ``sdk`` — ``stdio_server()`` as shipped: it reads and writes the standard streams
-  through ``anyio.wrap_file``, i.e. a worker-thread hand-off per line read and two
-  per response written (write, flush), plus a reader task and a writer task joined to
-  the server by memory streams.
+- ``sdk`` — the SDK's ``stdio_server()`` given the standard streams: it reads and
+  writes them through ``anyio.wrap_file``, i.e. a worker-thread hand-off per line read
+  and two per response written (write, flush), plus a reader task and a writer task
+  joined to the server by memory streams.
 - ``fast`` (default) — the server's read and write streams are the pipes themselves:
-  non-blocking asyncio pipe readers and writers on private duplicates of fd 0 and 1,
-  each line parsed and each response serialised by the same SDK calls
-  ``stdio_server`` makes, with no thread hand-off, no extra task and no memory stream
-  in between. When the client opens with the ``initialize`` handshake — the case for
-  which ``Server.run`` picks the handshake era — the connection is served by the SDK's
-  loop-mode driver ``mcp.server.runner.serve_loop`` directly, without the relay task
-  ``Server.run`` puts in front to peek at the opening request (the peek is done here,
-  on the line stream); any other opening goes to ``Server.run``, which decides. Like
-  the SDK, it points fd 0 at the null device and fd 1 at stderr while serving, so a
-  stray ``print`` cannot corrupt the wire. When stdin or stdout is not a pipe, socket
-  or terminal (a regular file), it falls back to ``sdk``.
+  non-blocking asyncio pipe readers and writers, each line parsed and each response
+  serialised by the same SDK calls ``stdio_server`` makes, with no thread hand-off, no
+  extra task and no memory stream in between. When stdin or stdout is not a pipe,
+  socket or terminal (a regular file), it falls back to ``sdk``.
 
-Both pass the same client test suite (``tests/test_mcp_sessions.py``).
+In both, fd 0 points at the null device and fd 1 at stderr while serving (the wire is
+a private duplicate of each), so a stray ``print`` cannot corrupt the wire, and a line
+the SDK cannot parse is answered here (:mod:`.framing`): the SDK would drop it, leaving
+the client waiting. Both pass the same client tests.
 
 A line longer than ``max_line`` bytes is dropped (logged), the rest of the stream
 is served; the SDK answers nothing for it, as for any unparsable line.
@@ -38,18 +37,16 @@ import os
 import signal
 import stat
 import threading
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any, Self
 
 import anyio
 from mcp.server import MCPServer
 from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
+from mcp_types import jsonrpc_message_adapter
 
-from skillstate_plugins.mcp import sdk
-from skillstate_plugins.mcp.framing import encode, reject
+from .framing import encode, reject
 
 __all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "run_interruptible", "serve_stdio"]
 
@@ -57,7 +54,6 @@ log = logging.getLogger("skillstate_plugins.mcp")
 
 TRANSPORTS = ("fast", "sdk")
 DEFAULT_MAX_LINE = 64 * 1024 * 1024
-_OPENING_LOOKAHEAD = 8  # frames kept before the first request (the SDK keeps as many)
 
 
 class _Closable:
@@ -89,28 +85,10 @@ class _LineReadStream(_Closable):
     ) -> None:
         self._reader = reader
         self._answer = answer
-        self._ahead: deque[SessionMessage | Exception] = deque()
-
-    async def opening_request(self) -> JSONRPCRequest | None:
-        """Read up to the client's first request (kept, to be received again); ``None`` at EOF."""
-        while len(self._ahead) < _OPENING_LOOKAHEAD:
-            try:
-                item = await self._read()
-            except anyio.EndOfStream:
-                return None
-            self._ahead.append(item)
-            if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
-                return item.message
-        return None
 
     async def receive(self) -> SessionMessage | Exception:
         if self._closed:
             raise anyio.ClosedResourceError
-        if self._ahead:
-            return self._ahead.popleft()
-        return await self._read()
-
-    async def _read(self) -> SessionMessage | Exception:
         while True:
             line = await self._line()
             try:
@@ -160,30 +138,55 @@ class _LineReadStream(_Closable):
             raise StopAsyncIteration from None
 
 
+class _WireProtocol(asyncio.Protocol):
+    """The write pipe's protocol: asyncio's flow control (``pause_writing`` /
+    ``resume_writing``) as an event a writer waits on, and the pipe's loss."""
+
+    def __init__(self) -> None:
+        self.writable = asyncio.Event()
+        self.writable.set()
+        self.lost = False
+
+    def pause_writing(self) -> None:
+        self.writable.clear()
+
+    def resume_writing(self) -> None:
+        self.writable.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        self.writable.set()
+
+
 class _LineWriteStream(_Closable):
     """The SDK's write side onto a pipe: each message serialised as ``stdio_server`` does it.
 
     ``model_dump_json(by_alias=True, exclude_unset=True)`` plus a newline, written in one
     call to the pipe transport (so concurrent responses never interleave), then the
-    transport's flow control is honoured (``drain``).
+    transport's flow control is honoured.
     """
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
+    def __init__(self, transport: asyncio.WriteTransport, protocol: _WireProtocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+
+    async def _write(self, data: bytes) -> None:
+        if self._protocol.lost:
+            raise anyio.BrokenResourceError
+        self._transport.write(data)
+        await self._protocol.writable.wait()
 
     async def send(self, item: SessionMessage, /) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-        self._writer.write(text.encode("utf-8") + b"\n")
-        await self._writer.drain()
+        await self._write(text.encode("utf-8") + b"\n")
 
     async def answer(self, line: bytes) -> None:
         """Write the JSON-RPC errors owed for ``line``, which the SDK cannot parse."""
         replies = reject(line)
         if replies and not self._closed:
-            self._writer.write(b"".join(encode(reply) + b"\n" for reply in replies))
-            await self._writer.drain()
+            await self._write(b"".join(encode(reply) + b"\n" for reply in replies))
 
 
 def _is_streamable(fd: int) -> bool:
@@ -191,37 +194,46 @@ def _is_streamable(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
-@asynccontextmanager
-async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_LineReadStream, _LineWriteStream]]:
-    loop = asyncio.get_running_loop()
-    wire_in = os.dup(0)
-    wire_out = os.dup(1)
+@contextmanager
+def _wire() -> Iterator[tuple[int, int]]:
+    """Private duplicates of fd 0 and 1 (the wire), with fd 0 pointed at the null device
+    and fd 1 at stderr meanwhile; both restored on exit. Yields (wire in, wire out)."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     saved_in, saved_out = os.dup(0), os.dup(1)
     os.dup2(devnull, 0)
     os.dup2(2, 1)
     os.close(devnull)
-    read_transport: Any = None
-    write_transport: Any = None
     try:
-        reader = asyncio.StreamReader(limit=max_line)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
-        )
-        write_transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
-        )
-        writer = _LineWriteStream(asyncio.StreamWriter(write_transport, protocol, None, loop))
-        yield _LineReadStream(reader, writer.answer), writer
+        yield wire_in, wire_out
     finally:
-        for transport in (read_transport, write_transport):
-            if transport is not None:
-                with suppress(Exception):
-                    transport.close()
         os.dup2(saved_in, 0)
         os.dup2(saved_out, 1)
         os.close(saved_in)
         os.close(saved_out)
+
+
+@asynccontextmanager
+async def _pipe_streams(max_line: int) -> AsyncIterator[tuple[_LineReadStream, _LineWriteStream]]:
+    loop = asyncio.get_running_loop()
+    read_transport: Any = None
+    write_transport: Any = None
+    with _wire() as (wire_in, wire_out):
+        try:
+            reader = asyncio.StreamReader(limit=max_line)
+            read_transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
+            )
+            write_transport, protocol = await loop.connect_write_pipe(
+                _WireProtocol, os.fdopen(wire_out, "wb", buffering=0)
+            )
+            writer = _LineWriteStream(write_transport, protocol)
+            yield _LineReadStream(reader, writer.answer), writer
+        finally:
+            for transport in (read_transport, write_transport):
+                if transport is not None:
+                    with suppress(Exception):
+                        transport.close()
 
 
 class _GuardedOut:
@@ -277,61 +289,39 @@ async def _sdk_streams() -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's ``stdio_server`` (its reader and writer tasks) over guarded duplicates of fd 0/1."""
     from mcp.server.stdio import stdio_server
 
-    wire_in, wire_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    saved_in, saved_out = os.dup(0), os.dup(1)
-    os.dup2(devnull, 0)
-    os.dup2(2, 1)
-    os.close(devnull)
-    try:
+    with _wire() as (wire_in, wire_out):
         with os.fdopen(wire_in, "rb") as raw_in, os.fdopen(wire_out, "wb") as raw_out:
             out = _GuardedOut(anyio.wrap_file(raw_out))
             guarded_in: Any = _GuardedIn(anyio.wrap_file(raw_in), out)
             guarded_out: Any = out
             async with stdio_server(stdin=guarded_in, stdout=guarded_out) as streams:
                 yield streams
-    finally:
-        os.dup2(saved_in, 0)
-        os.dup2(saved_out, 1)
-        os.close(saved_in)
-        os.close(saved_out)
+
+
+def lowlevel_server(server: MCPServer[Any]) -> Any:
+    """``server``'s low-level ``Server``, through the SDK's public ``session_manager``.
+
+    ``MCPServer`` runs its low-level server on stdio only over the process's own
+    standard streams (``run_stdio_async``); to serve it over streams of our own (the
+    guarded or the pipe streams here) we need that server, which the SDK hands out as
+    the session manager's ``app`` once ``streamable_http_app()`` has built it.
+    """
+    server.streamable_http_app()
+    return server.session_manager.app
 
 
 async def _serve(server: MCPServer[Any], transport: str, max_line: int) -> None:
-    lowlevel = sdk.lowlevel_server(server)
-    driver = sdk.serve_loop()
-    if transport == "fast" and (lowlevel is None or driver is None):
-        transport = "sdk"  # an SDK whose internals skillstate does not know (sdk.py)
+    lowlevel = lowlevel_server(server)
+    options = lowlevel.create_initialization_options()
     if transport == "fast" and not (_is_streamable(0) and _is_streamable(1)):
         log.info("stdin/stdout are not pipes; using the SDK's stdio transport")
         transport = "sdk"
     if transport == "sdk":
-        if lowlevel is None:
-            # An SDK whose internals skillstate does not know: its own public stdio path,
-            # without the framing guard (lines it drops go unanswered there).
-            await server.run_stdio_async()
-            return
         async with _sdk_streams() as (read_stream, write_stream):
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-        return
-    assert lowlevel is not None and driver is not None  # "fast" only with both
-    options = lowlevel.create_initialization_options()
-    async with _pipe_streams(max_line) as (read_stream, write_stream):
-        opening = await read_stream.opening_request()
-        if opening is None or opening.method != "initialize":
-            # not the 2025 handshake: let the SDK decide the protocol era, as Server.run does
             await lowlevel.run(read_stream, write_stream, options)
-            return
-        # The handshake era, which the SDK's Server.run would pick for this opening too:
-        # its loop-mode driver, without the relay task Server.run adds to peek at it.
-        async with lowlevel.lifespan(lowlevel) as lifespan_state:
-            await driver(
-                lowlevel,
-                read_stream,
-                write_stream,
-                lifespan_state=lifespan_state,
-                init_options=options,
-            )
+        return
+    async with _pipe_streams(max_line) as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, options)
 
 
 def serve_stdio(
@@ -369,7 +359,7 @@ def run_interruptible(main: Coroutine[Any, Any, None]) -> None:
             loop, task = running[0]
             loop.call_soon_threadsafe(task.cancel)
         elif interrupts >= 3:
-            os._exit(130)  # exits.INTERRUPT; asked three times
+            os._exit(130)  # ExitCode.INTERRUPT; asked three times
 
     async def serve() -> None:
         task = asyncio.current_task()

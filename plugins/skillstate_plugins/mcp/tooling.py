@@ -7,28 +7,34 @@ JSON-decode strings. Everything else (listing, dispatch, the JSON-RPC protocol) 
 the SDK's.
 
 Results follow the reference server: success is one text block holding the pretty
-JSON of the payload plus the same payload as ``structuredContent``; a failure is an
-``isError`` result whose text is the error message. No exception escapes a tool:
-an unexpected one is logged (with its traceback, on stderr) and reported as
-``SKILL.state runtime error: ...`` without internals.
+JSON of the payload (:func:`skillstate.plugin.pretty`: 2-space indent, non-ASCII kept)
+plus the same payload as ``structuredContent``; a failure is an ``isError`` result
+whose text is the error message. No exception escapes a tool: an unexpected one is
+logged (with its traceback, on stderr) and reported as ``SKILL.state runtime error:
+...`` without internals.
+
+With ``offload`` (the HTTP server, where requests overlap) every call runs on a worker
+thread (:func:`run_offloaded`): the event loop never waits on a store — a call that
+blocks on another process's commit lock, a slow disk or a remote database would
+otherwise hold up every other request, ``/health`` included.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio.to_thread
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from skillstate.errors import SkillstateError
-from skillstate_plugins.mcp.args import ArgumentError, Param, check_arguments, input_schema
-from skillstate_plugins.mcp.offload import shared_policy
-from skillstate_plugins.mcp.results import ok_result
-from skillstate_plugins.mcp.scrub import scrub
+from skillstate.plugin import SkillstateError, pretty
+
+from .args import ArgumentError, Param, check_arguments, input_schema
+from .scrub import scrub
 
 __all__ = [
     "StrictTool",
@@ -36,16 +42,30 @@ __all__ = [
     "make_tool",
     "ok_result",
     "run_guarded",
+    "run_offloaded",
 ]
 
 log = logging.getLogger("skillstate_plugins.mcp")
 
 Handler = Callable[[dict[str, Any]], CallToolResult]
+T = TypeVar("T")
+
+
+async def run_offloaded(fn: Callable[[], T]) -> T:
+    """Run ``fn`` on a worker thread (anyio's default limiter) and return its result."""
+    return await anyio.to_thread.run_sync(fn)
+
+
+def ok_result(data: dict[str, Any]) -> CallToolResult:
+    """Success: pretty JSON text (2-space indent, non-ASCII kept) plus ``structuredContent``."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=pretty(data))], structured_content=data
+    )
 
 
 def error_result(message: str) -> CallToolResult:
     """A tool error the model can read: ``isError`` with the message as text (scrubbed of
-    server paths and store credentials, bounded: :func:`skillstate_plugins.mcp.scrub.scrub`)."""
+    server paths and store credentials, bounded: :func:`.scrub.scrub`)."""
     return CallToolResult(content=[TextContent(type="text", text=scrub(message))], is_error=True)
 
 
@@ -78,9 +98,8 @@ class StrictTool(Tool):
     """An SDK tool with hand-written, strictly enforced arguments.
 
     ``fn`` takes the checked arguments dict and returns a ``CallToolResult``;
-    ``offload`` lets it run on a worker thread when calls have been slow (for servers
-    handling concurrent requests; :mod:`skillstate_plugins.mcp.offload`) instead of always on
-    the event loop.
+    ``offload`` runs it on a worker thread (for servers handling concurrent requests)
+    instead of on the event loop.
     """
 
     params: Any = Field(default=(), exclude=True)
@@ -95,7 +114,7 @@ class StrictTool(Tool):
             return error_result(str(exc))
         fn: Handler = self.fn
         if self.offload:
-            return await shared_policy().run(lambda: fn(checked))
+            return await run_offloaded(lambda: fn(checked))
         return fn(checked)
 
 

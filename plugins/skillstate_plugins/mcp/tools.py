@@ -5,7 +5,7 @@ and ``close_session`` keep the reference's tool names, argument names, required 
 defaults and payload keys (plus our optional ``expected_step``); ``get_session``,
 ``list_sessions``, ``session_history`` (read-only), ``fork_session`` and
 ``rewind_session`` are ours.
-Each tool calls :class:`skillstate.runtime.Runtime`; its typed errors become ``isError``
+Each tool calls :class:`skillstate.plugin.runtime.Runtime`; its typed errors become ``isError``
 results carrying the runtime's message.
 """
 
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from skillstate.errors import SkillstateError
-from skillstate_plugins.mcp.args import Param
-from skillstate_plugins.mcp.tooling import StrictTool, make_tool, ok_result
+from skillstate.plugin import SkillstateError
+
+from .args import Param
+from .tooling import StrictTool, make_tool, ok_result
 
 if TYPE_CHECKING:
-    from skillstate.runtime import Runtime
+    from skillstate.plugin.runtime import Runtime
 
 __all__ = ["INSTRUCTIONS", "SESSION_TOOL_NAMES", "session_tools"]
 
@@ -147,7 +148,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         )
 
     def parse_turn_response(a: dict[str, Any]) -> Any:
-        from skillstate.runtime.turns import parse_turn_response as parse
+        from skillstate.plugin.runtime import parse_turn_response as parse
 
         return ok_result(parse(a["response_text"]).to_dict())
 

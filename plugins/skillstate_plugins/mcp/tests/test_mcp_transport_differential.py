@@ -1,20 +1,15 @@
 """The three transports answer alike: random calls, many of them malformed, sent to all.
 
-Our fast stdio transport replaces the SDK's stdio plumbing. The issue asks that it be
-proved equivalent, and the client scenarios in ``test_mcp_sessions.py`` run over
-both stdio transports and HTTP. This test adds breadth: a seeded series of tool calls
-goes to three servers, each on its own store: stdio ``fast``, stdio ``sdk`` and
-Streamable HTTP. The calls draw from valid and invalid values for every argument
-(missing, extra, wrong types, JSON text instead of objects, blank strings, huge
-integers), and their order makes real sessions. Every answer must be the same on the
-three, timestamps aside, and none may be an internal error.
-
-A fourth server runs with the SDK internals off (``SKILLSTATE_MCP_SDK_INTERNALS=off``,
-plugins/skillstate_plugins/mcp/sdk.py): the SDK's own stdio transport and its own result path, where
-the others return results encoded once (plugins/skillstate_plugins/mcp/results.py). Its answers must
-be the same too, and every success's text block must be ``jsondoc.pretty`` of its
-``structuredContent``, on every server. The series runs in both client modes: the
-2026 protocol (``auto``) and the 2025 handshake (``legacy``).
+The client scenarios in ``test_mcp_sessions.py`` run over both stdio transports and
+HTTP. This test adds breadth: a seeded series of tool calls goes, through the SDK's
+real client, to three servers, each on its own store: stdio ``fast`` (asyncio pipes),
+stdio ``sdk`` (the SDK's ``stdio_server``) and Streamable HTTP. The calls draw from
+valid and invalid values for every argument (missing, extra, wrong types, JSON text
+instead of objects, blank strings, huge integers), and their order makes real
+sessions. Every answer must be the same on the three, timestamps aside, none may be an
+internal error, and every success's text block must be ``pretty`` of its
+``structuredContent``. The series runs in both client modes: the 2026 protocol
+(``auto``) and the 2025 handshake (``legacy``).
 """
 
 from __future__ import annotations
@@ -26,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import http_client, start_http, stdio_client_for, text_of
 
-from skillstate.jsondoc import pretty
+from skillstate.plugin import pretty
+
+from .support import http_client, start_http, stdio_client_for, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -101,7 +97,7 @@ def _answer(result: Any) -> Any:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_four_servers_answer_random_calls_alike(tmp_path: Path, mode: str) -> None:
+async def test_three_servers_answer_random_calls_alike(tmp_path: Path, mode: str) -> None:
     server = start_http(f"file:{tmp_path / 'http'}", tmp_path)
     try:
         async with AsyncExitStack() as stack:
@@ -111,15 +107,6 @@ async def test_four_servers_answer_random_calls_alike(tmp_path: Path, mode: str)
                 )
                 for transport in ("fast", "sdk")
             }
-            clients["public"] = await stack.enter_async_context(
-                stdio_client_for(
-                    f"file:{tmp_path / 'public'}",
-                    tmp_path,
-                    "fast",
-                    env={"SKILLSTATE_MCP_SDK_INTERNALS": "off"},
-                    mode=mode,
-                )
-            )
             clients["http"] = await stack.enter_async_context(http_client(server.url, mode=mode))
             for tool, args in _calls(seed=20261130, count=150 if mode == "auto" else 80):
                 answers = {

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import HttpServer, http_client, initialize_request, start_http, text_of
+
+from .support import HttpServer, http_client, initialize_request, start_http, text_of
 
 TOKEN = "s3cret-token"
 INIT = initialize_request(1)

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.server import MCPServer
-from mcp_support import stdio_client_for, text_of
 
-from skillstate_plugins.mcp import add_tools, build_server, skillstate_tools
-from skillstate_plugins.mcp.server import add_prompts, add_resources
-from skillstate.runtime import Runtime
+from skillstate.plugin.runtime import Runtime
+
+from .. import add_prompts, add_resources, build_server, skillstate_tools
+from .support import stdio_client_for, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -114,18 +114,17 @@ def runtime(tmp_path: Path) -> Any:
     rt.close()
 
 
-async def test_embedding_in_an_existing_server(runtime: Runtime) -> None:
-    server: MCPServer[Any] = MCPServer("my-agent")
+async def test_embedding_next_to_tools_of_your_own(runtime: Runtime) -> None:
+    """A server of your own: the tools at construction, resources and prompts added; and
+    the built server with a tool of your own added the SDK's way."""
+    server: MCPServer[Any] = MCPServer("my-agent", tools=skillstate_tools(runtime))
 
     @server.tool()
     def hello(name: str) -> str:
         return f"hello {name}"
 
-    add_tools(server, runtime)
-    before = len(await server.list_tools())
-    with pytest.raises(ValueError, match="already has a tool named 'initialize_skill'"):
-        add_tools(server, runtime, resources=False, prompts=False)
-    assert len(await server.list_tools()) == before
+    add_resources(server, runtime)
+    add_prompts(server, runtime)
     async with Client(server) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert {"hello", "initialize_skill", "execute_step", "list_sessions"} <= names
@@ -140,6 +139,11 @@ async def test_embedding_in_an_existing_server(runtime: Runtime) -> None:
         assert json.loads(index.contents[0].text)["active_sessions"] == 1
         prompt = await client.get_prompt("skill_state_turn", {"session_id": "e1"})
         assert 'skill session "e1"' in prompt.messages[0].content.text
+    built = build_server(runtime)
+    built.add_tool(lambda name: f"hi {name}", name="hi", description="greets")
+    async with Client(built) as client:
+        assert text_of(await client.call_tool("hi", {"name": "y"})) == "hi y"
+        assert not (await client.call_tool("get_session", {"session_id": "e1"})).is_error
 
 
 async def test_tools_at_construction_and_the_built_server(runtime: Runtime) -> None:
@@ -157,14 +161,3 @@ async def test_tools_at_construction_and_the_built_server(runtime: Runtime) -> N
         assert got.structured_content["skill_spec"] == {"goal": "x"}
         info = client.server_info if hasattr(client, "server_info") else None
         assert info is None or info.name == "skillstate"
-
-
-def test_idle_tracing_middleware_is_dropped_unless_asked_for(runtime: Runtime) -> None:
-    from mcp.server._otel import OpenTelemetryMiddleware
-
-    def traced(server: MCPServer[Any]) -> bool:
-        return any(isinstance(m, OpenTelemetryMiddleware) for m in server.middleware)
-
-    assert not traced(build_server(runtime))  # no OpenTelemetry SDK provider installed
-    assert traced(build_server(runtime, tracing=True))
-    assert traced(MCPServer("plain"))  # the SDK default, which build_server changes

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import INITIALIZED, raw_initialize, serve_raw
 
-from skillstate_plugins.mcp.framing import reject
+from ..framing import reject
+from .support import INITIALIZED, raw_initialize, serve_raw
 
 INIT = raw_initialize()
 

@@ -7,9 +7,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from mcp_support import INITIALIZED, SKILLSTATE, raw_initialize, serve_raw, server_env
-
-from skillstate_plugins.mcp.stdio import DEFAULT_MAX_LINE
+from ..stdio import DEFAULT_MAX_LINE
+from .support import INITIALIZED, SKILLSTATE, raw_initialize, serve_raw, server_env
 
 
 def test_stdio_from_files_falls_back_and_survives_unparsable_lines(tmp_path: Path) -> None:

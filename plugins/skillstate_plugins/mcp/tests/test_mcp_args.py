@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
-from skillstate_plugins.mcp.args import ArgumentError, Param, check_arguments, input_schema
-from skillstate_plugins.mcp.http import mask_url, security_settings
+from skillstate.plugin import mask_url
+
+from ..args import ArgumentError, Param, check_arguments, input_schema
+from ..http import security_settings
 
 PARAMS = [
     Param("session_id", "string", "id"),
@@ -81,10 +83,10 @@ def test_security_settings_and_masking() -> None:
 
 def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Any) -> None:
     """The libraries are hidden from a real subprocess by an import hook, as if not installed."""
-    from support import run_without
+    from .support import run_without
 
     done = run_without(["mcp", "starlette"], "mcp", cwd=tmp_path)
-    assert (done.returncode, done.stdout) == (3, "")  # exits.ERROR: an optional extra is missing
+    assert (done.returncode, done.stdout) == (3, "")  # ExitCode.ERROR: an optional extra is missing
     assert done.stderr == (
         "skillstate: the MCP server needs the 'mcp' extra, which is not installed: "
         "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)\n"

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import SKILLSTATE, HttpServer, http_client, server_env, start_http, text_of
-from test_mcp_http import request
+
+from .support import SKILLSTATE, HttpServer, http_client, server_env, start_http, text_of
+from .test_mcp_http import request
 
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
@@ -224,18 +225,15 @@ def _step_body(request_id: int) -> bytes:
     ).encode()
 
 
-@pytest.mark.parametrize("exchange", ["on", "off"])
 def test_a_forced_shutdown_answers_a_call_in_flight_with_json_and_logs_no_traceback(
-    tmp_path: Path, exchange: str
+    tmp_path: Path,
 ) -> None:
     """Ctrl-C twice while a call waits on another process's lock: the call is answered
     (its result, or the transport's 500 with a JSON-RPC error) once the lock is free,
     never with uvicorn's text/plain 500 and an "Exception in ASGI application"."""
     import signal
 
-    server = start_http(
-        f"file:{tmp_path / 'store'}", tmp_path, env={"SKILLSTATE_MCP_HTTP_EXCHANGE": exchange}
-    )
+    server = start_http(f"file:{tmp_path / 'store'}", tmp_path)
     headers = {**HEADERS, "MCP-Protocol-Version": "2025-06-18"}
     made = {
         "name": "initialize_skill",
@@ -380,7 +378,7 @@ def test_the_token_comes_from_a_file_or_the_environment(tmp_path: Path) -> None:
 def test_allow_no_token_is_the_explicit_way_to_serve_a_public_address() -> None:
     import argparse
 
-    from skillstate_plugins.mcp.command import HttpUsageError, add_http_options, http_settings
+    from ..command import HttpUsageError, add_http_options, http_settings
 
     parser = argparse.ArgumentParser()
     add_http_options(parser)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mcp_support import stdio_client_for, text_of
 
-from skillstate_plugins.mcp import scrub
+from .. import scrub
+from .support import stdio_client_for, text_of
 
 
 @pytest.fixture

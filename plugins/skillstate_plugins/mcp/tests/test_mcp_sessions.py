@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_support import http_client, start_http, stdio_client_for, text_of
+
+from .support import http_client, start_http, stdio_client_for, text_of
 
 pytestmark = pytest.mark.anyio
 
