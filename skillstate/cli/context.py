@@ -41,11 +41,7 @@ class HostContext:
 
     @cached_property
     def store(self) -> Store:
-        from skillstate.cli.exits import install_log_lines
-
-        store = self.host.open_store()
-        install_log_lines(self.prog)  # a store's driver may log (retries): one line each
-        return store
+        return self.host.open_store()
 
     def run(self, body: Callable[[], int]) -> int:
         """``body()``'s exit code, every expected failure one ``prog: message`` line.
@@ -55,9 +51,10 @@ class HostContext:
         traceback (``skillstate.cli.exits.run_guarded``). A command line of its own
         (``rig-state``) runs its body this way.
         """
-        from skillstate.cli.exits import install_warning_format, run_guarded
+        from skillstate.cli.exits import install_log_lines, install_warning_format, run_guarded
 
         install_warning_format(self.prog)
+        install_log_lines(self.prog)  # a library's logged warnings: one line each too
         return run_guarded(body, self.error)
 
     def error(self, message: str) -> None:

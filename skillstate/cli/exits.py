@@ -280,13 +280,10 @@ def install_warning_format(prog: str) -> None:
 def install_log_lines(prog: str) -> None:
     """A library's logged warnings (a database driver's retries) as the same one-line form.
 
-    Called once the store is open: a store whose driver logs has imported
-    :mod:`logging` by then (psycopg does at import), and a command whose store logs
-    nothing does not pay for importing it. A program that configured logging itself
-    keeps its own handlers.
+    Installed when a command line starts (:meth:`CliContext.run
+    <skillstate.cli.context.HostContext.run>`), before any library configures logging
+    its own way; a program that configured logging itself keeps its own handlers.
     """
-    if "logging" not in sys.modules:
-        return
     import logging
 
     root = logging.getLogger()

@@ -3,7 +3,7 @@
 ``rig-state patch|get|show`` and ``skillstate init|patch|get|show`` run in a fresh
 interpreter; after the command, its ``sys.modules`` must hold none of the heavy
 libraries (JSON Schema, MCP, the SQL drivers, cattrs, jsonpatch, YAML, TOML writing,
-logging, argparse for rig-state), while
+argparse for rig-state), while
 every installed plugin, the third-party-style ``skillstate-repo`` included, is loaded
 and registered (a fast path that skipped plugins would skip their guards).
 """
@@ -30,11 +30,10 @@ HEAVY = (
     "jsonpatch",
     "yaml",
     "tomlkit",
-    "logging",
     "asyncio",
     "ctypes",  # the file store's record exchange: loaded from a process's 17th swap
 )
-"""Modules no run command may import (``logging`` waits for a store driver that logs)."""
+"""Modules no run command may import."""
 
 LISTING_ONLY = (
     "skillstate.records.history",
