@@ -1,7 +1,9 @@
-"""What the MCP HTTP server's gate and the run inspector's gate share: one implementation.
+"""The checks every local HTTP surface makes, one implementation (``skillstate.plugin.http``).
 
-Both check the ``Host`` header (DNS rebinding), the ``Origin`` header (cross-site
-reads) and a bearer token the same way, and listen on a socket bound the same way:
+Every surface (the MCP server's gate, the run inspector's) checks the ``Host`` header
+(DNS rebinding), the ``Origin`` header (cross-site reads) and a bearer token the same
+way (:func:`check_request`, whose :class:`Refusal` answers itself), and listens on a
+socket bound the same way:
 
 - :func:`allowed_names`: the loopback names, the bind address when it is a concrete
   one, and each ``--allowed-host`` (no port, lower case, IPv6 without brackets);
@@ -17,16 +19,25 @@ No third-party import: the core may import this module.
 from __future__ import annotations
 
 import hmac
+import json
 import socket
 import urllib.parse
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, MutableMapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+if TYPE_CHECKING:
+    from skillstate.http.options import ServeSettings
 
 __all__ = [
     "ANY_ADDRESS",
     "LOOPBACK",
+    "Refusal",
     "allowed_names",
     "bearer_matches",
     "bind",
+    "check_request",
     "host_allowed",
     "host_name",
     "origin_allowed",
@@ -36,6 +47,12 @@ __all__ = [
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+"""ASGI's types, spelled out (the web libraries are the extras', not the core's)."""
 
 
 def allowed_names(bind: str, allowed_hosts: Sequence[str] = ()) -> frozenset[str]:
@@ -124,3 +141,56 @@ def bind(host: str, port: int) -> socket.socket:
         raise
     sock.set_inheritable(True)
     return sock
+
+
+@attrs.frozen
+class Refusal:
+    """Why a request is refused: an HTTP ``status``, a one-line ``message`` and extra
+    ``headers``; itself an ASGI app answering ``{"error": message}`` as JSON."""
+
+    status: int
+    message: str
+    headers: tuple[tuple[bytes, bytes], ...] = ()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = json.dumps({"error": self.message}, separators=(",", ":")).encode("utf-8")
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"cache-control", b"no-store"),
+            *self.headers,
+        ]
+        await send({"type": "http.response.start", "status": self.status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """The first ``name`` header (lower case) of an ASGI ``scope``, latin-1 decoded."""
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def check_request(settings: ServeSettings, scope: Scope) -> Refusal | None:
+    """``None`` when an HTTP request may go on, else the :class:`Refusal` it gets.
+
+    In this order: a ``Host`` naming none of ``settings.allowed_names`` is 421; an
+    ``Origin``, when sent, naming none of them 403; without ``Authorization: Bearer
+    <settings.token>`` (when a token is set) 401. Only the 401 is a caller's to
+    override with a credential of its own (the inspector's login cookie).
+    """
+    names = settings.allowed_names
+    if not host_allowed(header(scope, b"host"), names):
+        return Refusal(421, "this Host is not allowed (use --allowed-host NAME)")
+    if not origin_allowed(header(scope, b"origin"), names):
+        return Refusal(403, "this Origin is not allowed")
+    if settings.token is not None and not bearer_matches(
+        header(scope, b"authorization"), settings.token.encode("utf-8")
+    ):
+        return Refusal(
+            401,
+            "missing or wrong bearer token (send Authorization: Bearer <token>)",
+            ((b"www-authenticate", b'Bearer realm="skillstate"'),),
+        )
+    return None

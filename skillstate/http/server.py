@@ -1,45 +1,102 @@
-"""The HTTP server under the MCP app (:mod:`skillstate_plugins.mcp.http`): uvicorn, bounded.
+"""The HTTP server under every local surface: uvicorn, bounded, stopped by signals cleanly.
 
-:func:`run_http` serves an ASGI app on a socket :func:`skillstate.netguard.bind` opened
-and bounds its connections (:class:`ServerLimits`): at most ``max_connections`` open at
-once (more get 503), a request's headers must arrive within ``header_timeout`` (10 s,
-so a slow-trickling or silent client is dropped), and an idle keep-alive connection is
-closed after 5 s. A second Ctrl-C still ends the app's lifespan. An address that cannot
-be bound is :class:`PortInUse`, one line without a traceback.
+:func:`serve` binds :class:`~skillstate.http.options.ServeSettings`' address
+(:func:`~skillstate.http.guard.bind`) and serves an ASGI app there with uvicorn, its
+connections bounded: at most ``max_connections`` open at once (more get 503), a
+request's headers must arrive within ``header_timeout`` (so a silent or slow-trickling
+client is dropped), and an idle keep-alive connection is closed after ``keep_alive``
+seconds. A second Ctrl-C still ends the app's lifespan. An address that cannot be
+bound is :class:`PortInUse`, one line without a traceback (exit 3).
+
+Signals: Ctrl-C (SIGINT) and SIGTERM both shut the server down gracefully (the
+requests in flight are finished) and :func:`serve` returns 128 + the signal's number,
+130 or 143, the code a shell shows for a process the signal ended — so the command
+closes its store before it exits with it. SIGINT counts even when the parent ignored
+it (:func:`sigint_heard`).
+
+uvicorn is imported only when :func:`serve` runs: it is an extra's library.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
+import signal
 import socket
-import sys
-from collections.abc import Callable
-from typing import Any
-
-import attrs
-from starlette.types import ASGIApp
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import SkillstateError
-from skillstate.netguard import bind
+from skillstate.http.guard import Receive, Scope, Send, bind
 
-__all__ = ["DEFAULT_MAX_CONNECTIONS", "PortInUse", "ServerLimits", "run_http"]
+if TYPE_CHECKING:
+    from skillstate.http.options import ServeSettings
 
-DEFAULT_MAX_CONNECTIONS = 64
+__all__ = ["PortInUse", "Terminated", "serve", "sigint_heard", "sigterm_raises"]
+
+ASGIApp = Callable[[Scope, Receive, Send], Any]
 
 
 class PortInUse(SkillstateError):
-    """The HTTP address is taken (another server listens there)."""
+    """The HTTP address is taken (another server listens there) or cannot be bound."""
 
 
-@attrs.frozen
-class ServerLimits:
-    """How the HTTP server bounds connections (see the module docs)."""
+class Terminated(BaseException):
+    """SIGTERM arrived while :func:`sigterm_raises` was in force.
 
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
-    header_timeout: float = 10.0
-    keep_alive: float = 5.0
-    max_header_bytes: int = 64 * 1024
+    A ``BaseException``, as :class:`KeyboardInterrupt` is, so that no ``except
+    Exception`` on the way (a web framework's error handler) swallows it.
+    """
+
+
+def sigterm_raises(body: Callable[[], None]) -> None:
+    """Run ``body()`` with SIGTERM raising :class:`Terminated` instead of ending the process.
+
+    uvicorn handles SIGTERM as it handles Ctrl-C (a graceful shutdown) and then raises
+    the signal again with the handler that was there before it: by default that ends the
+    process, so the command never closes its store (at ``durability=process``, its
+    pending syncs are not flushed by it). With this handler in place uvicorn's re-raise
+    becomes :class:`Terminated`, caught once the shutdown is done. The previous handler
+    is back once ``body`` returns or raises, so a second SIGTERM while the store closes
+    ends the process as usual. Outside the main thread (where no handler can be set)
+    ``body`` just runs.
+    """
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):  # not the main thread; no SIGTERM here
+        body()
+        return
+    try:
+        body()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def sigint_heard() -> Iterator[None]:
+    """Around a server (main thread only): SIGINT is a ``KeyboardInterrupt`` (exit 130)
+    even when the parent ignored it (``skillstate ui &`` in a script, then ``kill -INT``).
+
+    uvicorn stops on SIGINT whatever its handler was, then raises it again with the
+    handler it found: an ignored SIGINT stopped the server and the command exited 0.
+    """
+    try:
+        found = signal.getsignal(signal.SIGINT)
+    except ValueError:  # not the main thread
+        found = None
+    if found is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -69,38 +126,40 @@ def _protocol(header_timeout: float) -> type:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class BoundedH11Protocol(H11Protocol):
-        _header_timer: asyncio.TimerHandle | None = None
+        header_deadline: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            self._arm()
+            self.arm_header_deadline()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
+            self.disarm_header_deadline()
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
             if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self._arm()  # still reading a request's headers
+                self.arm_header_deadline()  # still reading a request's headers
             else:
-                self._disarm()
+                self.disarm_header_deadline()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            self._disarm()  # between requests, uvicorn's keep-alive timeout applies
+            self.disarm_header_deadline()  # between requests, the keep-alive timeout applies
 
-        def _arm(self) -> None:
-            if self._header_timer is None:
-                self._header_timer = self.loop.call_later(header_timeout, self._expired)
+        def arm_header_deadline(self) -> None:
+            if self.header_deadline is None:
+                self.header_deadline = self.loop.call_later(
+                    header_timeout, self.header_deadline_passed
+                )
 
-        def _disarm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
+        def disarm_header_deadline(self) -> None:
+            if self.header_deadline is not None:
+                self.header_deadline.cancel()
+                self.header_deadline = None
 
-        def _expired(self) -> None:
-            self._header_timer = None
+        def header_deadline_passed(self) -> None:
+            self.header_deadline = None
             if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
                 self.transport.close()
 
@@ -114,9 +173,9 @@ def _lifespan_ending_server() -> type[Any]:
         """uvicorn's server, whose shutdown ends the app's lifespan after a second Ctrl-C too.
 
         uvicorn's forced shutdown (Ctrl-C again while it shuts down) skips the lifespan's
-        shutdown, leaving the MCP session manager's task running; ``asyncio.run`` then
-        cancels it and uvicorn logs a traceback. Here the lifespan always ends (its tasks
-        cancelled in order); the connections are still not waited for.
+        shutdown, leaving the app's background tasks running; ``asyncio.run`` then
+        cancels them and uvicorn logs a traceback. Here the lifespan always ends (its
+        tasks cancelled in order); the connections are still not waited for.
         """
 
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -129,7 +188,10 @@ def _lifespan_ending_server() -> type[Any]:
 
 
 async def _run(
-    app: ASGIApp, sock: socket.socket, banner: Callable[[int], str], limits: ServerLimits
+    app: ASGIApp,
+    sock: socket.socket,
+    settings: ServeSettings,
+    ready: Callable[[int], None] | None,
 ) -> None:
     import uvicorn
 
@@ -138,30 +200,38 @@ async def _run(
         log_level="warning",
         lifespan="on",
         access_log=False,
-        http=_protocol(limits.header_timeout),
-        limit_concurrency=limits.max_connections,
-        timeout_keep_alive=max(1, round(limits.keep_alive)),
-        h11_max_incomplete_event_size=limits.max_header_bytes,
+        http=_protocol(settings.header_timeout),
+        limit_concurrency=settings.max_connections,
+        timeout_keep_alive=max(1, round(settings.keep_alive)),
+        h11_max_incomplete_event_size=settings.max_header_bytes,
     )
     server = _lifespan_ending_server()(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.01)
-    if server.started:
-        print(banner(sock.getsockname()[1]), file=sys.stderr, flush=True)
+    if server.started and ready is not None:
+        ready(sock.getsockname()[1])
     await task
 
 
-def run_http(
-    app: ASGIApp,
-    host: str,
-    port: int,
-    banner: Callable[[int], str],
-    limits: ServerLimits | None = None,
-) -> None:
-    """Serve ``app`` with uvicorn on ``host:port`` (0 = a free port); ``banner(port)`` goes to stderr.
+def serve(
+    app: ASGIApp, settings: ServeSettings, *, ready: Callable[[int], None] | None = None
+) -> int:
+    """Serve ``app`` on ``settings``' address until a signal stops it; the exit code.
 
-    Raises :class:`PortInUse` (one line, no traceback) when the address cannot be bound.
+    ``ready(port)`` is called once the server listens (``port`` is the bound one, for
+    ``--port 0``). Returns 130 after SIGINT and 143 after SIGTERM, each once the
+    server has shut down gracefully; raises :class:`PortInUse` when the address cannot
+    be bound.
     """
-    sock = _bind(host, port)
-    asyncio.run(_run(app, sock, banner, limits or ServerLimits()))
+    sock = _bind(settings.host, settings.port)
+    try:
+        with sigint_heard():  # 130 even when SIGINT was ignored at start
+            sigterm_raises(lambda: asyncio.run(_run(app, sock, settings, ready)))
+    except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
+        return 128 + signal.SIGINT
+    except Terminated:  # the same for SIGTERM
+        return 128 + signal.SIGTERM
+    finally:
+        sock.close()
+    return 0
