@@ -48,7 +48,6 @@ from typing import Any
 
 __all__ = [
     "BAD_FILE",
-    "ExitCode",
     "CLOSED",
     "CONFLICT",
     "ERROR",
@@ -58,6 +57,7 @@ __all__ = [
     "REJECTED",
     "TERMINATED",
     "USAGE",
+    "ExitCode",
     "code_for",
     "install_log_lines",
     "install_warning_format",
@@ -73,7 +73,6 @@ INTERRUPT = 130
 CLOSED = 141
 TERMINATED = 143
 """SIGTERM on a server (``ui``, ``mcp --http``): shut down, store closed, 128 + 15."""
-
 
 
 class ExitCode(enum.IntEnum):

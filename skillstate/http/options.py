@@ -309,4 +309,6 @@ def _token(args: argparse.Namespace, environ: Mapping[str, str], variable: str) 
 
 def _port(environ: Mapping[str, str], defaults: _Defaults) -> int:
     text = environ.get(defaults.port_env, "") if defaults.port_env else ""
-    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else defaults.port
+    return (
+        int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else defaults.port
+    )
