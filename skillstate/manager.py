@@ -199,10 +199,9 @@ def _unknown_hooks(pm: SkillstatePluginManager, plugin: Any) -> str | None:
     """A message if ``plugin`` implements a ``skillstate_*`` hook that has no spec."""
     bad = []
     for caller in pm.get_hookcallers(plugin) or []:
-        if caller.spec is None and not all(
-            impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin
-        ):  # optionalhook=True: a hook another plugin adds, which may be absent (pluggy's rule)
-            bad.append(caller.name)
+        mine = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
+        if caller.spec is None and not all(impl.optionalhook for impl in mine):
+            bad.append(caller.name)  # optionalhook=True: a hook this version may lack
     if not bad:
         return None
     known = {

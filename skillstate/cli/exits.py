@@ -58,12 +58,10 @@ __all__ = [
     "TERMINATED",
     "USAGE",
     "ExitCode",
-    "Terminated",
     "code_for",
     "install_log_lines",
     "install_warning_format",
     "run_guarded",
-    "sigterm_raises",
 ]
 
 OK, REJECTED, USAGE, ERROR = 0, 1, 2, 3
@@ -142,43 +140,6 @@ EXIT_CODES: tuple[tuple[int, str, str], ...] = (
 """``(code, name, meaning)`` of every exit code, for the generated CLI reference."""
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived while :func:`sigterm_raises` was in force.
-
-    A ``BaseException``, as :class:`KeyboardInterrupt` is, so that no ``except
-    Exception`` on the way (a web framework's error handler) swallows it.
-    """
-
-
-def sigterm_raises(body: Callable[[], None]) -> None:
-    """Run ``body()`` with SIGTERM raising :class:`Terminated` instead of ending the process.
-
-    uvicorn handles SIGTERM as it handles Ctrl-C (a graceful shutdown) and then raises
-    the signal again with the handler that was there before it: by default that ends the
-    process, so the command never closes its store (at ``durability=process``, its
-    pending syncs are not flushed by it). With this handler in place uvicorn's re-raise
-    becomes :class:`Terminated`, which the server command catches after the shutdown,
-    closes its store and exits :data:`TERMINATED`. The previous handler is back once
-    ``body`` returns or raises, so a second SIGTERM while the store closes ends the
-    process as usual. Outside the main thread (where no handler can be set) ``body``
-    just runs.
-    """
-    import signal
-
-    def handler(signum: int, frame: Any) -> None:
-        raise Terminated
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except (ValueError, OSError, AttributeError):  # not the main thread; no SIGTERM here
-        body()
-        return
-    try:
-        body()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def code_for(exc: BaseException) -> int:
     """The exit code of a :class:`~skillstate.errors.SkillstateError` (by its ``kind``)."""
     return USAGE if getattr(exc, "kind", "error") == "usage" else ERROR
@@ -212,8 +173,9 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
     ``SkillstateError`` → its message and :func:`code_for`; a closed pipe → silence and
     :data:`CLOSED`; text the output stream cannot encode, or an operating-system error
     (a full disk writing a file, a vanished terminal) → the reason and :data:`ERROR`;
-    Ctrl-C → :data:`INTERRUPT`; :class:`Terminated` → :data:`TERMINATED`. Standard output is flushed inside the guard, so a pipe
-    closed at the very end is caught too.
+    Ctrl-C → :data:`INTERRUPT`. Standard output is flushed inside the guard, so a pipe
+    closed at the very end is caught too. (A server's SIGTERM is its own to turn into
+    :data:`TERMINATED`: :func:`skillstate.http.server.serve` returns it.)
     """
     from skillstate.errors import SkillstateError
 
@@ -232,8 +194,6 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
         return ERROR
     except KeyboardInterrupt:
         return INTERRUPT
-    except Terminated:
-        return TERMINATED
     except SystemExit:  # argparse's --help and usage errors: their output is flushed here
         try:
             sys.stdout.flush()
@@ -245,6 +205,17 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         error(f"{exc.strerror or exc}{where}")
         return ERROR
+
+
+def __getattr__(name: str) -> Any:
+    """TRANSITIONAL (issue 25): ``Terminated`` and ``sigterm_raises`` moved to
+    :mod:`skillstate.http.server`; the MCP plugin imports them from here until it serves
+    through :mod:`skillstate.plugin.http`. Not API."""
+    if name in ("Terminated", "sigterm_raises"):
+        import skillstate.http.server
+
+        return getattr(skillstate.http.server, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _SHOWN: set[str] = set()

@@ -197,6 +197,36 @@ def test_a_misspelled_hook_fails_loudly(tmp_path: Path) -> None:
     assert strict.returncode != 0 and "skillstate_gaurds" in strict.stderr
 
 
+def test_an_optional_implementation_of_a_missing_hook_loads_with_the_rest(
+    tmp_path: Path,
+) -> None:
+    """``@hookimpl(optionalhook=True)``: a hook another plugin may add (the inspector's
+    ``skillstate_register_http_apps``, for the MCP server) is no load error, and the
+    plugin's other hooks run."""
+    source = """
+        from skillstate.plugin import Problem, hookimpl
+        @hookimpl(optionalhook=True)
+        def skillstate_register_widgets(register):
+            register("w")
+        @hookimpl
+        def skillstate_guards(after):
+            if after.get("forbidden"):
+                yield Problem("guard", "forbidden", "forbidden", "optional-plugin")
+    """
+    make_distribution(
+        tmp_path, "optional-plugin", "optional_plugin", source, {"opt": "optional_plugin"}
+    )
+    out = run_py(IMPORTED, PYTHONPATH=str(tmp_path), SKILLSTATE_STRICT_PLUGINS="1")
+    assert out.returncode == 0, out.stderr
+    assert ["opt", "active"] in json.loads(out.stdout)["table"] and out.stderr == ""
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "skillstate"), "--store", f"file:{tmp_path}/s",
+         "init", "rig-task", "r1", "--json", '{"forbidden": true}'],
+        capture_output=True, text=True, env=clean_env(PYTHONPATH=str(tmp_path)), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "forbidden" in done.stderr, done.stderr
+
+
 def test_a_duplicate_store_scheme_is_an_error_naming_both_plugins() -> None:
     from skillstate.testing import make_host
 

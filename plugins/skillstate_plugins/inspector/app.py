@@ -1,10 +1,9 @@
 """The inspector's Starlette app: routes, templates and error pages.
 
 A thin adapter: each route parses its parameters, calls one function of
-:mod:`skillstate_plugins.inspector.queries` in a worker thread (the store API is synchronous) and
-renders a template or JSON. :func:`ui_app` builds the app behind its
-:class:`~skillstate_plugins.inspector.gate.UiGate`; ``prefix`` mounts it under a path (``/ui`` in
-``skillstate mcp --http --ui``).
+:mod:`.queries` in a worker thread (the store API is synchronous) and renders a
+template or JSON. :func:`ui_app` builds the app behind its :class:`.gate.UiGate`;
+``prefix`` mounts it under a path (``/ui`` in ``skillstate mcp --http --ui``).
 
 Pages (``{prefix}`` first):
 
@@ -23,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -34,22 +34,28 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from skillstate.masking import mask_secrets, url_secrets
-from skillstate_plugins.inspector import queries
-from skillstate_plugins.inspector.gate import UiGate
-from skillstate_plugins.inspector.listing import Listing
+from skillstate.plugin import (
+    InvalidInput,
+    RunNotFound,
+    SkillstateError,
+    check_run_id,
+    now_iso,
+)
+
+from . import queries
+from .gate import UiGate
+from .listing import Listing
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from starlette.types import ASGIApp
 
-    from skillstate.host import Host
-    from skillstate.store import Store
+    from skillstate.plugin import Host, Store
 
-__all__ = ["POLL_MS", "public_message", "ui_app", "ui_routes"]
+__all__ = ["POLL_MS", "public_message", "ui_app", "ui_routes", "url_secrets"]
 
-log = logging.getLogger("skillstate_plugins.inspector")
+log = logging.getLogger(__package__)
 HERE = Path(__file__).parent
 STATIC = {"ui.css": "text/css", "live.js": "text/javascript"}
 POLL_MS = 1500
@@ -63,10 +69,41 @@ _STORE_PATH = re.compile(r"\b(file|sqlite):(?![<])[\w.@+~/-]+")
 """A path-based store URL (``file:/srv/state``, ``sqlite:////srv/runs.db``): all path."""
 
 
+_SECRET_OPTION = re.compile(r"pass|pwd|secret|token|key", re.I)
+"""A store URL's query option whose value is a secret (``password=``, ``sslpassword=``...)."""
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets written in a store URL: its password and the values of its secret
+    options (``?password=``, ``?token=``...), each as written and percent-decoded."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        found = [parts.password or ""]
+    except ValueError:  # not a URL one can split: no userinfo to find
+        return []
+    for pair in re.split(r"[&;]", parts.query):
+        key, _, value = pair.partition("=")
+        if _SECRET_OPTION.search(key):
+            found.append(value)
+    forms = {f for v in found for f in (v, urllib.parse.unquote(v), urllib.parse.unquote_plus(v))}
+    return sorted((f for f in forms if f), key=len, reverse=True)
+
+
+def _masked(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each secret (longest first) replaced by ``***``; one shorter than 8
+    characters only where it stands alone (a password ``pw`` leaves "pwd" alone)."""
+    for secret in secrets:
+        if len(secret) >= 8:
+            text = text.replace(secret, "***")
+        else:
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", "***", text)
+    return text
+
+
 def public_message(text: str, secrets: Sequence[str] = ()) -> str:
     """An error message fit for a page: credentials masked, file system paths cut out
     (store URLs naming a path included)."""
-    text = _STORE_PATH.sub(r"\1:<path>", mask_secrets(text, secrets))
+    text = _STORE_PATH.sub(r"\1:<path>", _masked(text, sorted(secrets, key=len, reverse=True)))
     return _PATH.sub("<path>", text)
 
 
@@ -117,12 +154,10 @@ class _Pages:
         return self.page("error.html", status=status, status_code=status, message=text)
 
     async def guarded(self, request: Request, body: Callable[[], Any]) -> Response:
-        from skillstate.errors import RunNotFound, SkillstateError, VersionNotFound
-
         try:
             result: Response = await body()
             return result
-        except (RunNotFound, VersionNotFound) as exc:
+        except (RunNotFound, queries.NoSuchVersion) as exc:
             return self.error(request, 404, str(exc))
         except SkillstateError as exc:
             if getattr(exc, "kind", "error") == "usage":  # a bad id, version or bound
@@ -144,8 +179,6 @@ def _digits(value: str) -> bool:
 
 
 def _whole(request: Request, name: str, default: int | None = None, low: int = 1) -> int:
-    from skillstate.errors import InvalidInput
-
     value = request.query_params.get(name) if name in request.query_params else None
     if value is None or value == "":
         if default is None:
@@ -157,8 +190,6 @@ def _whole(request: Request, name: str, default: int | None = None, low: int = 1
 
 
 def _path_version(request: Request) -> int:
-    from skillstate.errors import InvalidInput
-
     value = str(request.path_params["version"])
     if not _digits(value) or int(value) < 1:
         raise InvalidInput(f"a version is a whole number >= 1, got {value[:40]!r}")
@@ -166,8 +197,6 @@ def _path_version(request: Request) -> int:
 
 
 def _run_id(request: Request) -> str:
-    from skillstate.store import check_run_id
-
     return check_run_id(request.path_params["run_id"])
 
 
@@ -235,8 +264,6 @@ def ui_routes(
 
     async def export(request: Request) -> Response:
         async def body() -> Response:
-            from skillstate.pipeline import now_iso
-
             run_id = _run_id(request)
             text = await pages.call(queries.export_text, run_id, now_iso())
             return Response(

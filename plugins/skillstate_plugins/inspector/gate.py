@@ -13,8 +13,8 @@ In this order:
    the same page without it, so the token does not stay in the address bar or the
    history). Anything else is 401. Compared in constant time.
 
-The Host, Origin and token checks are :mod:`skillstate.netguard`'s, the same code as
-the MCP HTTP server's gate (:mod:`skillstate_plugins.mcp.http`).
+The Host, Origin and bearer-token checks are :func:`skillstate.plugin.http.check_request`,
+the same code as the MCP HTTP server's gate; the cookie is the inspector's own.
 
 Every answer carries a Content-Security-Policy allowing only the inspector's own
 script and style (no inline script can run, even if an escaping bug let one in),
@@ -25,6 +25,7 @@ script and style (no inline script can run, even if an escaping bug let one in),
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import urllib.parse
 from collections.abc import Sequence
@@ -33,16 +34,9 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from skillstate.netguard import (
-    LOOPBACK,
-    allowed_names,
-    bearer_matches,
-    host_allowed,
-    origin_allowed,
-    token_matches,
-)
+from skillstate.plugin.http import ServeSettings, check_request
 
-__all__ = ["COOKIE", "LOOPBACK", "UiGate", "allowed_names", "security_headers"]
+__all__ = ["COOKIE", "UiGate", "security_headers"]
 
 COOKIE = "skillstate_ui_token"
 
@@ -81,6 +75,11 @@ async def _plain(
     await send({"type": "http.response.body", "body": body})
 
 
+def _same(given: str, expected: bytes) -> bool:
+    """``given`` (surrounding blanks ignored) equals ``expected``, in constant time."""
+    return hmac.compare_digest(given.strip().encode("utf-8"), expected)
+
+
 class UiGate:
     """ASGI middleware: method, Host/Origin and token checks, then security headers."""
 
@@ -94,7 +93,7 @@ class UiGate:
         cookie_path: str = "/",
     ) -> None:
         self.app = app
-        self.names = allowed_names(bind, allowed_hosts)
+        self.settings = ServeSettings(host=bind, allowed_hosts=tuple(allowed_hosts), token=token)
         self.token = token.encode("utf-8") if token else None
         # The cookie holds a digest of the token, not the token: any token text fits
         # in a cookie, and the cookie jar never holds the secret itself.
@@ -110,7 +109,6 @@ class UiGate:
             if scope["type"] == "lifespan":
                 await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         if scope["method"] not in ("GET", "HEAD"):
             await _plain(
                 send,
@@ -119,41 +117,34 @@ class UiGate:
                 [(b"allow", b"GET, HEAD")],
             )
             return
-        if not host_allowed(headers.get("host"), self.names):
-            await _plain(send, 421, "this Host is not allowed (use --allowed-host NAME)")
-            return
-        if not origin_allowed(headers.get("origin"), self.names):
-            await _plain(send, 403, "this Origin is not allowed")
+        refusal = check_request(self.settings, scope)
+        if refusal is not None and refusal.status != 401:  # Host 421, Origin 403
+            await refusal(scope, receive, self._with_headers(send))
             return
         if self.token is not None:
             query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"))
             given = query.get("token")
             if given:
-                if self._matches(given[-1]):
+                if _same(given[-1], self.token):
                     await self._login(scope, send, query)
                 else:
                     await self._refuse(send)
                 return
-            if not self._authorized(headers):
+            if refusal is not None and not self._cookie_matches(scope):
                 await self._refuse(send)
                 return
         await self.app(scope, receive, self._with_headers(send))
 
-    def _matches(self, value: str) -> bool:
-        assert self.token is not None
-        return token_matches(value, self.token)
-
-    def _authorized(self, headers: dict[str, str]) -> bool:
-        assert self.token is not None
-        if bearer_matches(headers.get("authorization"), self.token):
-            return True
+    def _cookie_matches(self, scope: Scope) -> bool:
+        """Whether the request carries the login cookie (a bearer token is checked before)."""
+        sent = [v.decode("latin-1") for k, v in scope["headers"] if k == b"cookie"]
         cookies: SimpleCookie = SimpleCookie()
         try:
-            cookies.load(headers.get("cookie", ""))
+            cookies.load("; ".join(sent))
         except Exception:  # a malformed Cookie header: as if none was sent
             return False
         morsel = cookies.get(COOKIE)
-        return morsel is not None and token_matches(morsel.value, self.cookie)
+        return morsel is not None and _same(morsel.value, self.cookie)
 
     async def _refuse(self, send: Send) -> None:
         await _plain(

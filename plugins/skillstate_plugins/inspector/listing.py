@@ -9,13 +9,11 @@ import warnings
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from skillstate.host import Host
-    from skillstate.records import RunSummary
-    from skillstate.store import Store
+    from skillstate.plugin import Host, RunSummary, Store
 
 __all__ = ["LISTING_TTL", "Listing", "skill_keys", "summaries_of"]
 
-log = logging.getLogger("skillstate_plugins.inspector")
+log = logging.getLogger(__package__)
 
 LISTING_TTL = 2.0
 """Seconds a store listing is served before it is read again (in the background)."""
@@ -30,14 +28,16 @@ def skill_keys(host: Host) -> tuple[dict[str, tuple[str, str | None]], list[str]
 
 
 def summaries_of(host: Host, store: Store) -> tuple[list[RunSummary], int]:
-    """Every summary, and how many runs the store skipped as unreadable."""
-    from skillstate.store import StoreWarning
+    """Every summary, and how many runs the store skipped as unreadable.
 
+    A store says it skipped a run it cannot read with a warning (a ``UserWarning``,
+    ``docs/stores.md``) while it lists: each one is counted.
+    """
     _, keys = skill_keys(host)
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", StoreWarning)
+        warnings.simplefilter("always", UserWarning)
         summaries = store.list(None, keys=keys)
-    skipped = sum(1 for w in caught if issubclass(w.category, StoreWarning))
+    skipped = sum(1 for w in caught if issubclass(w.category, UserWarning))
     return summaries, skipped
 
 
@@ -84,7 +84,7 @@ class Listing:
             try:
                 fresh = (*summaries_of(host, store), time.time())
             except Exception as exc:  # the next request asks again; the old listing stays
-                from skillstate_plugins.inspector.app import public_message
+                from .app import public_message
 
                 log.warning(
                     "inspector: the store listing could not be refreshed (the list shows "

@@ -16,17 +16,18 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from skillstate.jsondoc import compact, pretty
-from skillstate_plugins.inspector.listing import Listing, skill_keys, summaries_of
+from skillstate.plugin import SkillstateError, StoreError, compact, pretty
+from skillstate.plugin.history import dump_export, log_rows, state_changes, verify_record
+
+from .listing import Listing, skill_keys, summaries_of
 
 if TYPE_CHECKING:
-    from skillstate.host import Host
-    from skillstate.records import RunRecord
-    from skillstate.store import Store
+    from skillstate.plugin import Host, RunRecord, Store
 
 __all__ = [
     "LIST_PAGE",
     "TIMELINE_PAGE",
+    "NoSuchVersion",
     "diff_view",
     "export_text",
     "list_view",
@@ -42,6 +43,27 @@ LIST_PAGE = 50
 TIMELINE_PAGE = 50
 """Versions per page of a run's timeline."""
 STATUSES = ("active", "completed", "closed")
+
+
+class NoSuchVersion(SkillstateError):
+    """A page names a version the run does not have (404)."""
+
+    kind = "usage"
+
+    def __init__(self, run_id: str, version: int, head: int) -> None:
+        super().__init__(
+            f"run '{run_id}' has no version {version}: its versions are 1 to {head} "
+            "(1 is the creation, each accepted write adds one)"
+        )
+
+
+def _head(store: Store, run_id: str, *versions: int) -> int:
+    """The run's current version, once each of ``versions`` is known to be one it has."""
+    head = store.get(run_id).version
+    for version in versions:
+        if not 1 <= version <= head:
+            raise NoSuchVersion(run_id, version, head)
+    return head
 
 
 def _page_number(value: int, pages: int) -> int:
@@ -114,8 +136,6 @@ def list_view(
 
 
 def _step_of(store: Store, run_id: str) -> int | None:
-    from skillstate.errors import SkillstateError
-
     try:
         return store.get(run_id).step
     except SkillstateError:
@@ -123,10 +143,8 @@ def _step_of(store: Store, run_id: str) -> int | None:
 
 
 def is_session(record: RunRecord) -> bool:
-    """Whether a run is a SKILL.state session (the runtime's, with a P)."""
-    from skillstate.runtime.payloads import SESSION_KIND
-
-    return record.meta.get("kind") == SESSION_KIND
+    """Whether a run is a SKILL.state session: a run with a P (its ``spec``)."""
+    return record.spec is not None
 
 
 def shown_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -246,8 +264,6 @@ def timeline(
     host: Host, store: Store, run_id: str, *, page: int = 1, per_page: int = TIMELINE_PAGE
 ) -> dict[str, Any]:
     """One page of versions, newest first: page 1 is the last ``per_page`` versions."""
-    from skillstate.history import log_rows
-
     record = store.get(run_id)
     head = record.version
     pages = max(1, math.ceil(head / per_page))
@@ -263,8 +279,6 @@ def versions_after(
     host: Host, store: Store, run_id: str, after: int, limit: int = 200
 ) -> dict[str, Any]:
     """The live poll's answer: the run's head and the rows of the versions after ``after``."""
-    from skillstate.history import log_rows
-
     record = store.get(run_id)
     head = record.version
     rows: list[dict[str, Any]] = []
@@ -282,9 +296,9 @@ def versions_after(
 
 
 def state_view(host: Host, store: Store, run_id: str, version: int) -> dict[str, Any]:
-    """Σ at ``version`` (:class:`~skillstate.errors.VersionNotFound` if the run lacks it)."""
+    """Σ at ``version`` (:class:`NoSuchVersion` if the run lacks it)."""
+    head = _head(store, run_id, version)
     item = store.state_at(run_id, version, merge=host.merge)
-    head = store.get(run_id).version
     return {
         "id": run_id,
         "version": version,
@@ -302,9 +316,7 @@ def diff_view(host: Host, store: Store, run_id: str, old: int, new: int) -> dict
     """What changed between two versions: one row per change, and the RFC 6902 patch."""
     import jsonpatch
 
-    from skillstate.history import state_changes
-
-    head = store.get(run_id).version
+    head = _head(store, run_id, old, new)
     before = store.state_at(run_id, old, merge=host.merge)
     after = store.state_at(run_id, new, merge=host.merge)
     changes = [
@@ -334,13 +346,9 @@ def diff_view(host: Host, store: Store, run_id: str, old: int, new: int) -> dict
 def export_text(host: Host, store: Store, run_id: str, now: str) -> str:
     """The run's export file, exactly as ``skillstate export`` writes it.
 
-    Raises :class:`~skillstate.errors.StoreError` when the journal does not replay to
+    Raises :class:`~skillstate.plugin.StoreError` when the journal does not replay to
     the record (read three times, as the command does, in case a write lands between).
     """
-    from skillstate.errors import StoreError
-    from skillstate.exports import dump_export
-    from skillstate.journal import verify_record
-
     record = store.get(run_id)
     for _ in range(3):
         entries = store.journal(record.id)

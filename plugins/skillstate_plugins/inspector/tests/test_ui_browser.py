@@ -4,7 +4,8 @@ Opens the list, clicks a run and sees its timeline; runs ``skillstate patch`` in
 another process and sees the new version appear without a reload; opens a diff;
 checks that the XSS canaries planted in states, labels, observations, P and a skill
 name never run (the flag an injected script would set stays unset, no dialog opens);
-and saves screenshots (laptop and phone widths) under ``tmp/artifacts/ui/``.
+and saves screenshots (laptop and phone widths) under ``tmp/artifacts/ui/`` of the
+directory the tests run in.
 
 Needs ``/usr/bin/chromium`` (``apt-get install chromium chromium-driver``) and the
 ``playwright`` package (the test extra); never ``playwright install``. Skipped with
@@ -19,13 +20,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import ROOT, run_skillstate
-from ui_support import IMG, UiServer, seed
 
-from skillstate.testing.helpers import require_service
+from skillstate.testing import require_service
+
+from .support import IMG, UiServer, run_skillstate, seed
 
 CHROMIUM = os.environ.get("SKILLSTATE_TEST_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = ROOT / "tmp" / "artifacts" / "ui"
+ARTIFACTS = Path("tmp") / "artifacts" / "ui"
 WAIT_MS = 20_000
 
 

@@ -1,5 +1,5 @@
 """``--token-file`` reads a token the same way, with the same messages, for ``skillstate ui``
-and ``skillstate mcp --http`` (``skillstate.cli.serve_options.read_token_file``)."""
+and ``skillstate mcp --http`` (``skillstate.http.options.read_token_file``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support import run_skillstate
 
-from skillstate.cli.serve_options import TokenFileError, read_token_file
+from skillstate.http.options import TokenFileError, read_token_file
 
 SERVERS = (["ui", "--port", "0"], ["mcp", "--http", "--port", "0"])
 

@@ -1,7 +1,7 @@
 """The screenshots in docs/ui.md: a demo store, a real ``skillstate ui``, headless Chromium.
 
-Run: ``.venv/bin/python tests/ui/screenshots.py docs/img`` (needs /usr/bin/chromium and
-playwright, as the browser test does). Writes ui-list.png, ui-run.png, ui-session.png,
+Run: ``.venv/bin/python -m skillstate_plugins.inspector.tests.screenshots docs/img`` (needs
+/usr/bin/chromium and playwright, as the browser test does). Writes ui-list.png, ui-run.png, ui-session.png,
 ui-diff.png (1280 px wide) and ui-phone.png (390 px).
 """
 
@@ -11,19 +11,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from skillstate.testing import make_host
 
-from ui_support import UiServer
-
-from skillstate.testing.helpers import make_host
+from .support import UiServer
 
 __all__ = ["demo_store", "main"]
 
 
 def demo_store(url: str) -> None:
     """A few rig runs at different phases, and a session with steps and a rollback."""
-    from skillstate import Change, create_run, transition
-    from skillstate.runtime import Runtime
+    from skillstate.plugin import Change, create_run, transition
+    from skillstate.plugin.runtime import Runtime
 
     host = make_host(url)
     store = host.open_store()

@@ -1,4 +1,4 @@
-"""Fixtures of the inspector's tests (helpers are in ui_support.py)."""
+"""Fixtures of the inspector's tests (helpers are in support.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skillstate.testing.helpers import postgres_url, require_postgres
+from skillstate.testing import postgres_url, require_postgres
 
 
 @pytest.fixture(params=["file", "sqlite", "postgresql"])

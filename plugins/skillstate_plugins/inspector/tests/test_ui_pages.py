@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from support import run_skillstate
-from ui_support import REASONING, UiServer, seed
 
-from skillstate.testing.helpers import make_host
+from skillstate.testing import make_host
+
+from .support import REASONING, UiServer, run_skillstate, seed
 
 
 @pytest.fixture
@@ -126,7 +126,7 @@ def test_bad_requests_get_a_clear_status(served) -> None:
 
 
 def test_the_timeline_and_the_list_are_paged(tmp_path: Path) -> None:
-    from skillstate import Change, create_run, transition
+    from skillstate.plugin import Change, create_run, transition
 
     url = f"file:{tmp_path}/state"
     host = make_host(url)
@@ -184,9 +184,10 @@ def test_the_list_is_served_from_a_listing_refreshed_in_the_background(tmp_path:
     import threading
     import time
 
-    from skillstate import create_run
-    from skillstate_plugins.inspector.listing import Listing
-    from skillstate_plugins.inspector.queries import list_view
+    from skillstate.plugin import create_run
+
+    from ..listing import Listing
+    from ..queries import list_view
 
     host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db")
     store = host.open_store()
@@ -211,7 +212,7 @@ def test_the_list_is_served_from_a_listing_refreshed_in_the_background(tmp_path:
 
 
 def test_a_sessions_new_step_shows_its_action_and_outcome(served) -> None:
-    from skillstate.runtime import Runtime
+    from skillstate.plugin.runtime import Runtime
 
     url, server, _ = served
     _, _, before = server.get("/api/runs/sess-1/versions?after=0")
@@ -234,9 +235,10 @@ def test_concurrent_list_pages_all_see_every_run(tmp_path: Path) -> None:
     change what another sees (a list sorted in place looks empty while it is sorted)."""
     import threading
 
-    from skillstate import create_run
-    from skillstate_plugins.inspector.listing import Listing
-    from skillstate_plugins.inspector.queries import list_view
+    from skillstate.plugin import create_run
+
+    from ..listing import Listing
+    from ..queries import list_view
 
     host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db?durability=process")
     store = host.open_store()
@@ -268,8 +270,9 @@ def test_a_failing_background_refresh_is_logged_and_the_old_listing_kept(
     import logging
     import time
 
-    from skillstate import create_run
-    from skillstate_plugins.inspector.listing import Listing
+    from skillstate.plugin import create_run
+
+    from ..listing import Listing
 
     url = f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db"
     host = make_host(url)
@@ -278,7 +281,7 @@ def test_a_failing_background_refresh_is_logged_and_the_old_listing_kept(
     listing = Listing(ttl=0.05)
     assert [s.id for s in listing.get(host, store)[0]] == ["kept"]
     store.close()  # every later read fails
-    caplog.set_level(logging.WARNING, logger="skillstate_plugins.inspector")
+    caplog.set_level(logging.WARNING, logger=Listing.__module__.rpartition(".")[0])
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and not caplog.records:
         time.sleep(0.1)

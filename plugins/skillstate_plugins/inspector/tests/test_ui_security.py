@@ -1,6 +1,6 @@
 """The inspector's gate (Host 421, Origin 403, token 401, GET/HEAD only), escaping of every
-agent-written string, no reasoning, no leaked paths or credentials, and the command's
-usage errors."""
+agent-written string, no reasoning, no leaked paths or credentials, the command's usage
+errors, its connection limits, and its app as another server mounts it."""
 
 from __future__ import annotations
 
@@ -8,10 +8,19 @@ import re
 from pathlib import Path
 
 import pytest
-from support import run_skillstate, run_without
-from ui_support import HOSTILE_SKILL, IMG, REASONING, SCRIPT, UiServer, fetch, seed
 
-from skillstate_plugins.inspector.app import public_message
+from ..app import public_message, url_secrets
+from .support import (
+    HOSTILE_SKILL,
+    IMG,
+    REASONING,
+    SCRIPT,
+    UiServer,
+    fetch,
+    run_skillstate,
+    run_without,
+    seed,
+)
 
 
 @pytest.fixture
@@ -146,16 +155,18 @@ def test_token_from_a_file_and_from_the_environment(file_url: str, tmp_path: Pat
 
 def test_usage_errors_are_one_line(file_url: str, tmp_path: Path) -> None:
     cases = [
-        (["ui", "--token", ""], "--token must not be empty"),
-        (["ui", "--token", "   "], "--token must not be empty"),
+        (["ui", "--token", ""], '--token is empty (is the variable in --token "$TOKEN" unset?)'),
+        (["ui", "--token", "   "], "--token is empty"),
         (["ui", "--token-file", str(tmp_path / "missing.txt")], "missing.txt: cannot read it"),
-        (["ui", "--host", "0.0.0.0"], "refusing to serve 0.0.0.0 without a token"),
+        (
+            ["ui", "--host", "0.0.0.0"],
+            "refusing to serve on 0.0.0.0 without a token: anyone who can reach it could "
+            "read every run; set $SKILLSTATE_UI_TOKEN or --token-file FILE",
+        ),
         (["ui", "--port", "70000"], "a port is 0-65535"),
-        (["ui", "--token", "a", "--token-file", "b"], "not allowed with argument"),
-        (["mcp", "--ui"], "--ui applies to --http only"),
-        (["mcp", "--http", "--transport", "sdk"], "--transport applies to stdio only"),
-        (["mcp", "--max-body", "5"], "--header-timeout apply to --http only"),
-        (["mcp", "--header-timeout", "2"], "--header-timeout apply to --http only"),
+        (["ui", "--token", "a", "--token-file", "b"], "give --token or --token-file, not both"),
+        (["ui", "--max-connections", "0"], "expected a whole number >= 1, got 0"),
+        (["ui", "--header-timeout", "0"], "expected 0 < seconds <= 3600, got 0"),
     ]
     (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
     cases.append((["ui", "--token-file", str(tmp_path / "empty.txt")], "empty.txt is empty"))
@@ -166,6 +177,7 @@ def test_usage_errors_are_one_line(file_url: str, tmp_path: Path) -> None:
         assert str(tmp_path) not in done.stderr and "Traceback" not in done.stderr
     done = run_skillstate("--store", file_url, "ui", "--token", "", cwd=tmp_path)
     assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "state").exists()  # refused before the store was opened
 
 
 def test_a_port_in_use_is_one_line(file_url: str, tmp_path: Path) -> None:
@@ -213,8 +225,6 @@ def test_errors_leak_no_server_path(file_url: str, tmp_path: Path) -> None:
 
 def test_public_messages_mask_paths_and_credentials() -> None:
     secret = "postgresql://app:pa55word-xyz@db.example/app"
-    from skillstate.masking import url_secrets
-
     text = public_message(
         "cannot read /srv/skillstate/state/abc.json (password pa55word-xyz) at C:/x/y/z",
         url_secrets(secret),
@@ -259,40 +269,26 @@ def test_mcp_http_serves_the_inspector_at_ui(file_url: str, tmp_path: Path) -> N
         server.stop()
 
 
-def test_the_two_gates_share_one_host_origin_and_token_check() -> None:
-    """The MCP server's gate and the inspector's are one implementation
-    (skillstate.netguard), not two copies that can drift apart."""
+def test_the_store_url_secrets_are_what_the_pages_mask() -> None:
+    url = "postgresql://app:p%40ss-w0rd@db.example/app?sslmode=require&password=pw2&token=t-9"
+    found = url_secrets(url)
+    assert {"p%40ss-w0rd", "p@ss-w0rd", "pw2", "t-9"} <= set(found)
+    assert "require" not in found and "app" not in found
+    assert url_secrets("file:.skillstate/state") == [] and url_secrets("sqlite:///x.db") == []
+    text = public_message("auth failed for p@ss-w0rd; pw2 was refused, pwd kept", found)
+    assert text == "auth failed for ***; *** was refused, pwd kept"
+
+
+def test_the_gate_and_the_server_are_the_serving_kits() -> None:
+    """Host, Origin, the bearer token, the socket and uvicorn are skillstate.plugin.http's,
+    shared with the MCP server: the inspector has no copy of its own to drift apart."""
     import inspect
 
-    import skillstate_plugins.mcp.http as mcp_http
-    import skillstate_plugins.mcp.serving as mcp_serving
-    import skillstate.netguard as netguard
-    import skillstate_plugins.inspector.gate as ui_gate
-    import skillstate_plugins.inspector.serve as ui_serve
+    from .. import command, gate
 
-    for module in (mcp_http, mcp_serving, ui_gate, ui_serve):
+    for module in (gate, command):
         source = inspect.getsource(module)
-        for own in ("compare_digest", "def _origin_name", "socket.socket(", "def _hostname"):
+        for own in ("import socket", "import uvicorn", "urlsplit", "allowed_names", "bind("):
             assert own not in source, (module.__name__, own)
-    assert mcp_serving.bind is netguard.bind and ui_serve.bind is netguard.bind
-    for name in ("allowed_names", "host_allowed", "origin_allowed", "bearer_matches"):
-        assert getattr(mcp_http, name) is getattr(netguard, name), name
-        assert getattr(ui_gate, name) is getattr(netguard, name), name
-    names = netguard.allowed_names(
-        "0.0.0.0", ["Ui.Example.test", "[::2]", "Proxy.test:8443", "::3"]
-    )
-    assert netguard.host_allowed("proxy.test:8443", names)  # a port in --allowed-host
-    assert netguard.host_allowed("[::3]:80", names)
-    assert netguard.host_allowed("ui.example.test:8080", names)
-    assert netguard.host_allowed("[::2]:1", names) and netguard.host_allowed("[::1]", names)
-    assert not netguard.host_allowed("0.0.0.0", names) and not netguard.host_allowed(None, names)
-    assert not netguard.host_allowed("localhost:8o", names)
-    assert not netguard.host_allowed("localhost:\u0661", names)  # an Arabic-Indic digit
-    assert netguard.origin_allowed(None, names) and netguard.origin_allowed(
-        "https://localhost:3", names
-    )
-    assert not netguard.origin_allowed("null", names)
-    assert not netguard.origin_allowed("http://evil.test", names)
-    assert netguard.bearer_matches("bearer  tok ", b"tok")
-    assert not netguard.bearer_matches("Basic tok", b"tok")
-    assert not netguard.bearer_matches("Bearer ", b"")
+    assert "check_request(" in inspect.getsource(gate)
+    assert "serve(" in inspect.getsource(command)
