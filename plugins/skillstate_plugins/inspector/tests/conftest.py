@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from skillstate.testing import postgres_url, require_postgres
+from skillstate.testing import require_postgres
+from skillstate.testing.helpers import postgres_url
 
 
 @pytest.fixture(params=["file", "sqlite", "postgresql"])
