@@ -117,8 +117,9 @@ def _get(port: int, path: str) -> int:
 
 def cold_listing(url: str, rounds: int) -> float:
     """Median milliseconds of the list page's query reading the whole store listing."""
-    from skillstate.testing import make_host
     from skillstate_plugins.inspector.queries import list_view
+
+    from skillstate.testing import make_host
 
     host = make_host(url)
     store = host.open_store()

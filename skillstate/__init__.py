@@ -16,7 +16,6 @@ from skillstate._lazy import lazy_getattr
 from skillstate._version import __version__
 
 if TYPE_CHECKING:
-
     from skillstate.environment import Environment
     from skillstate.errors import (
         InvalidInput,

@@ -481,9 +481,9 @@ class RunCommands:
 
         from skillstate.cli.doctor_cmd import doctor_report, open_store_problem
 
-        store, problem = open_store_problem(self.ctx)  # type: ignore[arg-type]
+        store, problem = open_store_problem(self.ctx)
         return doctor_report(
-            self.ctx,  # type: ignore[arg-type]
+            self.ctx,
             Path(root).resolve(),
             store,
             fix=fix,

@@ -20,6 +20,7 @@ unknown flag or a stray argument is a usage error (exit 2).
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -138,7 +139,7 @@ class RigContext(CliContext):
     """Configuration, host and the ``.rig/state`` file store, built on first use."""
 
     def __init__(self, root: str, out: TextIO | None = None, err: TextIO | None = None) -> None:
-        super().__init__(None, prog=PROG, check_commands=False)
+        super().__init__(argparse.Namespace(), prog=PROG, check_commands=False)
         self.root = root
         self.out = out or sys.stdout
         self.err = err or sys.stderr
