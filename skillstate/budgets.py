@@ -17,7 +17,6 @@ from typing import Any
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.records import DEFAULT_BUDGET, Budget, Problem
-from skillstate.unchanged import fingerprints
 
 __all__ = ["check_budget", "document_size", "text_length"]
 
@@ -42,42 +41,6 @@ def document_size(state: Any, units: str = "unicode") -> int:
     return _text_size(compact(state), units)
 
 
-_LAST: list[dict[str, tuple[bytes | str | int, str]]] = [{}]
-"""The items of the last document measured: key → (its value's fingerprint, its ``"key":value`` text)."""
-
-
-def _document_text(state: Any) -> str:
-    """``compact(state)``, re-encoding only the top-level values that changed.
-
-    A JSON object's compact text is ``{`` + its ``"key":value`` items joined by ``,`` +
-    ``}``, so an item whose value has the :func:`~skillstate.unchanged.fingerprint` it had
-    when the last document was measured keeps that document's text: a fingerprint is a
-    private copy (a state changed in place is encoded again) whose numbers compare by
-    type and sign (``1`` and ``1.0`` encode differently). A patch of one key encodes
-    that key rather than the whole state. In the pipeline the fingerprints are those
-    the field walk just took of the same candidate (:func:`~skillstate.unchanged.fingerprints`).
-    """
-    if type(state) is not dict:
-        return compact(state)
-    last = _LAST[0]
-    prints = fingerprints(state)  # those the field walk took, when it just checked state
-    items: dict[str, tuple[bytes | str | int, str]] = {}
-    pieces = []
-    for key, value in state.items():
-        print_ = prints.get(key)
-        hit = last.get(key)
-        # same type first: a str fingerprint never compares with a bytes one (python -b)
-        if hit is not None and type(hit[0]) is type(print_) and hit[0] == print_:
-            piece = hit[1]
-        else:
-            piece = compact({key: value})[1:-1]
-        if print_ is not None:
-            items[key] = (print_, piece)
-        pieces.append(piece)
-    _LAST[0] = items
-    return "{" + ",".join(pieces) + "}"
-
-
 def check_budget(
     state: Mapping[str, Any],
     budget: Budget = DEFAULT_BUDGET,
@@ -90,7 +53,7 @@ def check_budget(
     ``units`` is the skill's :attr:`~skillstate.records.SkillDefinition.text_units`.
     """
     problems: list[Problem] = []
-    text = _document_text(state)
+    text = compact(state)
     if (per_value or "\\u0000" in text) and _breaks_a_limit(state, budget, per_value, units):
         _walk_values(state, "", budget, per_value, problems, source, units)
     size = _text_size(text, units)

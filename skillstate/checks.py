@@ -17,7 +17,6 @@ from skillstate.errors import PluginError
 from skillstate.host import HookFailed, Host
 from skillstate.jsondoc import check_document, unicode_problem
 from skillstate.records import Problem, RunRecord, SkillDefinition
-from skillstate.unchanged import checking, done_checking
 
 if TYPE_CHECKING:
     from skillstate.records import ActionResult
@@ -101,20 +100,13 @@ def check_candidate(
     candidate: Mapping[str, Any],
     schema: Mapping[str, Any] | None,
 ) -> list[Problem]:
-    """The candidate's problems: validation, budget, then (when both are clean) the guards.
-
-    The field walk and the size check share the candidate's fingerprints
-    (:func:`skillstate.unchanged.checking`): taken once, retaken if plugin code ran.
-    """
-    started = checking(candidate)
+    """The candidate's problems: validation, budget, then (when both are clean) the guards."""
     try:
         budget = host.budget(skill)  # asked once: validation and the size check share it
         problems = host.validate(skill, candidate, schema, budget)
         problems.extend(host.check_budget(skill, candidate, budget))
     except HookFailed as failed:  # a budget plugin failed: fail closed
         return [failed.problem]
-    finally:
-        done_checking(started)
     if not problems:
         problems = host.guards(skill, before, candidate)
     return problems

@@ -28,42 +28,27 @@ if TYPE_CHECKING:
 __all__ = ["ESSENTIAL", "BudgetsPlugin", "MergePlugin", "SchemaPlugin"]
 
 
-def _merge_patch(target: Any, patch: Any) -> Any:
-    """:func:`skillstate.merge.merge_patch`, imported at the first call (start-up time),
-    which then takes this name's place: later calls pay no ``import`` statement."""
-    global _merge_patch
-    from skillstate.merge import merge_patch
-
-    _merge_patch = merge_patch
-    return merge_patch(target, patch)
-
-
-def _validate_state(*args: Any, **kwargs: Any) -> list[Problem]:
-    """:func:`skillstate.schema.validate_state`, imported at the first call (as above)."""
-    global _validate_state
-    from skillstate.schema import validate_state
-
-    _validate_state = validate_state
-    return validate_state(*args, **kwargs)
-
-
 class MergePlugin:
     """RFC 7396 JSON Merge Patch."""
 
     @hookimpl(trylast=True)
     def skillstate_merge(self, state: Mapping[str, Any], patch: Mapping[str, Any]) -> Any:
-        return _merge_patch(state, patch)
+        from skillstate.merge import merge_patch
+
+        return merge_patch(state, patch)
 
 
 class SchemaPlugin:
     """A skill's field schema and JSON Schema, a session's JSON Schema, the phase.
 
     It keeps the JSON Schemas it compiled (by their text, a bounded number): compiling
-    one checks it against the metaschema, which costs more than validating a state.
+    one checks it against the metaschema, which costs more than validating a state;
+    and the field walkers it built, one per skill definition and budget.
     """
 
     def __init__(self) -> None:
         self.validators: dict[str, Any] = {}
+        self.walkers: dict[Any, Any] = {}
 
     @hookimpl(trylast=True)
     def skillstate_validate(
@@ -73,8 +58,16 @@ class SchemaPlugin:
         schema: Mapping[str, Any] | None,
         budget: Budget,
     ) -> list[Problem]:
-        return _validate_state(
-            skill, state, budget, schema, source="schema", validators=self.validators
+        from skillstate.schema import validate_state
+
+        return validate_state(
+            skill,
+            state,
+            budget,
+            schema,
+            source="schema",
+            validators=self.validators,
+            walkers=self.walkers,
         )
 
 

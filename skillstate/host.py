@@ -98,12 +98,6 @@ class Host:
         """The registries of plugins' own registry hooks (:meth:`registry`), by hook name."""
         self._open_stores: dict[str, Store] = {}
         self._skill_store: Any = None
-        self._budgets: dict[int, tuple[SkillDefinition, Budget]] = {}
-        """id(skill) → (skill, its budget), for :attr:`_generation` (see :meth:`budget`)."""
-        self._generation = -1
-        """The plugin manager's generation the cached answers belong to."""
-        self._observed = True
-        """Whether commits are observed (an after-commit implementation or a hook-call monitor)."""
 
     @classmethod
     def from_config(cls, config: Config | None = None) -> Host:
@@ -346,35 +340,12 @@ class Host:
         )
         return _problems(results, "validation", "plugin")
 
-    def _current(self) -> None:
-        """Drop what was kept for an earlier plugin generation (a plugin came or went)."""
-        pm = self.pm
-        generation = pm.generation  # read first: a change meanwhile starts another
-        self._budgets.clear()
-        observers = pm.hook.skillstate_after_commit.get_hookimpls()
-        self._observed = bool(observers) or pm.monitored
-        self._generation = generation
-
     def budget(self, skill: SkillDefinition) -> Budget:
-        """The skill's effective budget (first plugin's answer, else config, else defaults).
-
-        Asked once per skill definition (the object) and plugin generation: the
-        answer is kept until a plugin is registered or unregistered or a hook-call
-        monitor is added or removed (:attr:`SkillstatePluginManager.generation`).
-        """
-        if self._generation != self.pm.generation:
-            self._current()
-        cached = self._budgets.get(id(skill))
-        if cached is not None and cached[0] is skill:
-            return cached[1]
+        """The skill's effective budget (first plugin's answer, else config, else defaults)."""
         found = self.pm.hook.skillstate_budget(skill=skill)
         if isinstance(found, HookFailure):
             raise HookFailed(_closed(found, "budget", "budget"))
-        budget = found if isinstance(found, Budget) else (self.config.budget or DEFAULT_BUDGET)
-        if len(self._budgets) >= 256:  # skills built per call: keep the cache bounded
-            self._budgets.clear()
-        self._budgets[id(skill)] = (skill, budget)  # the skill kept: its id stays its own
-        return budget
+        return found if isinstance(found, Budget) else (self.config.budget or DEFAULT_BUDGET)
 
     def check_budget(
         self, skill: SkillDefinition, state: Mapping[str, Any], budget: Budget | None = None
@@ -395,15 +366,7 @@ class Host:
         return _problems(results, "guard", "guard")
 
     def after_commit(self, record: RunRecord, entry: JournalEntry) -> None:
-        """Tell the observers; one that fails is a warning, never undoes the write.
-
-        With no after-commit implementation and no hook-call monitor in place, the
-        call would do nothing and show nowhere, so it is not made.
-        """
-        if self._generation != self.pm.generation:
-            self._current()
-        if not self._observed:
-            return
+        """Tell the observers; one that fails is a warning, never undoes the write."""
         for result in self.pm.hook.skillstate_after_commit(record=record, entry=entry):
             if isinstance(result, HookFailure):
                 warnings.warn(

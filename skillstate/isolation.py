@@ -4,9 +4,10 @@ Every hook is called the pluggy way, once, through ``pm.hook.<name>(...)``: plug
 passes each implementation only the arguments it declares, orders them (``tryfirst``,
 LIFO, ``trylast``), runs new-style wrappers around them, and reports the call to
 hook-call monitoring (``SKILLSTATE_TRACE_PLUGINS``). What pluggy does not do is keep
-going when one implementation raises. So when a plugin is registered, the manager
-replaces the function of each of its hook implementations (``HookImpl.function``)
-with a guard made here, which:
+going when one implementation raises. So before a plugin is registered, the manager
+(:mod:`skillstate.plugin_manager`) wraps the function of each of its hook
+implementations in a guard made here, and pluggy registers the guarded functions.
+A guard:
 
 - runs a registry hook's implementation (``skillstate_register_*``), and every
   wrapper, with :data:`CURRENT_PLUGIN` set to the plugin's name (the registries use
@@ -30,24 +31,17 @@ from __future__ import annotations
 import contextvars
 import functools
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillstate.errors import PluginConflictError
 
-__all__ = ["CURRENT_PLUGIN", "PLUGIN_RUNS", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
+__all__ = ["CURRENT_PLUGIN", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
 
 CURRENT_PLUGIN: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "skillstate_current_plugin", default=None
 )
 """The name of the plugin whose registry hook implementation (``skillstate_register_*``) or
 wrapper is running (``None`` outside one)."""
-
-PLUGIN_RUNS = [0]
-"""How many times plugin code has started or resumed in this process: every guard
-counts its implementation's start (a wrapper's resumption too), and the manager counts
-each call of a hook-call monitor. What the core derived from a state it is checking
-(:mod:`skillstate.unchanged`) stays valid while this number does not change. A count,
-not a lock: under threads an increment may be lost to another, never all of them."""
 
 
 class HookFailure:
@@ -110,57 +104,18 @@ def _one(kind: str, *, optional: bool = True) -> Callable[[Any], str | None]:
     return check
 
 
-class HookPolicy:
+class HookPolicy(NamedTuple):
     """How one hook's implementations are guarded.
 
     ``iterable`` — the result is an iterable of records, materialised inside the guard
     (so a generator's exception is caught there); ``check`` — ``None`` when a result is
     acceptable, else why not; ``firstresult`` — a failure replaces the hook's single
     result instead of joining a list (for wrappers).
-
-    A plain slotted class, not an attrs record: the five policies are built at every
-    start-up, and attrs compiles a class's methods when it is created.
     """
 
-    __slots__ = ("check", "firstresult", "iterable")
-    iterable: bool
-    check: Callable[[Any], str | None] | None
-    firstresult: bool
-
-    def __init__(
-        self,
-        iterable: bool = False,
-        check: Callable[[Any], str | None] | None = None,
-        firstresult: bool = False,
-    ) -> None:
-        set_ = object.__setattr__  # frozen, as the attrs record it replaced
-        set_(self, "iterable", iterable)
-        set_(self, "check", check)
-        set_(self, "firstresult", firstresult)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"HookPolicy is frozen: cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"HookPolicy is frozen: cannot delete {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not HookPolicy:
-            return NotImplemented
-        return (self.iterable, self.check, self.firstresult) == (
-            other.iterable,
-            other.check,
-            other.firstresult,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.iterable, self.check, self.firstresult))
-
-    def __repr__(self) -> str:
-        return (
-            f"HookPolicy(iterable={self.iterable!r}, check={self.check!r}, "
-            f"firstresult={self.firstresult!r})"
-        )
+    iterable: bool = False
+    check: Callable[[Any], str | None] | None = None
+    firstresult: bool = False
 
 
 POLICIES: dict[str, HookPolicy] = {
@@ -227,7 +182,6 @@ def _guard_wrapper(
     @functools.wraps(fn)
     def guarded(*args: Any) -> Generator[None, Any, Any]:
         failure: HookFailure | None = None
-        PLUGIN_RUNS[0] += 1
         token = CURRENT_PLUGIN.set(plugin)
         try:
             gen = fn(*args)
@@ -245,7 +199,6 @@ def _guard_wrapper(
         except BaseException as exc:  # pluggy throws an inner error into the wrappers
             if failure is not None:
                 raise
-            PLUGIN_RUNS[0] += 1
             token = CURRENT_PLUGIN.set(plugin)
             try:
                 gen.throw(exc)
@@ -261,7 +214,6 @@ def _guard_wrapper(
             raise
         if failure is not None:
             return _with_failure(result, failure, policy)
-        PLUGIN_RUNS[0] += 1
         token = CURRENT_PLUGIN.set(plugin)
         try:
             gen.send(result)
@@ -312,12 +264,10 @@ def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) ->
         return _guard_wrapper(plugin, hook, policy, fn)
     call = _naming(plugin, fn) if hook.startswith(REGISTRY_PREFIX) else fn
     check = policy.check
-    runs = PLUGIN_RUNS
 
     if policy.iterable:  # validate, guards, doctor: a list of records (or None)
 
         def guarded_list(*args: Any) -> Any:
-            runs[0] += 1
             try:
                 result = call(*args)
                 if result is not None and not isinstance(result, list):
@@ -337,7 +287,6 @@ def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) ->
     if check is not None:  # merge, budget: one value (or None), type-checked
 
         def guarded_one(*args: Any) -> Any:
-            runs[0] += 1
             try:
                 result = call(*args)
             except PluginConflictError:
@@ -353,7 +302,6 @@ def guard_impl(plugin: str, hook: str, fn: Callable[..., Any], wrapper: bool) ->
         return functools.wraps(fn)(guarded_one)
 
     def guarded(*args: Any) -> Any:  # observers and registries: exceptions only
-        runs[0] += 1
         try:
             return call(*args)
         except PluginConflictError:

@@ -1,9 +1,12 @@
 """Building a plugin manager: discovery, block and allow lists, and the plugin table.
 
 There is no import-time global: :func:`make_plugin_manager` builds a fresh manager
-each time. The essential plugins (merge, schema, budgets) are the core's and are
-always registered; every other plugin, bundled or not, is an entry point of the
-``skillstate`` group, loaded the same way.
+(:class:`~skillstate.plugin_manager.SkillstatePluginManager`) each time. The
+essential plugins (merge, schema, budgets) are the core's and are always registered;
+every other plugin, bundled or not, is an entry point of the ``skillstate`` group
+found by :func:`importlib.metadata.entry_points` (so any installed form is found: a
+wheel's ``*.dist-info``, an editable install, an unversioned ``*.egg-info``), loaded
+the same way.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import PluginError
-from skillstate.generation import CountingPluginManager
 from skillstate.isolation import HookFailure
 from skillstate.markers import PROJECT
+from skillstate.plugin_manager import HOOK_PREFIX, SkillstatePluginManager, unknown_hooks
 
 if TYPE_CHECKING:
     from skillstate.plugin_table import PluginInfo
@@ -32,8 +35,6 @@ __all__ = [
     "normalize_name",
     "parse_name_list",
 ]
-
-HOOK_PREFIX = "skillstate_"
 
 
 class PluginLoadWarning(UserWarning):
@@ -56,167 +57,8 @@ def parse_name_list(value: str | None) -> tuple[str, ...] | None:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-class SkillstatePluginManager(CountingPluginManager):
-    """A pluggy manager: ``skillstate_*`` attributes only, isolated implementations, a plugin table.
-
-    The essential plugins (:mod:`skillstate.essentials`) are registered when it is
-    built. Every plugin registered later, by the loader or by ``register`` directly,
-    has its hook implementations guarded (:mod:`skillstate.isolation`); a plugin
-    using an old-style ``hookwrapper=True`` implementation is refused with a
-    :class:`~skillstate.errors.PluginError` naming it.
-
-    It counts its :attr:`~skillstate.generation.CountingPluginManager.generation`
-    (:mod:`skillstate.generation`): what the host keeps between hook calls is kept
-    for one.
-    """
-
-    def __init__(self) -> None:
-        super().__init__(PROJECT)
-        from skillstate import hookspecs
-        from skillstate._version import __version__
-        from skillstate.essentials import ESSENTIAL
-
-        self.add_hookspecs(hookspecs)
-        # historic, as pytest_addhooks: each plugin registered from now on adds its specs
-        self.hook.skillstate_addhooks.call_historic(kwargs={"pluginmanager": self})
-        self.rows: list[Row] = []
-        """The table as loaded (tuples: its records are built when someone reads it)."""
-        self._table: tuple[tuple[Row, ...], list[PluginInfo]] | None = None
-        for name, cls in ESSENTIAL.items():
-            plugin = cls()
-            self.register(plugin, name=name)
-            self.rows.append(
-                (
-                    name,
-                    "skillstate",
-                    __version__,
-                    "essential",
-                    self.hooks_of(plugin),
-                    f"skillstate.essentials:{cls.__name__}",
-                    None,
-                )
-            )
-
-    @property
-    def plugin_table(self) -> list[PluginInfo]:
-        """One :class:`PluginInfo` per plugin: essentials, then by (distribution, name)."""
-        rows = tuple(self.rows)
-        if self._table is None or self._table[0] != rows:  # built again after any change
-            from skillstate.plugin_table import PluginInfo
-
-            self._table = (rows, [PluginInfo(*row) for row in rows])
-        return self._table[1]
-
-    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
-        if not name.startswith(HOOK_PREFIX):
-            return None
-        return super().parse_hookimpl_opts(plugin, name)
-
-    def register(self, plugin: Any, name: str | None = None) -> str | None:
-        """Register ``plugin`` as pluggy does, then guard its hook implementations.
-
-        A ``skillstate_addhooks`` that raises (pluggy calls it during registration, before
-        any guard) unregisters the plugin again: a :class:`PluginError` naming it."""
-        try:
-            registered = super().register(plugin, name)
-        except Exception as exc:
-            if not self.is_registered(plugin):
-                raise  # refused before it was registered (pluggy's validation, a duplicate name)
-            label = self.get_name(plugin)
-            self.unregister(plugin)
-            raise PluginError(
-                f"plugin '{label}' failed in skillstate_addhooks: {type(exc).__name__}: {exc}"
-            ) from exc
-        if registered is None:  # blocked
-            return None
-        try:
-            self._guard(plugin, registered)
-        except PluginError:
-            self.unregister(plugin)
-            raise
-        return registered
-
-    def _guard(self, plugin: Any, name: str) -> None:
-        from skillstate.isolation import guard_impl
-
-        for caller in self.get_hookcallers(plugin) or []:
-            # no spec yet: guarded too (a plugin may add it later; if none does, the loader says so)
-            for impl in caller.get_hookimpls():
-                if impl.plugin is not plugin:
-                    continue
-                if impl.hookwrapper:
-                    raise PluginError(
-                        f"plugin '{name}': {caller.name} is an old-style hookwrapper "
-                        "(hookwrapper=True); skillstate hooks take new-style wrappers only: "
-                        "@hookimpl(wrapper=True)"
-                    )
-                # pluggy types HookImpl.function as Final; it is a plain slot, and
-                # argnames were read from the original function before this point.
-                impl.function = guard_impl(name, caller.name, impl.function, impl.wrapper)  # type: ignore[misc]
-
-    def hooks_of(self, plugin: Any) -> tuple[str, ...]:
-        """The hook names (without prefix) a registered plugin implements, sorted."""
-        names = []
-        for caller in self.get_hookcallers(plugin) or []:
-            names.append(caller.name.removeprefix(HOOK_PREFIX))
-        return tuple(sorted(names))
-
-    def info(self, name: str) -> PluginInfo | None:
-        """The table row for a plugin name, if any."""
-        for row in self.plugin_table:
-            if row.name == name:
-                return row
-        return None
-
-    def describe(self, name: str) -> str:
-        """``'name' (distribution version)`` for messages."""
-        for row_name, distribution, version, *_ in self.rows:
-            if row_name == name and distribution is not None:
-                return f"'{name}' ({distribution} {version})"
-        return f"'{name}'"
-
-    def register_local(self, plugin: Any, name: str) -> None:
-        """Register an in-process plugin (tests, embedding) with the same bookkeeping."""
-        self.register(plugin, name=name)
-        problem = _unknown_hooks(self, plugin)
-        if problem:
-            self.unregister(plugin)
-            raise PluginError(f"plugin '{name}': {problem}")
-        self.rows.append(
-            (
-                name,
-                None,
-                None,
-                "active",
-                self.hooks_of(plugin),
-                getattr(plugin, "__name__", None),
-                None,
-            )
-        )
-
-
-def _unknown_hooks(pm: SkillstatePluginManager, plugin: Any) -> str | None:
-    """A message if ``plugin`` implements a ``skillstate_*`` hook that has no spec."""
-    bad = []
-    for caller in pm.get_hookcallers(plugin) or []:
-        mine = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
-        if caller.spec is None and not all(impl.optionalhook for impl in mine):
-            bad.append(caller.name)  # optionalhook=True: a hook this version may lack
-    if not bad:
-        return None
-    known = {
-        name
-        for name in dir(pm.hook)
-        if name.startswith(HOOK_PREFIX) and getattr(pm.hook, name).spec is not None
-    }
-    return (
-        f"implements unknown hook(s) {', '.join(sorted(bad))} (misspelled?); "
-        f"known hooks: {', '.join(sorted(known))}"
-    )
-
-
 def _entry_points() -> list[Any]:
-    from skillstate.entrypoints import entry_points
+    from importlib.metadata import entry_points
 
     eps = list(entry_points(group=PROJECT))
 
@@ -334,7 +176,7 @@ def make_plugin_manager(
             loaded.append(found)
     # Unknown hooks are checked once all are in: a later plugin may add the spec (addhooks).
     for plugin, row in loaded:
-        problem = _unknown_hooks(pm, plugin)
+        problem = unknown_hooks(pm, plugin)
         if problem:
             pm.unregister(plugin)
             _fail(pm, strict, (*row[:3], "error", (), row[5], None), problem)

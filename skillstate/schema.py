@@ -18,7 +18,6 @@ from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.jsonschemas import compiled, json_schema_errors
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
-from skillstate.unchanged import fingerprints
 
 __all__ = [
     "check_fields",
@@ -62,105 +61,43 @@ def check_fields(
     budget: Budget = DEFAULT_BUDGET,
     source: str = "core",
     units: str = "unicode",
+    walkers: WalkerCache | None = None,
 ) -> list[Problem]:
     """Every shape problem of ``state`` against ``fields``, in state order.
 
-    ``units`` says how string lengths count (:attr:`SkillDefinition.text_units`).
+    ``units`` says how string lengths count (:attr:`SkillDefinition.text_units`);
+    ``walkers`` is the caller's cache of compiled walkers.
     """
     problems: list[Problem] = []
-    _compiled(fields, budget, source, units).check(state, problems)
+    _compiled(fields, budget, source, units, walkers)(state, "", problems)
     return problems
 
 
 Walker = Callable[[Mapping[str, Any], str, list[Problem]], None]
 Checker = Callable[[Any, str, str, list[Problem]], None]
-
-
-class _Compiled:
-    """The walker of one field schema, and the top-level values it last found clean.
-
-    ``clean`` maps each key of the last state found clean to the
-    :func:`~skillstate.unchanged.fingerprint` of its value. A value with the same
-    fingerprint is not walked again: a check depends on the value alone. Fingerprints
-    are private, type-exact copies, not identity, so a state changed in place (a caller
-    holding a memory store's record, a guard, an observer) is walked again, an ``id()``
-    reused by another object matches nothing, and an equal state read back from a
-    store is not walked again. A patch of one key thus walks
-    that key (and compares the rest in C), not the document; the problems found, and
-    their order, are those of a full walk.
-    """
-
-    __slots__ = ("checkers", "clean", "walk")
-
-    def __init__(self, walk: Walker, checkers: Mapping[str, Checker]) -> None:
-        self.walk = walk
-        self.checkers = checkers
-        self.clean: Mapping[str, bytes | str | int] = {}
-
-    def check(self, state: Mapping[str, Any], out: list[Problem]) -> None:
-        if type(state) is not dict:
-            self.walk(state, "", out)
-            return
-        before = len(out)
-        clean = self.clean  # one read: another thread may replace it meanwhile
-        checkers = self.checkers
-        prints = fingerprints(state)
-        seen: dict[str, bytes | str | int] = {}
-        for key, value in state.items():
-            check = checkers.get(key)
-            if check is None:
-                self.walk({key: value}, "", out)  # an unknown key: the walker's message
-                continue
-            print_ = prints.get(key)
-            kept = clean.get(key)  # same type first: a str never compares with bytes (-b)
-            if print_ is None or type(kept) is not type(print_) or kept != print_:
-                check(value, "", key, out)
-            if print_ is not None:
-                seen[key] = print_
-        if len(out) == before:
-            self.clean = seen
-
-
-_CACHE: dict[tuple[int, Budget, str, str], tuple[Mapping[str, FieldSpec], _Compiled]] = {}
+WalkerCache = MutableMapping[tuple[int, Budget, str, str], tuple[Mapping[str, FieldSpec], Walker]]
+"""A caller's compiled field walkers (the essential ``schema`` plugin keeps one per manager)."""
 
 
 def _compiled(
-    fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str
-) -> _Compiled:
-    """The walker for ``fields``, built once: checks are closures, paths built only on failure."""
-    last = _LAST_USED  # one read: another thread may replace it meanwhile
-    walker = last[4]
-    if (
-        walker is not None
-        and last[0] is fields
-        and last[1] is budget
-        and last[2] == source
-        and last[3] == units
-    ):
-        return walker  # the walker asked for last time: no Budget hashed
+    fields: Mapping[str, FieldSpec],
+    budget: Budget,
+    source: str,
+    units: str,
+    cache: WalkerCache | None = None,
+) -> Walker:
+    """The walker for ``fields`` (checks are closures, paths built only on failure), kept
+    in ``cache`` when the caller gives one."""
     key = (id(fields), budget, source, units)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is fields:
-        _remember(fields, budget, source, units, hit[1])
+    hit = cache.get(key) if cache is not None else None
+    if hit is not None and hit[0] is fields:  # the fields kept: their id stays their own
         return hit[1]
-    checkers: dict[str, Checker] = {}
-    compiled = _Compiled(_object_walker(fields, budget, source, units, checkers), checkers)
-    if len(_CACHE) > 512:
-        _CACHE.clear()
-    _CACHE[key] = (fields, compiled)
-    _remember(fields, budget, source, units, compiled)
-    return compiled
-
-
-_LAST_USED: tuple[Any, Any, Any, Any, _Compiled | None] = (None, None, None, None, None)
-"""(fields, budget, source, units, walker) of the last :func:`_compiled` answer."""
-
-
-def _remember(
-    fields: Mapping[str, FieldSpec], budget: Budget, source: str, units: str, walker: _Compiled
-) -> None:
-    global _LAST_USED
-    _LAST_USED = (fields, budget, source, units, walker)
+    walker = _object_walker(fields, budget, source, units)
+    if cache is not None:
+        if len(cache) > 512:
+            cache.clear()
+        cache[key] = (fields, walker)
+    return walker
 
 
 def _join(prefix: str, key: str) -> str:
@@ -412,15 +349,19 @@ def validate_state(
     schema: Mapping[str, Any] | None = None,
     source: str = "core",
     validators: MutableMapping[str, Any] | None = None,
+    walkers: WalkerCache | None = None,
 ) -> list[Problem]:
     """All shape problems: fields (with in-walk budgets), JSON Schemas, then the phase.
 
-    ``validators`` is the caller's cache of compiled JSON Schemas
-    (:func:`skillstate.jsonschemas.compiled`; the essential ``schema`` plugin keeps one).
+    ``validators`` and ``walkers`` are the caller's caches of compiled JSON Schemas
+    (:func:`skillstate.jsonschemas.compiled`) and field walkers; the essential
+    ``schema`` plugin keeps one of each, so nothing is kept process-wide.
     """
     problems: list[Problem] = []
     if skill.fields is not None:
-        problems.extend(check_fields(skill.fields, state, budget, source, skill.text_units))
+        problems.extend(
+            check_fields(skill.fields, state, budget, source, skill.text_units, walkers)
+        )
     if skill.json_schema is not None:
         problems.extend(check_json_schema(skill.json_schema, state, source, validators))
     if schema is not None:

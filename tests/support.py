@@ -57,13 +57,23 @@ def run_skillstate(
 
 
 def make_distribution(
-    root: Path, name: str, module: str, source: str, entry_points: dict[str, str]
+    root: Path,
+    name: str,
+    module: str,
+    source: str,
+    entry_points: dict[str, str],
+    *,
+    egg_info: bool = False,
 ) -> None:
-    """A real (unpacked) installed distribution: a module plus a .dist-info on sys.path."""
+    """A real (unpacked) installed distribution: a module plus a .dist-info on sys.path,
+    or (``egg_info``) an unversioned ``NAME.egg-info``, as ``setup.py develop`` leaves."""
     (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
-    info = root / f"{name.replace('-', '_')}-1.0.dist-info"
+    if egg_info:
+        info = root / f"{name.replace('-', '_')}.egg-info"
+    else:
+        info = root / f"{name.replace('-', '_')}-1.0.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text(
+    (info / ("PKG-INFO" if egg_info else "METADATA")).write_text(
         f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8"
     )
     lines = "".join(f"{ep} = {value}\n" for ep, value in entry_points.items())

@@ -207,17 +207,6 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
         return ERROR
 
 
-def __getattr__(name: str) -> Any:
-    """TRANSITIONAL (issue 25): ``Terminated`` and ``sigterm_raises`` moved to
-    :mod:`skillstate.http.server`; the MCP plugin imports them from here until it serves
-    through :mod:`skillstate.plugin.http`. Not API."""
-    if name in ("Terminated", "sigterm_raises"):
-        import skillstate.http.server
-
-        return getattr(skillstate.http.server, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 _SHOWN: set[str] = set()
 """The warning texts this process printed (each is printed once)."""
 

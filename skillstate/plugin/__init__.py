@@ -246,31 +246,9 @@ _WHERE = {
     "skillstate.store": ("Store", "check_run_id"),
 }
 
-# TRANSITIONAL (issue 25): names bundled plugins still import while they move onto the
-# names above. Not part of the API (not in __all__); this table goes when it is empty.
-_LEGACY = {
-    "skillstate.errors": (
-        "ConfigError",
-        "EnvironmentNotFound",
-        "PluginConflictError",
-        "SkillNotFound",
-        "StoreNotFound",
-        "VersionNotFound",
-    ),
-    "skillstate.journal": ("verify_record",),
-    "skillstate.jsondoc": ("check_document", "js_numbers"),
-    "skillstate.manager": ("HookFailure",),
-    "skillstate.merge": ("copy_json",),
-    "skillstate.pipeline": ("NO_ACTION",),
-    "skillstate.records": ("DEFAULT_BUDGET",),
-    "skillstate.render": ("dig_field", "field_text", "render_block"),
-    "skillstate.store": ("StoreWarning", "is_valid_run_id"),
-}
-
 _LAZY = {name: module for module, names in _WHERE.items() for name in names}
-_OLD = {name: module for module, names in _LEGACY.items() for name in names}
 
-__getattr__ = lazy_getattr("skillstate.plugin", {**_LAZY, **_OLD}, globals())
+__getattr__ = lazy_getattr("skillstate.plugin", _LAZY, globals())
 
 
 def __dir__() -> list[str]:

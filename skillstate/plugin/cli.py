@@ -48,25 +48,7 @@ _LAZY = {
     "load_config": "skillstate.config",
 }
 
-# TRANSITIONAL (issue 25): names bundled plugins still import; not part of the API.
-_LEGACY = {
-    "HostContext": "skillstate.cli.context",
-    "doctor_report": "skillstate.cli.doctor_cmd",
-    "open_store_problem": "skillstate.cli.doctor_cmd",
-    "CLOSED": "skillstate.cli.exits",
-    "run_guarded": "skillstate.cli.exits",
-    "install_warning_format": "skillstate.cli.exits",
-    "Config": "skillstate.config",
-    **{
-        name: "skillstate.cli.runs"
-        for name in (
-            "ERROR", "OK", "REJECTED", "USAGE", "RunContext", "do_get", "do_init",
-            "do_journal", "do_list", "do_patch", "do_rm", "do_show", "read_document",
-        )
-    },
-}  # fmt: skip
-
-__getattr__ = lazy_getattr("skillstate.plugin.cli", {**_LAZY, **_LEGACY}, globals())
+__getattr__ = lazy_getattr("skillstate.plugin.cli", _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -29,20 +29,7 @@ _LAZY = {
     "render_skill_state_prompt": "skillstate.runtime.prompts",
 }
 
-# TRANSITIONAL (issue 25): names bundled plugins still import; not part of the API.
-_LEGACY = {
-    **{
-        name: "skillstate.runtime.errors"
-        for name in (
-            "SessionError", "SessionExists", "SessionInputError", "SessionNotActive",
-            "SessionNotFound", "StateRejected", "InvalidSessionId",
-        )
-    },
-    "ParsedTurn": "skillstate.runtime.turns",
-    "TurnParseError": "skillstate.runtime.turns",
-}  # fmt: skip
-
-__getattr__ = lazy_getattr("skillstate.plugin.runtime", {**_LAZY, **_LEGACY}, globals())
+__getattr__ = lazy_getattr("skillstate.plugin.runtime", _LAZY, globals())
 
 
 def __dir__() -> list[str]:

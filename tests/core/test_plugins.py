@@ -192,7 +192,7 @@ def test_a_misspelled_hook_fails_loudly(tmp_path: Path) -> None:
     make_distribution(tmp_path, "typo-plugin", "typo_plugin", source, {"typo": "typo_plugin"})
     out = run_py(IMPORTED, PYTHONPATH=str(tmp_path))
     assert ["typo", "error"] in json.loads(out.stdout)["table"]
-    assert "unknown hook(s) skillstate_gaurds (misspelled?)" in out.stderr
+    assert "no spec declares: skillstate_gaurds (did you mean skillstate_guards?)" in out.stderr
     strict = run_py(IMPORTED, PYTHONPATH=str(tmp_path), SKILLSTATE_STRICT_PLUGINS="1")
     assert strict.returncode != 0 and "skillstate_gaurds" in strict.stderr
 
@@ -224,6 +224,53 @@ def test_an_optional_implementation_of_a_missing_hook_loads_with_the_rest(
          "init", "rig-task", "r1", "--json", '{"forbidden": true}'],
         capture_output=True, text=True, env=clean_env(PYTHONPATH=str(tmp_path)), timeout=60,
     )  # fmt: skip
+    assert done.returncode == 1 and "forbidden" in done.stderr, done.stderr
+
+
+def init_forbidden(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``skillstate init`` of a state the test plugin's guard must refuse."""
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "skillstate"), "--store", f"file:{tmp_path}/s",
+         "init", "rig-task", "r1", "--json", '{"forbidden": true}'],
+        capture_output=True, text=True, env=clean_env(PYTHONPATH=str(tmp_path)), timeout=60,
+    )  # fmt: skip
+
+
+def test_a_guard_under_another_name_with_specname_runs_and_rejects(tmp_path: Path) -> None:
+    """``@hookimpl(specname="skillstate_guards")`` on a function of any name: pluggy's
+    documented way, so the guard runs and a state it refuses is not committed."""
+    source = """
+        from skillstate.plugin import Problem, hookimpl
+        @hookimpl(specname="skillstate_guards")
+        def no_forbidden(after):
+            if after.get("forbidden"):
+                yield Problem("guard", "forbidden", "forbidden", "specname-plugin")
+    """
+    make_distribution(
+        tmp_path, "specname-plugin", "specname_plugin", source, {"sn": "specname_plugin"}
+    )
+    out = run_py(IMPORTED, PYTHONPATH=str(tmp_path), SKILLSTATE_STRICT_PLUGINS="1")
+    assert out.returncode == 0 and ["sn", "active"] in json.loads(out.stdout)["table"], out.stderr
+    done = init_forbidden(tmp_path)
+    assert done.returncode == 1 and "forbidden" in done.stderr, done.stderr
+    assert not (tmp_path / "s" / "state" / "r1.json").exists()
+
+
+def test_a_plugin_installed_as_an_unversioned_egg_info_is_found(tmp_path: Path) -> None:
+    """``importlib.metadata`` finds ``NAME.egg-info`` (``setup.py develop``), so we do."""
+    source = """
+        from skillstate.plugin import Problem, hookimpl
+        @hookimpl
+        def skillstate_guards(after):
+            if after.get("forbidden"):
+                yield Problem("guard", "forbidden", "forbidden", "egg-plugin")
+    """
+    make_distribution(
+        tmp_path, "egg-plugin", "egg_plugin", source, {"egg": "egg_plugin"}, egg_info=True
+    )
+    out = run_py(IMPORTED, PYTHONPATH=str(tmp_path))
+    assert ["egg", "active"] in json.loads(out.stdout)["table"], out.stderr
+    done = init_forbidden(tmp_path)
     assert done.returncode == 1 and "forbidden" in done.stderr, done.stderr
 
 
@@ -303,15 +350,37 @@ def test_local_plugins_with_unknown_hooks_are_refused() -> None:
         pm.register_local(Typo(), "typo")
 
 
-def test_non_prefixed_attributes_are_ignored() -> None:
+def test_unmarked_attributes_are_ignored_and_marked_ones_are_hooks_as_in_pluggy() -> None:
     class Mixed:
-        @hookimpl
-        def merge(self, state: Any, patch: Any) -> None:  # not a skillstate_ name
+        def skillstate_merge(self, state: Any, patch: Any) -> None:  # no @hookimpl: not a hook
+            raise AssertionError("never called")
+
+        def helper(self) -> None:
             raise AssertionError("never called")
 
     pm = make_plugin_manager(load_entrypoints=False)
     pm.register_local(Mixed(), "mixed")
     assert pm.hooks_of(pm.get_plugin("mixed")) == ()
+
+    class Marked:
+        @hookimpl
+        def merge(self, state: Any, patch: Any) -> None:  # marked: pluggy takes it as a hook
+            raise AssertionError("never called")
+
+    with pytest.raises(PluginError, match=r"no spec declares: merge"):
+        pm.register_local(Marked(), "marked")
+    assert pm.get_plugin("marked") is None  # refused whole, nothing left registered
+
+
+def test_a_misspelled_hook_names_the_nearest_spec() -> None:
+    class Typo:
+        @hookimpl
+        def skilstate_guards(self, state: Any) -> None:
+            return None
+
+    pm = make_plugin_manager(load_entrypoints=False)
+    with pytest.raises(PluginError, match=r"skilstate_guards \(did you mean skillstate_guards\?\)"):
+        pm.register_local(Typo(), "typo")
 
 
 def test_a_plugin_command_taking_a_core_name_stops_skillstate_but_not_plugins(

@@ -23,23 +23,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-# TRANSITIONAL (issue 25): the serving options move behind skillstate.plugin.http
-from skillstate.cli.serve_options import (
-    TOKEN_FILE_HELP,
-    TokenFileError,
-    add_serve_options,
-    is_loopback,
-    read_token_file,
-    sigint_heard,
-    unsendable_token,
-)
-from skillstate.plugin import PluginError, SkillstateError
+from skillstate.plugin import InvalidInput, PluginError, SkillstateError
 from skillstate.plugin.cli import ExitCode
+from skillstate.plugin.http import ServeSettings, add_serve_options, serve
 
 if TYPE_CHECKING:
     from skillstate.plugin.cli import CliContext
@@ -51,7 +43,6 @@ __all__ = [
     "add_http_options",
     "configure",
     "http_settings",
-    "is_loopback",
     "run",
 ]
 
@@ -77,11 +68,7 @@ def extra_installed() -> bool:
 
 
 DEFAULT_MAX_BODY = 1024 * 1024
-
-
-def _port_default(environ: Mapping[str, str] = os.environ) -> int:
-    text = environ.get("SKILL_STATE_PORT", "")
-    return int(text) if text.isdigit() and 0 < int(text) < 65536 else DEFAULT_PORT
+EXPOSES = "read and change every session"
 
 
 def _positive(text: str) -> int:
@@ -104,90 +91,60 @@ class HttpUsageError(SkillstateError):
 
 @attrs.frozen
 class HttpSettings:
-    """What an HTTP server listens on and whom it lets in (:func:`http_settings`)."""
+    """What the MCP server listens on, whom it lets in, and its limits (:func:`http_settings`):
+    the serving kit's :class:`~skillstate.plugin.http.ServeSettings` and the body limit."""
 
-    host: str
-    port: int
-    token: str | None
-    allowed_hosts: tuple[str, ...] = ()
+    serve: ServeSettings
     max_body: int = DEFAULT_MAX_BODY
-    max_connections: int = 64
-    header_timeout: float = 10.0
+
+    @property
+    def host(self) -> str:
+        return self.serve.host
+
+    @property
+    def port(self) -> int:
+        return self.serve.port
+
+    @property
+    def token(self) -> str | None:
+        return self.serve.token
+
+    @property
+    def allowed_hosts(self) -> tuple[str, ...]:
+        return self.serve.allowed_hosts
 
 
 def http_settings(
     args: argparse.Namespace, environ: Mapping[str, str] = os.environ
 ) -> HttpSettings:
-    """The host, port and token for an HTTP server, from the options of :func:`add_http_options`.
+    """The address, token and limits from the options of :func:`add_http_options`, checked.
 
-    The token comes from ``--token``, else ``--token-file``, else ``$SKILLSTATE_MCP_TOKEN``
-    (an empty variable counts as unset). Raises :class:`HttpUsageError` for ``--token ""``
-    (what ``--token "$TOKEN"`` becomes when the variable is unset: it must not turn
-    authentication off), for both ``--token`` and ``--token-file``, for a token file
-    :func:`~skillstate.cli.serve_options.read_token_file` refuses, and for a
-    non-loopback ``--host`` without a token unless ``--allow-no-token`` is given.
+    The serving kit's rules (:meth:`~skillstate.plugin.http.ServeSettings.from_args`):
+    the token comes from ``--token``, else ``--token-file``, else ``$SKILLSTATE_MCP_TOKEN``
+    (an empty variable counts as unset); ``--token ""``, both options, a token file
+    that is not one token, and a non-loopback ``--host`` without a token (unless
+    ``--allow-no-token``) raise :class:`HttpUsageError` with the kit's one line.
     """
-    token: str | None
-    if args.token is not None and args.token_file is not None:
-        raise HttpUsageError("give --token or --token-file, not both")
-    if args.token is not None:
-        if not args.token.strip():
-            raise HttpUsageError(
-                '--token is empty (is the variable in --token "$TOKEN" unset?); give a '
-                f"token, or use --token-file FILE or ${TOKEN_ENV}"
-            )
-        token = args.token
-    elif args.token_file is not None:
-        try:
-            token = read_token_file(args.token_file)
-        except TokenFileError as exc:
-            raise HttpUsageError(str(exc)) from None
-    else:
-        token = environ.get(TOKEN_ENV, "").strip() or None
-    if token is not None and token != token.strip():
-        raise HttpUsageError("the token starts or ends with whitespace, which a client cannot send")
-    if token is not None and (problem := unsendable_token(token)):
-        raise HttpUsageError(problem)
-    if token is None and not is_loopback(args.host) and not args.allow_no_token:
-        raise HttpUsageError(
-            f"refusing to serve on {args.host} without a token: anyone who can reach it could "
-            f"read and change every session; set ${TOKEN_ENV} or --token-file FILE, or pass "
-            "--allow-no-token to serve it open"
-        )
-    port = args.port if args.port is not None else _port_default(environ)
+    try:
+        serve_settings = ServeSettings.from_args(args, environ)
+    except InvalidInput as exc:
+        raise HttpUsageError(str(exc)) from None
     return HttpSettings(
-        host=args.host,
-        port=port,
-        token=token,
-        allowed_hosts=tuple(args.allowed_host),
+        serve=serve_settings,
         max_body=DEFAULT_MAX_BODY if args.max_body is None else args.max_body,
-        max_connections=64 if args.max_connections is None else args.max_connections,
-        header_timeout=10.0 if args.header_timeout is None else args.header_timeout,
     )
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError(f"expected 0 < seconds <= 3600, got {text}")
-    return value
-
-
 def add_http_options(parser: argparse.ArgumentParser) -> None:
-    """``--host --port --allowed-host --token --token-file --allow-no-token --max-body
-    --max-connections``: the options :func:`http_settings` reads."""
+    """The serving kit's options (:func:`~skillstate.plugin.http.add_serve_options`:
+    ``--host --port --allowed-host --token --token-file --allow-no-token
+    --max-connections --header-timeout``) and ``--max-body``: what :func:`http_settings` reads."""
     add_serve_options(
         parser,
-        port_default=None,
-        host_help="HTTP bind address (default 127.0.0.1, loopback only)",
-        port_help=f"HTTP port (default $SKILL_STATE_PORT or {DEFAULT_PORT}; 0 = any free port)",
-        token_help="require 'Authorization: Bearer TOKEN' on every HTTP request; prefer "
-        f"${TOKEN_ENV} or --token-file, since any user can read a command line (ps)",
-        token_file_help=f"read the bearer token from FILE ({TOKEN_FILE_HELP})",
-        allow_no_token_help="serve a non-loopback --host without a token (refused otherwise)",
+        port=DEFAULT_PORT,
+        port_env="SKILL_STATE_PORT",
+        token_env=TOKEN_ENV,
+        exposes=EXPOSES,
     )
     parser.add_argument(
         "--max-body",
@@ -195,20 +152,6 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
         default=None,  # None: DEFAULT_MAX_BODY (a given value on stdio is refused)
         metavar="BYTES",
         help=f"largest HTTP request body (default {DEFAULT_MAX_BODY})",
-    )
-    parser.add_argument(
-        "--max-connections",
-        type=_positive,
-        default=None,  # None: 64
-        metavar="N",
-        help="most HTTP connections open at once; more get 503 (default 64)",
-    )
-    parser.add_argument(
-        "--header-timeout",
-        type=_seconds,
-        default=None,  # None: 10
-        metavar="SECONDS",
-        help="drop a connection whose request headers are not complete in time (default 10)",
     )
 
 
@@ -382,9 +325,8 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
 
     from skillstate.plugin import mask_url
 
-    from .http import ServerLimits, http_app, run_http
+    from .http import http_app
     from .server import skillstate_version
-    from .serving import Terminated, sigterm_raises
 
     version = skillstate_version()
     store_url = mask_url(str(ctx.config.store))
@@ -414,22 +356,14 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
         ui=ui,
     )
 
-    def banner(bound: int) -> str:
+    def ready(bound: int) -> None:
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
         inspector = f", inspector at http://{host}:{bound}/ui/" if ui is not None else ""
-        return (
+        print(
             f"[skillstate] v{version} listening on http://{host}:{bound}/mcp "
-            f"(store {store_url}{', token required' if settings.token else ''}){inspector}"
+            f"(store {store_url}{', token required' if settings.token else ''}){inspector}",
+            file=sys.stderr,
+            flush=True,
         )
 
-    limits = ServerLimits(
-        max_connections=settings.max_connections, header_timeout=settings.header_timeout
-    )
-    try:
-        with sigint_heard():  # 130 even when SIGINT was ignored at start
-            sigterm_raises(lambda: run_http(app, settings.host, settings.port, banner, limits))
-    except KeyboardInterrupt:  # uvicorn shut down first, then re-raised the SIGINT
-        return ExitCode.INTERRUPT
-    except Terminated:  # the same for SIGTERM
-        return ExitCode.TERMINATED
-    return ExitCode.OK
+    return serve(app, settings.serve, ready=ready)  # 130 after Ctrl-C, 143 after SIGTERM

@@ -21,12 +21,12 @@ so there is nothing it could push, and an event stream held open would be held
 forever. ``/health`` answers 200 with the server and store status, or 503 with JSON
 when the store fails or does not answer within ``health_timeout`` (5 s).
 
-The server that runs it (:func:`run_http`, :mod:`skillstate_plugins.mcp.serving`) bounds
-connections: at most ``max_connections`` open at once, a deadline for each request's
-headers, idle keep-alive connections closed.
+The server that runs it (:func:`skillstate.plugin.http.serve`) bounds connections: at
+most ``max_connections`` open at once, a deadline for each request's headers, idle
+keep-alive connections closed.
 
-The Host, Origin and token checks are :mod:`skillstate.netguard`'s, shared with the
-run inspector's gate (an app another plugin registers under ``"ui"``, mounted at
+The Host, Origin and token checks are the serving kit's
+(:func:`skillstate.plugin.http.check_request`), shared with the run inspector's gate (an app another plugin registers under ``"ui"``, mounted at
 ``/ui`` with ``--ui``: :mod:`.hookspecs`).
 
 ``/mcp`` is the SDK's Streamable HTTP transport (``MCPServer.streamable_http_app``),
@@ -50,29 +50,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-# TRANSITIONAL (issue 25): the gate's checks move behind skillstate.plugin.http
-from skillstate.netguard import (
-    LOOPBACK,
-    allowed_names,
-    bearer_matches,
-    host_allowed,
-    origin_allowed,
-)
 from skillstate.plugin import SkillstateError
+from skillstate.plugin.http import ServeSettings, check_request
 
 from .framing import INVALID_REQUEST, error_message, reject
 from .scrub import scrub
-from .serving import DEFAULT_MAX_CONNECTIONS, PortInUse, ServerLimits, run_http
 
 __all__ = [
     "DEFAULT_MAX_BODY",
-    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_PORT",
     "HttpGate",
-    "PortInUse",
-    "ServerLimits",
     "http_app",
-    "run_http",
     "security_settings",
 ]
 
@@ -87,14 +75,12 @@ def _bracket(name: str) -> str:
 
 
 def security_settings(host: str, allowed_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
-    """Host/Origin allow-lists: loopback names, a concrete ``host``, and ``allowed_hosts``."""
-    names = ["127.0.0.1", "localhost", "[::1]"]
-    if host not in LOOPBACK and host not in ("0.0.0.0", "::", ""):
-        names.append(_bracket(host))
-    names.extend(_bracket(name) for name in allowed_hosts)
+    """Host/Origin allow-lists: loopback names, a concrete ``host``, and ``allowed_hosts``
+    (the names the serving kit's gate accepts, in the SDK's pattern form)."""
+    names = sorted(ServeSettings(host=host, allowed_hosts=allowed_hosts).allowed_names)
     hosts: list[str] = []
     origins: list[str] = []
-    for name in dict.fromkeys(names):
+    for name in map(_bracket, names):
         hosts += [name, f"{name}:*"]
         for scheme in ("http", "https"):
             origins += [f"{scheme}://{name}", f"{scheme}://{name}:*"]
@@ -130,9 +116,8 @@ class HttpGate:
     ) -> None:
         self.app = app
         self.ui = ui
-        self.names = allowed_names(host, allowed_hosts)
+        self.settings = ServeSettings(host=host, allowed_hosts=allowed_hosts, token=token)
         self.health = health
-        self.token = token.encode("utf-8") if token else None
         self.max_body = max_body
         self.body_timeout = body_timeout
         self.health_timeout = health_timeout
@@ -145,7 +130,7 @@ class HttpGate:
         if self.ui is not None and (path == "/ui" or path.startswith("/ui/")):
             await self.ui(scope, receive, send)  # the inspector has its own gate
             return
-        response = await self._refusal(Request(scope))
+        response = check_request(self.settings, scope) or self._declared_too_large(scope)
         if response is None and scope["path"] == "/health":
             response = await self._health()
         if response is None and scope["path"] == "/mcp":
@@ -208,25 +193,11 @@ class HttpGate:
                 {"Connection": "close"},
             )
 
-    async def _refusal(self, request: Request) -> Response | None:
-        if not host_allowed(request.headers.get("host"), self.names):
-            return _json(421, {"error": "this Host is not allowed (use --allowed-host NAME)"})
-        if not origin_allowed(request.headers.get("origin"), self.names):
-            return _json(403, {"error": "this Origin is not allowed"})
-        if self.token is not None and not self._authorized(request):
-            return _json(
-                401,
-                {"error": "missing or wrong bearer token (send Authorization: Bearer <token>)"},
-                {"WWW-Authenticate": 'Bearer realm="skillstate"'},
-            )
-        declared = request.headers.get("content-length")
+    def _declared_too_large(self, scope: Scope) -> Response | None:
+        declared = Request(scope).headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body:
             return _too_large(int(declared), self.max_body)
         return None
-
-    def _authorized(self, request: Request) -> bool:
-        assert self.token is not None
-        return bearer_matches(request.headers.get("authorization"), self.token)
 
 
 def _too_large(size: int, limit: int, prefix: str = "") -> Response:

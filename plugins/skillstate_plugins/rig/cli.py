@@ -20,16 +20,18 @@ unknown flag or a stray argument is a usage error (exit 2).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, TextIO
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from skillstate.plugin.cli import CliContext
 
 if TYPE_CHECKING:
+    import argparse
+
     from skillstate.plugin.cli import RunCommands
 
 __all__ = ["PROG", "RigContext", "console", "main", "parse_args", "state_dir"]
@@ -139,7 +141,9 @@ class RigContext(CliContext):
     """Configuration, host and the ``.rig/state`` file store, built on first use."""
 
     def __init__(self, root: str, out: TextIO | None = None, err: TextIO | None = None) -> None:
-        super().__init__(argparse.Namespace(), prog=PROG, check_commands=False)
+        super().__init__(
+            cast("argparse.Namespace", SimpleNamespace()), prog=PROG, check_commands=False
+        )
         self.root = root
         self.out = out or sys.stdout
         self.err = err or sys.stderr

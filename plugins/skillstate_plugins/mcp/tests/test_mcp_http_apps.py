@@ -70,7 +70,7 @@ def host() -> Iterator[Any]:
     made.close()
 
 
-def test_a_plugin_on_the_host_registers_the_ui_app(host: Any) -> None:
+def test_hook_register_http_apps(host: Any) -> None:
     made: list[dict[str, Any]] = []
 
     class FakeUi:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from skillstate.plugin import Change, Host, create_run, is_valid_run_id, transition
+from skillstate.plugin import Change, Host, InvalidRunId, check_run_id, create_run, transition
 from skillstate.testing import make_host
 
 from ..guards import phase_at_or_past
@@ -450,6 +450,7 @@ def test_render_compact() -> None:
 
 
 def test_valid_run_id() -> None:
-    assert is_valid_run_id("abc-18") and is_valid_run_id("a" * 80)
+    assert check_run_id("abc-18") == "abc-18" and check_run_id("a" * 80) == "a" * 80
     for bad in ("../escape", "a/b", "a" * 81, "", "-x", "a..b"):
-        assert not is_valid_run_id(bad)
+        with pytest.raises(InvalidRunId):
+            check_run_id(bad)
