@@ -1,7 +1,7 @@
-"""MCP server benchmark: ``execute_step`` round trips through the shared bench client.
+"""MCP server benchmark: ``execute_step`` round trips through the bench client.
 
-Runs ``/work/shared/tools/mcp_bench.py`` (a plain ``mcp.Client``; override with
-``--bench``) against several server configurations, one after another in one run, so
+Runs ``benchmarks/mcp_client.py`` (a plain ``mcp.Client``; another client with the same
+options with ``--bench``) against several server configurations, one after another in one run, so
 the figures compare on a noisy machine:
 
 - ``runtime-file`` — ``Runtime.execute_step`` in-process on the file store, no MCP: the
@@ -43,7 +43,7 @@ both to tell the protocol's cost from the server's.
 **The real TypeScript server** (``Derzkiyboomchik/skill-state-mcp-server`` 1.0.1, built
 from its sources outside this repository; docs/benchmarks.md says how) joins the run
 with ``--peer CMD`` (or ``SKILLSTATE_BENCH_PEER``), its stdio command line, e.g.
-``--peer "node /work/scratch/tsmcp/dist/index.js --stdio"``. That adds ``ts-server``
+``--peer "node ../tsmcp/dist/index.js --stdio"``. That adds ``ts-server``
 (steps), ``ts-server-warehouse`` and ``ts-server-http``: the last is started as
 ``--peer-http CMD`` (``SKILLSTATE_BENCH_PEER_HTTP``; ``{port}`` is replaced by a free
 port), by default the stdio command without ``--stdio`` plus ``--http --port {port}``.
@@ -55,7 +55,7 @@ round's calls/s by the baseline's of the same round (``--baseline``, by default
 ``ts-server`` when a peer is given, else ``reference-standin``)::
 
     .venv/bin/python benchmarks/bench_mcp.py --mode legacy --rounds 5 --n 2000 \
-        --peer "node /work/scratch/tsmcp/dist/index.js --stdio" \
+        --peer "node ../tsmcp/dist/index.js --stdio" \
         --only ts-server reference-standin skillstate-fast-file skillstate-fast-memory
 """
 
@@ -76,7 +76,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-BENCH = Path("/work/shared/tools/mcp_bench.py")
+BENCH = Path(__file__).resolve().parent / "mcp_client.py"
 PY = sys.executable
 SKILLSTATE = str(BIN / "skillstate")
 STANDIN = Path(__file__).resolve().parent / "reference_standin"

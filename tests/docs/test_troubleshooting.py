@@ -48,7 +48,11 @@ def _row(output: str) -> str:
 @pytest.mark.parametrize(
     ("source", "error"),
     [
-        (MISSPELT, "implements unknown hook(s) skillstate_gaurds (misspelled?); known hooks: "),
+        (
+            MISSPELT,
+            "implements hook(s) no spec declares: skillstate_gaurds "
+            "(did you mean skillstate_guards?); known hooks: ",
+        ),
         ("import nonexistent_dependency\n", "ModuleNotFoundError: No module named"),
     ],
 )

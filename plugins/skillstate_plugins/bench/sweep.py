@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -124,8 +125,16 @@ def run_sweep(
     finished: dict[int, dict[str, Any]] = {}
     error: str | None = None
     deadline = float("inf")  # set when an error stops the sweep: then only a short grace
+    # Ctrl-C is taken between two results lines, never inside one: the handler only
+    # flags it, so a line being written is written and counted before the sweep stops.
+    ctrl_c = threading.Event()
+    restore = None
+    if threading.current_thread() is threading.main_thread():
+        restore = signal.signal(signal.SIGINT, lambda signum, frame: ctrl_c.set())
     try:
         while len(finished) < len(configs):
+            if ctrl_c.is_set():
+                raise KeyboardInterrupt
             try:
                 index, value = done.get(timeout=max(0.0, min(0.1, deadline - time.monotonic())))
             except queue.Empty:
@@ -154,6 +163,9 @@ def run_sweep(
     except KeyboardInterrupt:
         stop.set()
         return SweepOutcome([finished[i] for i in sorted(finished)], error, interrupted=True)
+    finally:
+        if restore is not None:
+            signal.signal(signal.SIGINT, restore)
     if error is None:
         for thread in threads:
             thread.join()
