@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from skillstate.plugin import StoreError
 
@@ -145,71 +145,15 @@ def fsync_dir(path: str) -> None:
         raise store_error(exc, "sync the directory", path) from None
 
 
-_RENAME_EXCHANGE = 2
-_renameat2: Any = None
-# The exchange saves ~0.1 ms a swap but loading it (``ctypes``) costs ~1.5 ms: a process
-# swaps its first records with a plain rename and loads the exchange for the rest.
-EXCHANGE_AFTER = 16
-_swaps = 0
-
-
-def _load_renameat2() -> Any:
-    global _renameat2
-    if _renameat2 is None:
-        import ctypes  # only when a commit first swaps a record in: not at CLI start-up
-
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            function = libc.renameat2
-            function.argtypes = [
-                ctypes.c_int,
-                ctypes.c_char_p,
-                ctypes.c_int,
-                ctypes.c_char_p,
-                ctypes.c_uint,
-            ]
-            function.restype = ctypes.c_int
-            _renameat2 = function
-        except (AttributeError, OSError):
-            _renameat2 = False
-    return _renameat2
-
-
 def put_in_place(new: str, target: str) -> None:
-    """Put the file ``new`` in place of ``target`` atomically; ``new`` is gone afterwards.
+    """Put the file ``new`` in place of ``target`` atomically (a rename over it).
 
-    The one way a record file is replaced (by a creation, a commit, a recovery). On
-    Linux the two names are exchanged (``renameat2(RENAME_EXCHANGE)``) and the old
-    file, now at ``new``, is unlinked. Unlike a rename over ``target``, that does not
-    make ext4 start writing ``new``'s data back at once (its ``auto_da_alloc``
-    heuristic, about 0.13 ms here), which a commit does not need: its journal line,
-    synced before, can rebuild the record. Elsewhere, where the file system refuses
-    the exchange, or when there is no ``target`` yet, it is a plain ``rename``. Nothing
-    is synced: whoever needs the new name durable syncs the directory.
-
-    Both ways are atomic, so which one is used changes no guarantee, only the cost: the
-    exchange is called through ``ctypes``, whose import (~1.5 ms) a one-commit command
-    such as ``rig-state patch`` would pay for nothing, so the first
-    :data:`EXCHANGE_AFTER` swaps of a process are plain renames.
+    The one way a record file is replaced (by a creation, a commit, a recovery). Nothing
+    is synced: whoever needs the new name durable syncs the directory. (An earlier
+    version exchanged the names with ``renameat2(RENAME_EXCHANGE)`` through ``ctypes``;
+    it held process-wide state and bought nothing on an MCP step: docs/benchmarks.md.)
     """
-    global _swaps
     try:
-        if _swaps < EXCHANGE_AFTER and _renameat2 is None:
-            _swaps += 1
-            os.replace(new, target)
-            return
-        function = _load_renameat2()
-        if function:
-            at_cwd = -100
-            names = (os.fsencode(new), os.fsencode(target))
-            if function(at_cwd, names[0], at_cwd, names[1], _RENAME_EXCHANGE) == 0:
-                discard(new)
-                return
-            import ctypes
-
-            code = ctypes.get_errno()
-            if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.EPERM):
-                raise OSError(code, os.strerror(code), target)
         os.replace(new, target)
     except OSError as exc:
         raise store_error(exc, "replace the record", target) from None

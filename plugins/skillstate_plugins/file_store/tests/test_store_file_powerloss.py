@@ -30,7 +30,6 @@ from skillstate.plugin.runtime import Runtime
 from skillstate.testing import make_host, sample_skill
 
 from .. import FileStore
-from .. import fileio as file_store_io
 from ..format import encode_record
 
 
@@ -151,35 +150,6 @@ def test_a_remembered_run_still_refuses_a_stale_version(tmp_path: Path) -> None:
         store.commit(record, stale, expected_version=2)
     assert {p.name: p.read_bytes() for p in root.iterdir()} == before
     host.close()
-
-
-def test_commits_fall_back_to_rename_without_renameat2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(file_store_io, "_renameat2", False)
-    root = tmp_path / "state"
-    files, final = _session(root, 3)
-    assert sorted(p.name for p in root.iterdir()) == ["s1.json", "s1.jsonl", "s1.lock"]
-    assert json.loads(files[-1])["version"] == final.version
-
-
-def test_a_process_swaps_its_first_records_by_rename_then_by_exchange(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A one-commit command never loads ``ctypes``; a long writer exchanges from swap 17 on."""
-    monkeypatch.setattr(file_store_io, "_renameat2", None)
-    monkeypatch.setattr(file_store_io, "_swaps", 0)
-    root = tmp_path / "state"
-    files, final = _session(root, 3)
-    assert file_store_io._renameat2 is None  # not loaded for the first swaps
-    assert json.loads(files[-1])["version"] == final.version
-    _session(tmp_path / "more", file_store_io.EXCHANGE_AFTER + 2)
-    assert file_store_io._renameat2 is not None  # loaded (or False where there is none)
-    assert sorted(p.name for p in (tmp_path / "more").iterdir()) == [
-        "s1.json",
-        "s1.jsonl",
-        "s1.lock",
-    ]
 
 
 def test_a_record_without_its_journal_size_is_brought_level_when_opened(tmp_path: Path) -> None:
