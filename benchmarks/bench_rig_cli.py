@@ -3,7 +3,8 @@
 A scratch project gets one small rig-task run; then ``rig-state patch`` (a real
 process each time: start-up, plugin loading, read, merge, validate, guards, durable
 commit with fsync), ``rig-state get|show``, ``skillstate plugins`` and ``python -c
-pass`` are run alternately, so all see the same machine load. Byte-code caching is
+pass`` and ``python -c 'import pluggy, attrs'`` (the floor the base packages set) are
+run alternately, so all see the same machine load. Byte-code caching is
 left on (``PYTHONDONTWRITEBYTECODE`` is removed from the children's environment, and
 one warm-up call of each fills the caches), as on any installed copy. Also reports the
 CPU time (user + system) of each child, which a loaded machine inflates less than
@@ -43,6 +44,7 @@ from pathlib import Path
 __all__ = ["main"]
 
 BIN = Path(sys.executable).parent
+FLOOR = "python -c 'import pluggy, attrs'"
 SEED = {
     "spec": {"id": "ABC-18", "title": "Add rate limiting", "source": "linear"},
     "branch": "alice/abc-18-rate-limit",
@@ -105,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             os.mkdir(root)
         commands: dict[str, tuple[Callable[[int], list[str]], str]] = {
             "python -c pass": (lambda i: [sys.executable, "-c", "pass"], roots["plain"]),
+            # the floor the base packages set: what any pluggy + attrs program pays
+            FLOOR: (lambda i: [sys.executable, "-c", "import pluggy, attrs"], roots["plain"]),
             "skillstate plugins": (lambda i: [str(BIN / "skillstate"), "plugins"], roots["plain"]),
         }
         commands.update(_rig_commands("rig-state", [str(BIN / "rig-state")], roots["ours"], env))
@@ -158,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         met = patch <= args.target_ms
         print(f"\ntarget: median `rig-state patch` ≤ {args.target_ms:g} ms: {patch:.1f} ms")
+    floor = patch / medians[FLOOR]
+    print(f"`rig-state patch` ÷ `{FLOOR}`: {floor:.2f}× (target ≤ 1.3×)")
     plugins = medians["skillstate plugins"] / base_ms
     print(f"`skillstate plugins` ÷ `python -c pass`: {plugins:.2f}× (target ≤ 2.5×)")
     print("met" if met else "MISSED")

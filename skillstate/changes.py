@@ -25,23 +25,10 @@ NO_ACTION: Any = _NoAction()
 """The ``action`` of a change that executes nothing (``None`` is a valid action value)."""
 
 
-_SECOND: tuple[int, str] = (-1, "")
-"""The last second :func:`now_iso` formatted, and its text up to the seconds."""
-
-
 def now_iso() -> str:
-    """UTC, millisecond precision, ``Z`` suffix: JavaScript's ``new Date().toISOString()``.
-
-    The date and time of day are formatted once per second (a transition asks once).
-    """
-    global _SECOND
+    """UTC, millisecond precision, ``Z`` suffix: JavaScript's ``new Date().toISOString()``."""
     ms = time.time_ns() // 1_000_000  # truncated, as toISOString and isoformat do
-    second, prefix = _SECOND  # one read: another thread may replace it meanwhile
-    if ms // 1000 != second:
-        second = ms // 1000
-        prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        _SECOND = (second, prefix)
-    return f"{prefix}.{ms % 1000:03d}Z"
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(ms // 1000))}.{ms % 1000:03d}Z"
 
 
 @attrs.frozen
