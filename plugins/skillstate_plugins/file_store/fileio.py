@@ -151,7 +151,8 @@ def put_in_place(new: str, target: str) -> None:
     The one way a record file is replaced (by a creation, a commit, a recovery). Nothing
     is synced: whoever needs the new name durable syncs the directory. (An earlier
     version exchanged the names with ``renameat2(RENAME_EXCHANGE)`` through ``ctypes``;
-    it held process-wide state and bought nothing on an MCP step: docs/benchmarks.md.)
+    it held process-wide state and bought 11% on a durable MCP step, under the 20% a
+    speed-up must buy: docs/benchmarks.md, issue 25.)
     """
     try:
         os.replace(new, target)
