@@ -88,7 +88,7 @@ def lifted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     done = subprocess.run(
         [
             *pip,
-            f"{ROOT}[plot,mcp]",
+            f"{ROOT}[plot,mcp,postgres,ui]",  # what the lifted packages' tests use (CI: no skips)
             "pytest>=8",
             "hypothesis>=6.100",
             "httpx2>=2.16",  # the mcp package's tests drive its HTTP server

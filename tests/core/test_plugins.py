@@ -197,34 +197,11 @@ def test_a_misspelled_hook_fails_loudly(tmp_path: Path) -> None:
     assert strict.returncode != 0 and "skillstate_gaurds" in strict.stderr
 
 
-def test_an_optional_implementation_of_a_missing_hook_loads_with_the_rest(
-    tmp_path: Path,
-) -> None:
-    """``@hookimpl(optionalhook=True)``: a hook another plugin may add (the inspector's
-    ``skillstate_register_http_apps``, for the MCP server) is no load error, and the
-    plugin's other hooks run."""
-    source = """
-        from skillstate.plugin import Problem, hookimpl
-        @hookimpl(optionalhook=True)
-        def skillstate_register_widgets(register):
-            register("w")
-        @hookimpl
-        def skillstate_guards(after):
+REFUSE_FORBIDDEN = """
             if after.get("forbidden"):
-                yield Problem("guard", "forbidden", "forbidden", "optional-plugin")
-    """
-    make_distribution(
-        tmp_path, "optional-plugin", "optional_plugin", source, {"opt": "optional_plugin"}
-    )
-    out = run_py(IMPORTED, PYTHONPATH=str(tmp_path), SKILLSTATE_STRICT_PLUGINS="1")
-    assert out.returncode == 0, out.stderr
-    assert ["opt", "active"] in json.loads(out.stdout)["table"] and out.stderr == ""
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "skillstate"), "--store", f"file:{tmp_path}/s",
-         "init", "rig-task", "r1", "--json", '{"forbidden": true}'],
-        capture_output=True, text=True, env=clean_env(PYTHONPATH=str(tmp_path)), timeout=60,
-    )  # fmt: skip
-    assert done.returncode == 1 and "forbidden" in done.stderr, done.stderr
+                yield Problem("guard", "forbidden", "forbidden", "test-plugin")
+"""
+"""The body of the test plugins' guard (under a ``def ...(after):`` at 8 spaces)."""
 
 
 def init_forbidden(tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -236,16 +213,44 @@ def init_forbidden(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+def test_an_optional_implementation_of_a_missing_hook_loads_with_the_rest(
+    tmp_path: Path,
+) -> None:
+    """``@hookimpl(optionalhook=True)``: a hook another plugin may add (the inspector's
+    ``skillstate_register_http_apps``, for the MCP server) is no load error, and the
+    plugin's other hooks run."""
+    source = (
+        """
+        from skillstate.plugin import Problem, hookimpl
+        @hookimpl(optionalhook=True)
+        def skillstate_register_widgets(register):
+            register("w")
+        @hookimpl
+        def skillstate_guards(after):
+    """
+        + REFUSE_FORBIDDEN
+    )
+    make_distribution(
+        tmp_path, "optional-plugin", "optional_plugin", source, {"opt": "optional_plugin"}
+    )
+    out = run_py(IMPORTED, PYTHONPATH=str(tmp_path), SKILLSTATE_STRICT_PLUGINS="1")
+    assert out.returncode == 0, out.stderr
+    assert ["opt", "active"] in json.loads(out.stdout)["table"] and out.stderr == ""
+    done = init_forbidden(tmp_path)
+    assert done.returncode == 1 and "forbidden" in done.stderr, done.stderr
+
+
 def test_a_guard_under_another_name_with_specname_runs_and_rejects(tmp_path: Path) -> None:
     """``@hookimpl(specname="skillstate_guards")`` on a function of any name: pluggy's
     documented way, so the guard runs and a state it refuses is not committed."""
-    source = """
+    source = (
+        """
         from skillstate.plugin import Problem, hookimpl
         @hookimpl(specname="skillstate_guards")
         def no_forbidden(after):
-            if after.get("forbidden"):
-                yield Problem("guard", "forbidden", "forbidden", "specname-plugin")
     """
+        + REFUSE_FORBIDDEN
+    )
     make_distribution(
         tmp_path, "specname-plugin", "specname_plugin", source, {"sn": "specname_plugin"}
     )
@@ -258,13 +263,14 @@ def test_a_guard_under_another_name_with_specname_runs_and_rejects(tmp_path: Pat
 
 def test_a_plugin_installed_as_an_unversioned_egg_info_is_found(tmp_path: Path) -> None:
     """``importlib.metadata`` finds ``NAME.egg-info`` (``setup.py develop``), so we do."""
-    source = """
+    source = (
+        """
         from skillstate.plugin import Problem, hookimpl
         @hookimpl
         def skillstate_guards(after):
-            if after.get("forbidden"):
-                yield Problem("guard", "forbidden", "forbidden", "egg-plugin")
     """
+        + REFUSE_FORBIDDEN
+    )
     make_distribution(
         tmp_path, "egg-plugin", "egg_plugin", source, {"egg": "egg_plugin"}, egg_info=True
     )
