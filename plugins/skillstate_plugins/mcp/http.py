@@ -89,6 +89,15 @@ def security_settings(host: str, allowed_hosts: Sequence[str] = ()) -> Transport
     )
 
 
+OAUTH_DISCOVERY = (
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+)
+"""The paths a client probes for OAuth (RFC 9728, RFC 8414, OpenID discovery)."""
+NO_OAUTH = "this server does not use OAuth: send Authorization: Bearer <token> when it has one"
+
+
 def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
     return Response(
         json.dumps(body, separators=(",", ":"), ensure_ascii=False),
@@ -130,7 +139,12 @@ class HttpGate:
         if self.ui is not None and (path == "/ui" or path.startswith("/ui/")):
             await self.ui(scope, receive, send)  # the inspector has its own gate
             return
-        response = check_request(self.settings, scope) or self._declared_too_large(scope)
+        refusal = check_request(self.settings, scope)
+        response: Any = refusal or self._declared_too_large(scope)
+        if path.startswith(OAUTH_DISCOVERY) and (refusal is None or refusal.status == 401):
+            # no OAuth here: a 404, not a 401, so a client (MCP Inspector 2.x) asks for the
+            # bearer token instead of starting an OAuth login (Host/Origin refusals stand)
+            response = _json(404, {"error": NO_OAUTH})
         if response is None and scope["path"] == "/health":
             response = await self._health()
         if response is None and scope["path"] == "/mcp":

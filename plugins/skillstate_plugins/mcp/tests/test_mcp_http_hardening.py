@@ -375,6 +375,28 @@ def test_the_token_comes_from_a_file_or_the_environment(tmp_path: Path) -> None:
             server.stop()
 
 
+def test_oauth_discovery_is_a_404_with_or_without_a_token(tmp_path: Path) -> None:
+    """No OAuth is configured: the discovery documents are 404 (a 401 there makes MCP
+    Inspector 2.x start an OAuth login instead of asking for the bearer token)."""
+    paths = (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration",
+    )
+    for args in (["--token", "t-123"], []):
+        server = start_http(f"file:{tmp_path / 'store'}", tmp_path, args, {})
+        try:
+            for path in paths:
+                status, _headers, body = request(server, "GET", path)
+                assert status == 404, (args, path, status)
+                assert "does not use OAuth" in json.loads(body)["error"]
+            if args:  # the token still guards everything else
+                assert request(server, "GET", "/health")[0] == 401
+        finally:
+            server.stop()
+
+
 def test_allow_no_token_is_the_explicit_way_to_serve_a_public_address() -> None:
     import argparse
 
