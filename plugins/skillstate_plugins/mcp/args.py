@@ -27,11 +27,19 @@ from skillstate.plugin import InvalidInput, SkillstateError
 
 __all__ = ["ArgumentError", "Param", "check_arguments", "input_schema", "json_kind"]
 
-KINDS = ("string", "text", "object", "spec", "action", "boolean", "name", "integer")
-"""Parameter kinds: ``string`` (non-empty), ``text`` (may be empty), ``object``,
+KINDS = ("string", "id", "text", "object", "spec", "action", "boolean", "name", "integer")
+"""Parameter kinds: ``string`` (non-empty), ``id`` (a session id: a non-empty string whose
+schema states the id rule, :data:`ID_PATTERN`), ``text`` (may be empty), ``object``,
 ``spec`` (string or object), ``action`` (string or object), ``boolean``, ``name``
 (a string from a fixed set, given as ``choices``), ``integer`` (a whole number >= 0:
 a step, a version, a count; ``3.0`` and ``"3"`` are refused)."""
+
+
+ID_PATTERN = r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,79}$"
+"""The run-id rule as an ECMA-262 pattern (1-80 characters of A-Z a-z 0-9 . _ -, the
+first a letter or digit, no ``..``), so a client validating against the tool's input
+schema refuses what the server would. The server checks the id itself, with the
+reference server's message, whatever the client did."""
 
 
 class ArgumentError(SkillstateError):
@@ -53,6 +61,8 @@ class Param:
         kind = self.kind
         if kind == "string":
             body: dict[str, Any] = {"type": "string", "minLength": 1}
+        elif kind == "id":
+            body = {"type": "string", "minLength": 1, "maxLength": 80, "pattern": ID_PATTERN}
         elif kind == "text":
             body = {"type": "string"}
         elif kind == "object":
@@ -108,6 +118,7 @@ def _kind(value: Any) -> str:
 
 _EXPECTED = {
     "string": "a non-empty string",
+    "id": "a non-empty string",
     "text": "a string",
     "object": "a JSON object",
     "spec": "a non-empty string or a JSON object",
@@ -141,7 +152,7 @@ def _decode_object(param: Param, text: str) -> dict[str, Any]:
 def _check_value(param: Param, value: Any) -> Any:
     kind = param.kind
     ok: bool
-    if kind in ("string", "name"):
+    if kind in ("string", "id", "name"):
         ok = isinstance(value, str) and bool(value)
     elif kind == "text":
         ok = isinstance(value, str)

@@ -48,7 +48,7 @@ SESSION_TOOL_NAMES = (
 
 _SESSION_ID = Param(
     "session_id",
-    "string",
+    "id",
     "The session's id: 1-80 characters from A-Z a-z 0-9 . _ -, starting with a letter or digit.",
 )
 
@@ -369,7 +369,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             "on from it. The original session is not changed. Counts towards the session cap.",
             [
                 _SESSION_ID,
-                Param("new_session_id", "string", "The new session's id (must be free)."),
+                Param("new_session_id", "id", "The new session's id (must be free)."),
                 Param(
                     "at_step",
                     "integer",

@@ -106,6 +106,38 @@ async def step(
     )
 
 
+async def test_the_session_id_rule_is_in_every_tool_s_input_schema(connect: Connect) -> None:
+    """A client validating arguments against ``inputSchema`` (draft 2020-12, ECMA
+    patterns) refuses exactly the ids the server refuses; the schema said only
+    ``minLength: 1`` before."""
+    import jsonschema
+
+    good = ("a", "abc-18", "A.b_c-1", "a" * 80)
+    bad = ("", "-x", ".x", "a/b", "../escape", "a..b", "a" * 81, "sp ace", "é")
+    async with connect() as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        with_ids = [
+            (name, key)
+            for name, tool in tools.items()
+            for key in ("session_id", "new_session_id")
+            if key in tool.input_schema["properties"]
+        ]
+        assert ("execute_step", "session_id") in with_ids and (
+            "fork_session",
+            "new_session_id",
+        ) in with_ids
+        for name, key in with_ids:
+            rule = tools[name].input_schema["properties"][key]
+            for value in good:
+                jsonschema.validate(value, rule)
+            for value in bad:
+                with pytest.raises(jsonschema.ValidationError):
+                    jsonschema.validate(value, rule)
+        for value in bad[1:]:  # and the server refuses each, with its own message
+            done = await client.call_tool("close_session", {"session_id": value})
+            assert done.is_error, value
+
+
 async def test_surface_and_full_mock_session(connect: Connect) -> None:
     async with connect() as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
