@@ -15,10 +15,10 @@ import re
 
 __all__ = ["MAX_ECHO", "excerpt", "printable"]
 
-MAX_ECHO = 200
-"""The most characters of one quoted value a message holds (rig-state's messages quote
-values of at most 500 characters only when they break the 500-character limit, which
-the length message already says)."""
+MAX_ECHO = 4096
+"""The most characters of one quoted value a message holds: far above the longest value
+rig-state's goldens quote whole (a 501-character phase in an enum rejection), so the
+same rejection reads the same, and still a bound (a 50 MB key gives a 4 KiB quote)."""
 
 
 _UNPRINTABLE = "[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]"

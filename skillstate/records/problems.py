@@ -12,7 +12,7 @@ __all__ = [
     "Problem",
 ]
 
-MAX_MESSAGE = 2000
+MAX_MESSAGE = 8192
 """A problem's message is cut at this many characters (a plugin's too): messages quote
 what they found through :func:`skillstate.display.excerpt`, this is the last bound."""
 

@@ -259,3 +259,16 @@ def test_non_object_patches(cli: Cli) -> None:
     for patch in ("[]", '"x"', "3", "null"):
         r = cli.rig("patch", "t1", "--json", patch)
         assert (r.code, r.reasons) == (1, ["patch: expected a JSON object"]), patch
+
+
+def test_an_enum_rejection_quotes_a_long_value_whole_as_rig_state_does(cli: Cli) -> None:
+    """rig-state prints the whole offending value (its golden has a 501-character phase);
+    ours quotes values up to 4 KiB whole, and only cuts what is longer."""
+    phase = "p" * 501
+    r = cli.rig("init", "rig-task", "abc-2", "--json", json.dumps({"phase": phase}))
+    assert r.code == 1 and r.out == ""
+    assert r.reasons[0] == "phase: 501 chars exceeds the 500-char limit — summarize it"
+    assert r.reasons[1].startswith(f'phase: "{phase}" is not a rig-task phase. Declared: spec')
+    huge = "p" * 5000
+    r = cli.rig("init", "rig-task", "abc-3", "--json", json.dumps({"phase": huge}))
+    assert r.code == 1 and f'phase: "{"p" * 4096}… (5,000 characters)" is not' in r.reasons[1]
