@@ -8,7 +8,7 @@ kept; they are then replayed onto a second store (``get`` then ``commit``, as th
 runtime calls them) at ``durability=full`` and ``process``, and the CPU time of this
 thread per step printed (``time.thread_time``: the store's Python work and its system
 calls, not the waits). Run it with two checkouts' interpreters to compare them, e.g.
-``/work/main/.venv/bin/python benchmarks/bench_commit.py`` and this one's (a copy of
+``../other-checkout/.venv/bin/python benchmarks/bench_commit.py`` and this one's (a copy of
 this script runs on an older checkout). ``--steps-on URL`` only makes the steps, to
 count system calls (``strace -f -c``) or instructions (``valgrind --tool=callgrind``)
 per step: run it with ``--n 0`` and ``--n 300`` and divide the difference

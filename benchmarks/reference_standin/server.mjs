@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Stand-in for the TypeScript "skill-state-runtime" MCP server (v1.0.1), written from
-// the behavioural specification in /work/shared/reference/skill-state-mcp.md. It is a
+// a behavioural specification of the reference (its public tools, messages and
+// semantics). It is a
 // benchmark comparator only: same SDK (1.30.0) and validator (zod 3.25.76, v3 API) as
 // the reference, same tool surface and payloads, not the reference's own code.
 //

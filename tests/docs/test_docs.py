@@ -86,3 +86,26 @@ def test_index_links_every_page() -> None:
     for page in sorted(DOCS.glob("*.md")):
         if page.name != "index.md":
             assert f"({page.name})" in index, f"docs/index.md does not link {page.name}"
+
+
+def test_no_tracked_file_points_at_this_machine_or_outside_the_clone() -> None:
+    """A clone must be complete: no tracked text names a machine path (``/work/…``) or
+    the project's private reference folder, which a clone has neither of."""
+    import subprocess
+
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60
+    ).stdout.decode("utf-8").split("\0")
+    pattern = re.compile(r"/work/|\.\./shared/|shared/reference/|shared/tools/")
+    found = []
+    for name in filter(None, listed):
+        path = ROOT / name
+        if "node_modules" in path.parts or not path.is_file() or path.stat().st_size > 2**20:
+            continue
+        data = path.read_bytes()
+        if b"\0" in data:
+            continue  # binary
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            if pattern.search(line) and name != "tests/docs/test_docs.py":
+                found.append(f"{name}:{number}")
+    assert found == [], found
