@@ -16,39 +16,35 @@ It imports only ``skillstate.plugin`` and its own modules.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from skillstate.plugin import hookimpl
-
-if TYPE_CHECKING:
-    from .frontmatter import (
-        ENVIRONMENT_KEY,
-        SKILL_KEY,
-        check_content,
-        parse_flat,
-        parse_frontmatter,
-    )
-    from .paths import (
-        MAX_FILE_BYTES,
-        MAX_NAME_LENGTH,
-        MAX_SKILL_CHARS,
-        SUPPORT_DIRS,
-        check_name,
-        check_support_path,
-    )
-    from .results import (
-        Result,
-        SkillError,
-        SkillFile,
-        SkillListing,
-        SkillMeta,
-        SkillView,
-        WriteResult,
-        envelope,
-    )
-    from .session import SessionSpec
-    from .store import SkillStore
+from .frontmatter import (
+    ENVIRONMENT_KEY,
+    SKILL_KEY,
+    check_content,
+    parse_flat,
+    parse_frontmatter,
+)
+from .paths import (
+    MAX_FILE_BYTES,
+    MAX_NAME_LENGTH,
+    MAX_SKILL_CHARS,
+    SUPPORT_DIRS,
+    check_name,
+    check_support_path,
+)
+from .results import (
+    Result,
+    SkillError,
+    SkillFile,
+    SkillListing,
+    SkillMeta,
+    SkillView,
+    WriteResult,
+    envelope,
+)
+from .session import SessionSpec
+from .store import SkillStore
 
 __all__ = [
     "ENVIRONMENT_KEY",
@@ -75,59 +71,11 @@ __all__ = [
 ]
 
 
-_HOME = {
-    **dict.fromkeys(
-        ("ENVIRONMENT_KEY", "SKILL_KEY", "check_content", "parse_flat", "parse_frontmatter"),
-        "frontmatter",
-    ),
-    **dict.fromkeys(
-        (
-            "MAX_FILE_BYTES",
-            "MAX_NAME_LENGTH",
-            "MAX_SKILL_CHARS",
-            "SUPPORT_DIRS",
-            "check_name",
-            "check_support_path",
-        ),
-        "paths",
-    ),
-    **dict.fromkeys(
-        (
-            "Result",
-            "SkillError",
-            "SkillFile",
-            "SkillListing",
-            "SkillMeta",
-            "SkillView",
-            "WriteResult",
-            "envelope",
-        ),
-        "results",
-    ),
-    "SessionSpec": "session",
-    "SkillStore": "store",
-}
-"""Where each public name lives: imported on first use, so a command that reads no
-skill (``rig-state patch``) does not load the store's modules (~15 ms)."""
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{home}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:  # the hooks too: pluggy finds them with dir()
-    return sorted({*globals(), *__all__})
+from skillstate.plugin import hookimpl
 
 
 @hookimpl
 def skillstate_skill_store(config: Any) -> SkillStore:
-    from .store import SkillStore
-
     return SkillStore.from_config(config)
 
 
