@@ -15,7 +15,7 @@ import os
 import re
 import warnings
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillstate.errors import PluginError
 from skillstate.isolation import HookFailure
@@ -57,28 +57,43 @@ def parse_name_list(value: str | None) -> tuple[str, ...] | None:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-def _entry_points() -> list[Any]:
+class Found(NamedTuple):
+    """An installed entry point with its distribution's name and version, read once."""
+
+    ep: Any
+    dist: str | None
+    version: str | None
+
+    def keys(self) -> set[str]:
+        """The names that select it: its own, and its distribution's."""
+        keys = {normalize_name(self.ep.name)}
+        if self.dist:
+            keys.add(normalize_name(self.dist))
+        return keys
+
+
+def _entry_points() -> list[Found]:
+    """Every ``skillstate`` entry point, sorted by (distribution, name). A distribution's
+    metadata is parsed once (``Distribution.metadata`` reads its file on every access)."""
     from importlib.metadata import entry_points
 
-    eps = list(entry_points(group=PROJECT))
-
-    def key(ep: Any) -> tuple[str, str]:
-        dist = ep.dist.name if ep.dist is not None else ""
-        return (normalize_name(dist), ep.name)
-
-    eps.sort(key=key)
-    return eps
-
-
-def _keys(ep: Any) -> set[str]:
-    """The names that select an entry point: its own, and its distribution's."""
-    keys = {normalize_name(ep.name)}
-    if ep.dist is not None and ep.dist.name:
-        keys.add(normalize_name(ep.dist.name))
-    return keys
+    metadata: dict[int, tuple[str | None, str | None]] = {}
+    found = []
+    for ep in entry_points(group=PROJECT):
+        if ep.dist is None:
+            found.append(Found(ep, None, None))
+            continue
+        if id(ep.dist) not in metadata:
+            meta = ep.dist.metadata
+            metadata[id(ep.dist)] = (meta["Name"], meta["Version"])
+        found.append(Found(ep, *metadata[id(ep.dist)]))
+    found.sort(key=lambda f: (normalize_name(f.dist or ""), f.ep.name))
+    return found
 
 
-def _check_names(blocked: set[str], allowed: set[str] | None, eps: list[Any], strict: bool) -> None:
+def _check_names(
+    blocked: set[str], allowed: set[str] | None, eps: list[Found], strict: bool
+) -> None:
     """Refuse blocking an essential plugin; report names that select nothing (typos)."""
     from skillstate.essentials import ESSENTIAL
 
@@ -92,13 +107,13 @@ def _check_names(blocked: set[str], allowed: set[str] | None, eps: list[Any], st
         refused.kind = "usage"  # the block list names it: the caller's mistake
         raise refused
     known: set[str] = set(ESSENTIAL)
-    for ep in eps:
-        known |= _keys(ep)
+    for found in eps:
+        known |= found.keys()
     for names, what in ((blocked, "disable_plugins"), (allowed or set(), "load_plugins")):
         unknown = sorted(names - known)
         if not unknown:
             continue
-        available = ", ".join(sorted({normalize_name(ep.name) for ep in eps})) or "(none)"
+        available = ", ".join(sorted({normalize_name(f.ep.name) for f in eps})) or "(none)"
         message = (
             f"{what} names no installed plugin: {', '.join(repr(n) for n in unknown)} "
             f"(misspelled? installed: {available})"
@@ -148,10 +163,9 @@ def make_plugin_manager(
         enable_tracing(pm, sys.stderr.write)
     chosen: list[tuple[Any, str | None, str | None]] = []
     seen: dict[str, str] = {}
-    for ep in eps:
-        dist = ep.dist.name if ep.dist is not None else None
-        version = ep.dist.version if ep.dist is not None else None
-        keys = _keys(ep)
+    for found in eps:
+        ep, dist, version = found
+        keys = found.keys()
         if allowed is not None and not keys & allowed:
             continue
         if keys & blocked:
@@ -171,9 +185,9 @@ def make_plugin_manager(
         chosen.append((ep, dist, version))
     loaded: list[tuple[Any, Row]] = []
     for ep, dist, version in reversed(chosen):
-        found = _load(pm, strict, ep, dist, version)
-        if found is not None:
-            loaded.append(found)
+        done = _load(pm, strict, ep, dist, version)
+        if done is not None:
+            loaded.append(done)
     # Unknown hooks are checked once all are in: a later plugin may add the spec (addhooks).
     for plugin, row in loaded:
         problem = unknown_hooks(pm, plugin)
