@@ -93,9 +93,13 @@ def test_no_tracked_file_points_at_this_machine_or_outside_the_clone() -> None:
     the project's private reference folder, which a clone has neither of."""
     import subprocess
 
-    listed = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60
-    ).stdout.decode("utf-8").split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60
+        )
+        .stdout.decode("utf-8")
+        .split("\0")
+    )
     pattern = re.compile(r"/work/|\.\./shared/|shared/reference/|shared/tools/")
     found = []
     for name in filter(None, listed):
