@@ -31,6 +31,7 @@ from .paths import (
     MAX_SKILL_CHARS,
     SUPPORT_DIRS,
     check_name,
+    check_read_path,
     check_support_path,
 )
 from .results import (
@@ -64,6 +65,7 @@ __all__ = [
     "WriteResult",
     "check_content",
     "check_name",
+    "check_read_path",
     "check_support_path",
     "envelope",
     "parse_flat",

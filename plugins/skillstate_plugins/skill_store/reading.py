@@ -9,7 +9,8 @@ two requirements a listing cannot do without — a non-empty ``description``, an
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,11 @@ __all__ = [
     "MAX_LISTED_DESCRIPTION",
     "SYMLINKED_SKILL",
     "Probe",
+    "body_links",
     "check_stored",
     "describe_header",
     "os_message",
+    "skill_files",
     "string_value",
     "support_files",
 ]
@@ -110,6 +113,44 @@ def support_files(skill_dir: Path) -> tuple[str, ...]:
             relative = Path(current).relative_to(skill_dir).as_posix()
             found.extend(f"{relative}/{f}" for f in files if _visible(f))
     return tuple(sorted(found))
+
+
+def skill_files(skill_dir: Path) -> tuple[str, ...]:
+    """Every file of the skill but its SKILL.md, as sorted relative paths (hidden ones skipped).
+
+    Only names are listed (no file is opened); symlinked subdirectories are not followed.
+    Real skills keep files beside SKILL.md (``forms.md``) and in folders of their own
+    (``reference/``, ``examples/``, ``agents/``), not only in the four support directories.
+    """
+    found: list[str] = []
+    for current, dirs, files in os.walk(skill_dir, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if _visible(d))
+        relative = Path(current).relative_to(skill_dir).as_posix()
+        prefix = "" if relative == "." else f"{relative}/"
+        found.extend(f"{prefix}{f}" for f in files if _visible(f) and (prefix or f != "SKILL.md"))
+    return tuple(sorted(found))
+
+
+_PATH_TOKEN = re.compile(r"[\w@./-]+")
+"""A run of path characters: a link target ``(forms.md#top)``, a mention ```reference/api.md```."""
+
+
+def body_links(body: str, files: Iterable[str]) -> tuple[str, ...]:
+    """The files of ``files`` that ``body`` links to or names, sorted.
+
+    Markdown links (``[forms](forms.md)``, ``[api](./reference/api.md#auth)``) and plain
+    mentions (``read forms.md``, ``@agents/reviewer.md``) both count, as published skills
+    use both; external and missing targets are left out.
+    """
+    known = set(files)
+    linked: set[str] = set()
+    for token in _PATH_TOKEN.findall(body):
+        token = token.lstrip("@").rstrip(".")
+        while token.startswith("./"):
+            token = token[2:]
+        if token in known:
+            linked.add(token)
+    return tuple(sorted(linked))
 
 
 def string_value(fields: Mapping[str, Any], key: str) -> str | None:

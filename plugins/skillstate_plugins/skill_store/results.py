@@ -97,7 +97,9 @@ class SkillView:
     ``sha256`` is the hex digest of SKILL.md's bytes as read, so a session can
     record exactly which version it froze as its spec P. ``skill_definition`` and
     ``environment`` are the ``skillstate-skill`` / ``skillstate-environment``
-    frontmatter values (``None`` when absent).
+    frontmatter values (``None`` when absent). ``files`` is every file of the skill but
+    SKILL.md; ``linked_files`` those under the four support directories and those the
+    body links to (``[forms](forms.md)``).
     """
 
     name: str
@@ -111,6 +113,7 @@ class SkillView:
     linked_files: tuple[str, ...]
     skill_definition: str | None = None
     environment: str | None = None
+    files: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -126,10 +129,11 @@ class SkillView:
             "skill_definition": self.skill_definition,
             "environment": self.environment,
             "linked_files": list(self.linked_files) or None,
+            "files": list(self.files),
             "usage_hint": (
                 "To view linked files, call skill_read(name, file_path) where file_path is "
-                "e.g. 'references/api.md' or 'assets/config.yaml'"
-                if self.linked_files
+                "one of files, e.g. 'references/api.md' or 'forms.md'"
+                if self.files
                 else None
             ),
         }

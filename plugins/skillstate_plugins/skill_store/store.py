@@ -28,19 +28,21 @@ from .fsio import HardLink, read_all, read_header, scan_header
 from .paths import (
     MAX_FILE_BYTES,
     MAX_SKILL_CHARS,
+    SUPPORT_DIRS,
     check_name,
-    check_support_path,
-    confine,
+    check_read_path,
+    confine_read,
     is_valid_name,
 )
 from .reading import (
     SYMLINKED_SKILL,
     Probe,
+    body_links,
     check_stored,
     describe_header,
     os_message,
+    skill_files,
     string_value,
-    support_files,
 )
 from .results import (
     SkillError,
@@ -233,6 +235,8 @@ class SkillStore:
         fields, description = checked
         content = data.decode("utf-8-sig", errors="replace")
         _, body = parse_frontmatter(content, use_yaml=False)
+        files = skill_files(skill_dir)
+        support = {path for path in files if path.split("/", 1)[0] in SUPPORT_DIRS}
         return SkillView(
             name=name,
             description=description,
@@ -242,19 +246,20 @@ class SkillStore:
             body=body,
             content=content,
             sha256=hashlib.sha256(data).hexdigest(),
-            linked_files=support_files(skill_dir),
+            linked_files=tuple(sorted(support.union(body_links(body, files)))),
             skill_definition=string_value(fields, SKILL_KEY),
             environment=string_value(fields, ENVIRONMENT_KEY),
+            files=files,
         )
 
     # -- level 3 --------------------------------------------------------------------
 
     def read(self, name: str, file_path: str) -> SkillFile | SkillError:
-        """One support file of a skill (same path rules as writes: the four support directories)."""
+        """Any regular file inside the skill directory (the read path rules of ``docs/skills.md``)."""
         problem = check_name(name)
         if problem is not None:
             return SkillError("invalid-name", problem)
-        problem = check_support_path(file_path)
+        problem = check_read_path(file_path)
         if problem is not None:
             return SkillError("invalid-path", problem)
         where = self.probe(name)
@@ -263,7 +268,7 @@ class SkillStore:
         if where.status != "found" or where.root is None:
             return self.not_found(name)
         skill_dir = where.root / name
-        target, escape = confine(skill_dir, file_path)
+        target, escape = confine_read(skill_dir, file_path)
         if escape is not None:
             return SkillError("invalid-path", escape)
         try:
@@ -285,7 +290,7 @@ class SkillStore:
                 "not-found",
                 f"File '{file_path}' not found in skill '{name}'.",
                 {
-                    "available_files": list(support_files(skill_dir)),
+                    "available_files": list(skill_files(skill_dir)),
                     "hint": "Use one of the available file paths listed above",
                 },
             )

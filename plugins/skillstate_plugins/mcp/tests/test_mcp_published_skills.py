@@ -1,0 +1,63 @@
+"""Skills as public repositories publish them, over the real MCP client on stdio."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .support import stdio_client_for, text_of
+
+pytestmark = pytest.mark.anyio
+
+PDF_MD = (
+    "---\nname: pdf\ndescription: Extract text and fill PDF forms.\n---\n"
+    "# PDF Processing Guide\nFor advanced features see [reference.md](reference.md).\n"
+    "If you need to fill out a PDF form, read forms.md and follow its instructions.\n"
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def put(root: Path, relative: str, text: str) -> None:
+    (root / relative).parent.mkdir(parents=True, exist_ok=True)
+    (root / relative).write_text(text)
+
+
+def ok(result: Any) -> dict[str, Any]:
+    assert not result.is_error, text_of(result)
+    data: dict[str, Any] = result.structured_content
+    return data
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    skills = tmp_path / ".skillstate" / "skills"
+    put(skills, "pdf/SKILL.md", PDF_MD)
+    put(skills, "pdf/forms.md", "# Forms\nCheck the fields first.\n")
+    put(skills, "pdf/reference.md", "# Reference\n")
+    put(skills, "pdf/scripts/fill_fillable_fields.py", "print('fill')\n")
+    return tmp_path
+
+
+async def test_skill_read_takes_files_beside_skill_md(project: Path) -> None:
+    store = f"file:{project / 'state'}"
+    async with stdio_client_for(store, project) as client:
+        view = ok(await client.call_tool("skill_view", {"name": "pdf"}))
+        assert view["files"] == ["forms.md", "reference.md", "scripts/fill_fillable_fields.py"]
+        assert view["linked_files"] == [
+            "forms.md",
+            "reference.md",
+            "scripts/fill_fillable_fields.py",
+        ]
+        for path in view["linked_files"]:
+            read = ok(await client.call_tool("skill_read", {"name": "pdf", "file_path": path}))
+            assert read["content"] == (project / ".skillstate/skills/pdf" / path).read_text()
+        hidden = await client.call_tool("skill_read", {"name": "pdf", "file_path": ".env"})
+        assert hidden.is_error
+        assert json.loads(text_of(hidden))["error"].startswith("Hidden files are not read")
