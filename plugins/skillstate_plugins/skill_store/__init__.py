@@ -16,6 +16,8 @@ It imports only ``skillstate.plugin`` and its own modules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from .frontmatter import (
@@ -35,6 +37,7 @@ from .paths import (
     check_support_path,
 )
 from .results import (
+    BrokenSkill,
     Result,
     SkillError,
     SkillFile,
@@ -54,6 +57,7 @@ __all__ = [
     "MAX_SKILL_CHARS",
     "SKILL_KEY",
     "SUPPORT_DIRS",
+    "BrokenSkill",
     "Result",
     "SessionSpec",
     "SkillError",
@@ -79,6 +83,13 @@ from skillstate.plugin import hookimpl
 @hookimpl
 def skillstate_skill_store(config: Any) -> SkillStore:
     return SkillStore.from_config(config)
+
+
+@hookimpl
+def skillstate_doctor(root: Path, store: Any) -> Iterable[Any]:
+    from .doctor import skill_findings
+
+    return skill_findings(root)
 
 
 @hookimpl

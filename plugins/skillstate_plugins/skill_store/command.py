@@ -125,12 +125,14 @@ def _input_text(ctx: CliContext, what: str) -> str:
 
 
 def _print_listing(ctx: CliContext, result: Any) -> None:
-    if not result.skills:
+    if not result.skills and not result.broken:
         print("no skills", file=ctx.out)
         return
-    width = max(len(skill.name) for skill in result.skills)
+    width = max(len(skill.name) for skill in (*result.skills, *result.broken))
     for skill in result.skills:
         print(f"{skill.name:<{width}}  [{skill.source}]  {skill.description}", file=ctx.out)
+    for skill in result.broken:
+        print(f"{skill.name:<{width}}  [{skill.source}]  BROKEN: {skill.reason}", file=ctx.out)
 
 
 def _dispatch(ctx: CliContext, store: SkillStore) -> Result:

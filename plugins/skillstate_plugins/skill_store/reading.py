@@ -3,7 +3,8 @@
 "Lenient read" means: any frontmatter PyYAML or the flat parser accepts, with
 two requirements a listing cannot do without — a non-empty ``description``, and a
 ``name`` (when present) equal to the directory name. A SKILL.md failing them is
-*broken*: :meth:`SkillStore.list` skips it, :meth:`SkillStore.view` names the reason.
+*broken*: :meth:`SkillStore.list` lists it under ``broken`` with the reason
+:meth:`SkillStore.view` gives.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "body_links",
     "check_stored",
     "describe_header",
+    "full_description",
     "os_message",
     "skill_files",
     "string_value",
@@ -87,10 +89,16 @@ def check_stored(name: str, source: str, use_yaml: bool | None) -> tuple[dict[st
         value = fields.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             return f"SKILL.md of skill '{name}': '{key}' must be a non-empty name, got {value!r}."
-    text = (description if isinstance(description, str) else str(description)).strip()
+    text = full_description(fields)
     if len(text) > MAX_LISTED_DESCRIPTION:  # a YAML block scalar ends in a newline: stripped
         text = text[: MAX_LISTED_DESCRIPTION - 3] + "..."
     return fields, text
+
+
+def full_description(fields: Mapping[str, Any]) -> str:
+    """The frontmatter's description as text, stripped, before any cut."""
+    description = fields.get("description")
+    return (description if isinstance(description, str) else str(description)).strip()
 
 
 def _visible(entry: str) -> bool:

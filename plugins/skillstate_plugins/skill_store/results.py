@@ -16,6 +16,7 @@ import attrs
 
 __all__ = [
     "ERROR_CODES",
+    "BrokenSkill",
     "Result",
     "SkillError",
     "SkillFile",
@@ -61,6 +62,8 @@ class SkillMeta:
     description: str
     source: str  # "project" or "user": the root the skill was found in
     path: str  # the skill directory
+    description_chars: int = 0
+    """The description's length before the listing's cut (0: not measured)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,16 +75,35 @@ class SkillMeta:
 
 
 @attrs.frozen
+class BrokenSkill:
+    """Level 1: a skill directory with a SKILL.md that cannot be used, and why."""
+
+    name: str
+    source: str
+    path: str
+    reason: str  # the message view(name) gives, e.g. "... declares name 'y'; ..."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "path": self.path, "reason": self.reason}
+
+
+@attrs.frozen
 class SkillListing:
-    """Level 1: every visible skill, sorted by name, first root wins on a shared name."""
+    """Level 1: every visible skill, sorted by name, first root wins on a shared name.
+
+    ``broken`` are the skill directories whose SKILL.md cannot be used (sorted by name):
+    they are not in ``skills`` (nor ``count``), and each names its reason.
+    """
 
     skills: tuple[SkillMeta, ...]
+    broken: tuple[BrokenSkill, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
             "success": True,
             "skills": [skill.to_dict() for skill in self.skills],
             "count": len(self.skills),
+            "broken": [skill.to_dict() for skill in self.broken],
         }
         if self.skills:
             result["hint"] = "Use skill_view(name) to see full content and linked files"

@@ -40,11 +40,13 @@ from .reading import (
     body_links,
     check_stored,
     describe_header,
+    full_description,
     os_message,
     skill_files,
     string_value,
 )
 from .results import (
+    BrokenSkill,
     SkillError,
     SkillFile,
     SkillListing,
@@ -156,15 +158,18 @@ class SkillStore:
     # -- level 1 --------------------------------------------------------------------
 
     def list(self) -> SkillListing:
-        """Every readable skill's name, description and source, sorted by name.
+        """Every readable skill's name, description and source, sorted by name, and the broken ones.
 
-        Reads only frontmatter. Directories without a SKILL.md, hidden or badly named
-        directories, and skills whose SKILL.md is unreadable or broken are skipped
-        silently (``view`` explains a broken one). A name found in the project root
-        hides the same name in the user root, even when the project one is broken.
+        Reads only frontmatter. Directories without a SKILL.md and hidden or badly named
+        directories are skipped. A skill whose SKILL.md cannot be read or is broken (a
+        symlinked directory, an unreadable file, broken frontmatter, a ``name`` that is
+        not the directory's) is listed under ``broken`` with the reason ``view`` gives.
+        A name found in the project root hides the same name in the user root, even when
+        the project one is broken.
         """
         seen: set[str] = set()
         found: list[SkillMeta] = []
+        broken: list[BrokenSkill] = []
         for source, root in self.roots:
             try:
                 entries = sorted(os.listdir(root))
@@ -174,27 +179,39 @@ class SkillStore:
                 if entry in seen or not is_valid_name(entry):
                     continue
                 skill_dir = root / entry
-                if os.path.islink(skill_dir):  # refused (SYMLINKED_SKILL); it hides a user one
-                    seen.add(entry)
-                    continue
-                try:
-                    header = read_header(skill_dir / SKILL_FILE)
-                except (FileNotFoundError, NotADirectoryError):
-                    if os.path.lexists(skill_dir / SKILL_FILE):
-                        seen.add(entry)
-                    continue
-                except OSError:
-                    seen.add(entry)
+                checked = self._list_one(entry, skill_dir)
+                if checked is None:
                     continue
                 seen.add(entry)
-                if describe_header(entry, header) is not None:
-                    continue
-                checked = check_stored(entry, header.source, self.use_yaml)
                 if isinstance(checked, str):
+                    broken.append(BrokenSkill(entry, source, str(skill_dir), checked))
                     continue
-                found.append(SkillMeta(entry, checked[1], source, str(skill_dir)))
+                text, chars = checked
+                found.append(SkillMeta(entry, text, source, str(skill_dir), chars))
         found.sort(key=lambda meta: meta.name)
-        return SkillListing(tuple(found))
+        broken.sort(key=lambda skill: skill.name)
+        return SkillListing(tuple(found), tuple(broken))
+
+    def _list_one(self, name: str, skill_dir: Path) -> tuple[str, int] | str | None:
+        """``(listed description, its full length)``, the reason it is broken, or ``None``
+        when the directory holds no SKILL.md."""
+        if os.path.islink(skill_dir):  # refused (SYMLINKED_SKILL); it hides a user one
+            return f"Skill '{name}' {SYMLINKED_SKILL}."
+        try:
+            header = read_header(skill_dir / SKILL_FILE)
+        except (FileNotFoundError, NotADirectoryError):
+            if os.path.lexists(skill_dir / SKILL_FILE):
+                return f"SKILL.md of skill '{name}' cannot be read: it is a dangling symlink."
+            return None
+        except OSError as exc:
+            return f"SKILL.md of skill '{name}' cannot be read: {os_message(exc)}."
+        message = describe_header(name, header)
+        if message is not None:
+            return message
+        checked = check_stored(name, header.source, self.use_yaml)
+        if isinstance(checked, str):
+            return checked
+        return checked[1], len(full_description(checked[0]))
 
     # -- level 2 --------------------------------------------------------------------
 

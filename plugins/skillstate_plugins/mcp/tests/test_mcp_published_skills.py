@@ -61,3 +61,21 @@ async def test_skill_read_takes_files_beside_skill_md(project: Path) -> None:
         hidden = await client.call_tool("skill_read", {"name": "pdf", "file_path": ".env"})
         assert hidden.is_error
         assert json.loads(text_of(hidden))["error"].startswith("Hidden files are not read")
+
+
+async def test_skills_list_names_broken_skills(project: Path) -> None:
+    put(
+        project / ".skillstate" / "skills",
+        "react-best-practices/SKILL.md",
+        "---\nname: vercel-react-best-practices\ndescription: React rules.\n---\n# Rules\n",
+    )
+    async with stdio_client_for(f"file:{project / 'state'}", project) as client:
+        listing = ok(await client.call_tool("skills_list", {}))
+        assert [s["name"] for s in listing["skills"]] == ["pdf"]
+        assert [(b["name"], b["source"]) for b in listing["broken"]] == [
+            ("react-best-practices", "project")
+        ]
+        assert listing["broken"][0]["reason"] == (
+            "SKILL.md of skill 'react-best-practices' declares name "
+            "'vercel-react-best-practices'; the frontmatter name must equal the directory name."
+        )

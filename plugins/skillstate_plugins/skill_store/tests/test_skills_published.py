@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from skillstate.testing import run_command
+
 from .skills_support import put_skill, skills_cli, snapshot
 
 PDF_BODY = """# PDF Processing Guide
@@ -165,3 +167,89 @@ def test_writes_stay_under_the_support_directories(project: Path) -> None:
     assert out.returncode == 1
     assert out.stderr.startswith("skillstate: File must be under one of: assets, references")
     assert snapshot(project) == before
+
+
+LONG_DESCRIPTION = (
+    "Guides the creation of distinctive, production-grade frontend interfaces. " * 15
+)[:1068]
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    """vercel-labs-style skills whose frontmatter name differs from the directory, a
+    SKILL.md with unreadable frontmatter, and a description over the format's 1,024."""
+    skills = tmp_path / ".skillstate" / "skills"
+    build(skills, "pdf", "Extract text and fill PDF forms.", PDF_BODY, PDF_FILES)
+    put_skill(
+        skills,
+        "react-best-practices",
+        "---\nname: vercel-react-best-practices\ndescription: React performance rules.\n---\n"
+        "# Rules\n",
+    )
+    put_skill(skills, "no-fence", "# A skill without frontmatter\n")
+    put_skill(skills, "long", f"---\nname: long\ndescription: {LONG_DESCRIPTION}\n---\n# Long\n")
+    return tmp_path
+
+
+MISMATCH = (
+    "SKILL.md of skill 'react-best-practices' declares name 'vercel-react-best-practices'; "
+    "the frontmatter name must equal the directory name."
+)
+NO_FENCE = "SKILL.md of skill 'no-fence' has no frontmatter: it must start with a '---' line."
+
+
+def test_broken_skills_are_listed_with_their_reason(mixed: Path) -> None:
+    out = cli(mixed, "list")
+    assert out.returncode == 0 and out.stderr == ""
+    lines = out.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [
+        "long",
+        "pdf",
+        "no-fence",
+        "react-best-practices",
+    ]
+    assert lines[2].endswith(f"[project]  BROKEN: {NO_FENCE}")
+    assert lines[3].endswith(f"[project]  BROKEN: {MISMATCH}")
+    data = json.loads(cli(mixed, "list", "--json").stdout)
+    assert [s["name"] for s in data["skills"]] == ["long", "pdf"] and data["count"] == 2
+    skills = mixed / ".skillstate" / "skills"
+    assert data["broken"] == [
+        {
+            "name": "no-fence",
+            "source": "project",
+            "path": str(skills / "no-fence"),
+            "reason": NO_FENCE,
+        },
+        {
+            "name": "react-best-practices",
+            "source": "project",
+            "path": str(skills / "react-best-practices"),
+            "reason": MISMATCH,
+        },
+    ]
+    view = cli(mixed, "view", "react-best-practices")
+    assert (view.returncode, view.stderr) == (1, f"skillstate: {MISMATCH}\n")
+
+
+def test_long_descriptions_are_cut_to_the_format_limit(mixed: Path) -> None:
+    data = json.loads(cli(mixed, "list", "--json").stdout)
+    listed = next(s for s in data["skills"] if s["name"] == "long")["description"]
+    assert len(LONG_DESCRIPTION) == 1068
+    assert listed == LONG_DESCRIPTION[:1021] + "..." and len(listed) == 1024
+
+
+def test_doctor_reports_broken_skills_and_long_descriptions(mixed: Path) -> None:
+    out = run_command("skillstate", "doctor", cwd=mixed, timeout=60, SKILLSTATE_USER_SKILLS_PATH="")
+    assert out.returncode == 1, out.stdout + out.stderr  # a warn
+    assert (
+        f"warn: skills: skill 'react-best-practices' (project) is broken and not listed: {MISMATCH}"
+        in out.stdout
+    )
+    assert f"warn: skills: skill 'no-fence' (project) is broken and not listed: {NO_FENCE}" in (
+        out.stdout
+    )
+    assert (
+        "nit: skills: skill 'long' (project): its description is 1,068 characters; listings "
+        "show the first 1,021 and '...' (the Agent Skills limit is 1,024)" in out.stdout
+    )
+    assert "'pdf'" not in out.stdout
