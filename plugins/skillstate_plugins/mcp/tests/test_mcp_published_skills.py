@@ -79,3 +79,48 @@ async def test_skills_list_names_broken_skills(project: Path) -> None:
             "SKILL.md of skill 'react-best-practices' declares name "
             "'vercel-react-best-practices'; the frontmatter name must equal the directory name."
         )
+
+
+ORDERS_MD = (
+    "---\nname: orders\ndescription: Ship warehouse orders.\n"
+    "skillstate-environment: warehouse\n---\n# Orders\nPick, pack, ship.\n"
+)
+
+
+async def test_initialize_skill_from_a_stored_skill(project: Path) -> None:
+    import hashlib
+
+    put(project / ".skillstate" / "skills", "orders/SKILL.md", ORDERS_MD)
+    async with stdio_client_for(f"file:{project / 'state'}", project) as client:
+        init = ok(
+            await client.call_tool(
+                "initialize_skill",
+                {"session_id": "o1", "skill_name": "orders", "initial_state": {"n": 1}},
+            )
+        )
+        assert init["prompt_payload"]["skill_spec"] == "# Orders\nPick, pack, ship.\n"
+        assert init["prompt_payload"]["current_state"] == {"n": 1}
+        assert init["environment"] == "warehouse"  # the frontmatter's default
+        got = ok(await client.call_tool("get_session", {"session_id": "o1"}))
+        source = got["metadata"]["skillSource"]
+        assert source["name"] == "orders" and source["source"] == "project"
+        assert source["sha256"] == hashlib.sha256(ORDERS_MD.encode()).hexdigest()
+
+        inline = ok(  # the reference's arguments still work unchanged
+            await client.call_tool(
+                "initialize_skill", {"session_id": "i1", "skill_specification": "Do a thing."}
+            )
+        )
+        assert inline["prompt_payload"]["skill_spec"] == "Do a thing."
+        for arguments, message in [
+            ({"session_id": "x"}, "initialize_skill takes skill_specification (P itself) or"),
+            (
+                {"session_id": "x", "skill_name": "orders", "skill_specification": "P"},
+                "; both were given",
+            ),
+            ({"session_id": "x", "skill_name": "nope"}, "Skill 'nope' not found."),
+        ]:
+            refused = await client.call_tool("initialize_skill", arguments)
+            assert refused.is_error and message in text_of(refused), arguments
+        listed = ok(await client.call_tool("list_sessions", {}))
+        assert sorted(s["session_id"] for s in listed["sessions"]) == ["i1", "o1"]
