@@ -27,7 +27,7 @@ def skill_findings(root: Path) -> list[DoctorFinding]:
         DoctorFinding(
             "skills",
             "warn",
-            f"skill '{skill.name}' ({skill.source}) is broken and not listed: {skill.reason}",
+            f"skill '{skill.name}' ({skill.source}) is broken, so it cannot be used: {skill.reason}",
             f"fix its SKILL.md ({skill.path}/SKILL.md), then check with `skillstate skills "
             f"view {skill.name}`",
         )

@@ -242,11 +242,12 @@ def test_doctor_reports_broken_skills_and_long_descriptions(mixed: Path) -> None
     out = run_command("skillstate", "doctor", cwd=mixed, timeout=60, SKILLSTATE_USER_SKILLS_PATH="")
     assert out.returncode == 1, out.stdout + out.stderr  # a warn
     assert (
-        f"warn: skills: skill 'react-best-practices' (project) is broken and not listed: {MISMATCH}"
+        f"warn: skills: skill 'react-best-practices' (project) is broken, so it cannot be used: {MISMATCH}"
         in out.stdout
     )
-    assert f"warn: skills: skill 'no-fence' (project) is broken and not listed: {NO_FENCE}" in (
-        out.stdout
+    assert (
+        f"warn: skills: skill 'no-fence' (project) is broken, so it cannot be used: {NO_FENCE}"
+        in (out.stdout)
     )
     assert (
         "nit: skills: skill 'long' (project): its description is 1,068 characters; listings "
