@@ -23,6 +23,7 @@ from .paths import SUPPORT_DIRS, find_surrogate
 
 __all__ = [
     "MAX_LISTED_DESCRIPTION",
+    "MAX_LISTED_FILES",
     "SYMLINKED_SKILL",
     "Probe",
     "body_links",
@@ -36,6 +37,9 @@ __all__ = [
 ]
 
 MAX_LISTED_DESCRIPTION = 1024
+
+MAX_LISTED_FILES = 1000
+"""``view`` lists at most this many files of a skill (``files_truncated`` says when it stopped)."""
 
 SYMLINKED_SKILL = (
     "is a symbolic link; skills must be real directories inside the skills root "
@@ -123,20 +127,27 @@ def support_files(skill_dir: Path) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def skill_files(skill_dir: Path) -> tuple[str, ...]:
-    """Every file of the skill but its SKILL.md, as sorted relative paths (hidden ones skipped).
+def skill_files(skill_dir: Path) -> tuple[tuple[str, ...], bool]:
+    """Every file of the skill but its SKILL.md, as sorted relative paths (hidden ones
+    skipped), and whether the list stopped at :data:`MAX_LISTED_FILES`.
 
     Only names are listed (no file is opened); symlinked subdirectories are not followed.
     Real skills keep files beside SKILL.md (``forms.md``) and in folders of their own
     (``reference/``, ``examples/``, ``agents/``), not only in the four support directories.
+    The walk visits directories in name order and stops once it has more than the
+    limit, so a skill holding a whole ``node_modules`` costs a bounded time and answer.
     """
     found: list[str] = []
     for current, dirs, files in os.walk(skill_dir, followlinks=False):
         dirs[:] = sorted(d for d in dirs if _visible(d))
         relative = Path(current).relative_to(skill_dir).as_posix()
         prefix = "" if relative == "." else f"{relative}/"
-        found.extend(f"{prefix}{f}" for f in files if _visible(f) and (prefix or f != "SKILL.md"))
-    return tuple(sorted(found))
+        found.extend(
+            f"{prefix}{f}" for f in sorted(files) if _visible(f) and (prefix or f != "SKILL.md")
+        )
+        if len(found) > MAX_LISTED_FILES:
+            break
+    return tuple(sorted(found)[:MAX_LISTED_FILES]), len(found) > MAX_LISTED_FILES
 
 
 _PATH_TOKEN = re.compile(r"[\w@./-]+")

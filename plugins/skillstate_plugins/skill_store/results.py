@@ -136,6 +136,8 @@ class SkillView:
     skill_definition: str | None = None
     environment: str | None = None
     files: tuple[str, ...] = ()
+    files_truncated: bool = False
+    """``files`` stopped at 1,000 names (``MAX_LISTED_FILES``); ``read`` still takes the rest."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -152,6 +154,7 @@ class SkillView:
             "environment": self.environment,
             "linked_files": list(self.linked_files) or None,
             "files": list(self.files),
+            **({"files_truncated": True} if self.files_truncated else {}),
             "usage_hint": (
                 "To view linked files, call skill_read(name, file_path) where file_path is "
                 "one of files, e.g. 'references/api.md' or 'forms.md'"

@@ -252,7 +252,7 @@ class SkillStore:
         fields, description = checked
         content = data.decode("utf-8-sig", errors="replace")
         _, body = parse_frontmatter(content, use_yaml=False)
-        files = skill_files(skill_dir)
+        files, truncated = skill_files(skill_dir)
         support = {path for path in files if path.split("/", 1)[0] in SUPPORT_DIRS}
         return SkillView(
             name=name,
@@ -267,6 +267,7 @@ class SkillStore:
             skill_definition=string_value(fields, SKILL_KEY),
             environment=string_value(fields, ENVIRONMENT_KEY),
             files=files,
+            files_truncated=truncated,
         )
 
     # -- level 3 --------------------------------------------------------------------
@@ -307,7 +308,7 @@ class SkillStore:
                 "not-found",
                 f"File '{file_path}' not found in skill '{name}'.",
                 {
-                    "available_files": list(skill_files(skill_dir)),
+                    "available_files": list(skill_files(skill_dir)[0]),
                     "hint": "Use one of the available file paths listed above",
                 },
             )

@@ -119,7 +119,7 @@ def test_view_lists_every_file_and_the_linked_ones(
     project: Path, name: str, files: dict[str, str], linked: list[str]
 ) -> None:
     data = json.loads(cli(project, "view", name, "--json").stdout)
-    assert data["files"] == sorted(files)
+    assert data["files"] == sorted(files) and "files_truncated" not in data
     assert data["linked_files"] == linked
     plain = cli(project, "view", name).stdout
     assert all(f"\n  {path}\n" in plain for path in files)
@@ -254,3 +254,16 @@ def test_doctor_reports_broken_skills_and_long_descriptions(mixed: Path) -> None
         "show the first 1,021 and '...' (the Agent Skills limit is 1,024)" in out.stdout
     )
     assert "'pdf'" not in out.stdout
+
+
+def test_a_skill_with_thousands_of_files_lists_a_bounded_number(tmp_path: Path) -> None:
+    skills = tmp_path / ".skillstate" / "skills"
+    directory = build(skills, "web", "A web app skill.", "Run `npm test`.\n", {})
+    modules = directory / "node_modules"
+    modules.mkdir()
+    for n in range(1500):
+        (modules / f"m{n:04}.js").write_text("")
+    data = json.loads(cli(tmp_path, "view", "web", "--json").stdout)
+    assert len(data["files"]) == 1000 and data["files_truncated"] is True
+    assert data["files"][0] == "node_modules/m0000.js"
+    assert cli(tmp_path, "read", "web", "node_modules/m1499.js").returncode == 0
