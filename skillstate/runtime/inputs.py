@@ -111,8 +111,11 @@ def raise_input_problem(problems: Any, **values: Any) -> None:
     raise SessionInputError(first.message)
 
 
-def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> str:
-    """``value`` must be a string (non-blank unless ``allow_empty``) of at most ``limit`` bytes."""
+def check_text(
+    value: Any, name: str, limit: int, allow_empty: bool = False, setting: str = ""
+) -> str:
+    """``value`` must be a string (non-blank unless ``allow_empty``) of at most ``limit`` bytes
+    (``setting``: the configuration key that raises the limit, named in the message)."""
     if not isinstance(value, str):
         raise SessionInputError(f"{name} must be a string, got {json_kind(value)}")
     if not allow_empty and not value.strip():
@@ -120,10 +123,13 @@ def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> 
     _check_json(value, name)
     size = len(value) if value.isascii() else len(value.encode("utf-8"))
     if size > limit:
-        raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit")
+        raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit{setting}")
     if "\x00" in value:
         raise SessionInputError(f"{name} may not contain NUL (\\u0000); no store can keep it")
     return value
+
+
+_SPEC_SETTING = " (raise it with the setting max_spec_bytes, SKILLSTATE_MAX_SPEC_BYTES)"
 
 
 def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
@@ -131,7 +137,7 @@ def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
     from skillstate.jsondoc import compact, js_numbers
 
     if isinstance(value, str):
-        check_text(value, "skill_specification", limits.spec_bytes)
+        check_text(value, "skill_specification", limits.spec_bytes, setting=_SPEC_SETTING)
         return value, value, "text"
     if type(value) is dict:
         _check_json(value, "skill_specification")  # P is no patch: checked before it is used
