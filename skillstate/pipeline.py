@@ -87,9 +87,9 @@ def create_run(
     seed = {} if seed is None else seed
     problems, seed = prechecks(skill, None, seed, False, "seed")
     if not problems and schema is not None:
-        from skillstate.schema import json_schema_errors
+        from skillstate.schema_dialect import state_schema_errors
 
-        problems = [Problem("schema", m, "") for m in json_schema_errors(schema)]
+        problems = [Problem("schema", m, "") for m in state_schema_errors(schema)]
     if not problems:
         problems = text_problems(
             step_label=label,

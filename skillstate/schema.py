@@ -18,6 +18,7 @@ from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.jsonschemas import compiled, json_schema_errors
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
+from skillstate.schema_dialect import check_dialect, dialect
 
 __all__ = [
     "check_fields",
@@ -353,6 +354,9 @@ def validate_state(
 ) -> list[Problem]:
     """All shape problems: fields (with in-walk budgets), JSON Schemas, then the phase.
 
+    ``schema`` (a session's) is a JSON Schema or the TypeScript server's dialect
+    (:mod:`skillstate.schema_dialect`), checked with that dialect's semantics.
+
     ``validators`` and ``walkers`` are the caller's caches of compiled JSON Schemas
     (:func:`skillstate.jsonschemas.compiled`) and field walkers; the essential
     ``schema`` plugin keeps one of each, so nothing is kept process-wide.
@@ -364,7 +368,9 @@ def validate_state(
         )
     if skill.json_schema is not None:
         problems.extend(check_json_schema(skill.json_schema, state, source, validators))
-    if schema is not None:
+    if schema is not None and dialect(schema) is not None:
+        problems.extend(check_dialect(schema, state, source))
+    elif schema is not None:
         problems.extend(check_json_schema(schema, state, source, validators))
     problems.extend(check_phase(skill, state, source))
     if skill.json_schema is not None or schema is not None:

@@ -192,8 +192,10 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         Param(
             "state_schema",
             "object",
-            "Optional JSON Schema (draft 2020-12) every Σ must satisfy; a step whose Σ_{t+1} "
-            "fails it is rolled back.",
+            "Optional schema every Σ must satisfy: a JSON Schema (draft 2020-12), or the "
+            'type-name form {"required": [...], "properties": {"k": "number"}, '
+            '"additionalProperties": false} or {"k": "string", "opt": "string?"}; a step whose '
+            "Σ_{t+1} fails it is rolled back.",
             required=False,
         ),
         Param(
