@@ -100,7 +100,8 @@ _PARSE_DESCRIPTION = (
 
 _CLOSE_DESCRIPTION = (
     "Housekeeping: close a skill session. Returns the final step and the final Σ; the session is "
-    "kept (closed, read-only) in the store for audit, and its id cannot be reused."
+    "kept (closed, read-only) in the store for audit. Its id can be initialized again: the "
+    "closed session is then moved, whole, to <id>.closed-<n>."
 )
 
 

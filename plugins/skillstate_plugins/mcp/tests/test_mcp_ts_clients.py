@@ -157,3 +157,47 @@ async def test_a_bad_schema_names_the_same_property_in_every_process(tmp_path: P
         "boolean, number, object, string"
     )
     assert answers[2].startswith('state_schema: field "id" names the type "int"')
+
+
+async def test_a_closed_session_s_id_can_be_used_again(tmp_path: Path) -> None:
+    """The TypeScript server's demo initializes the same id on its second run; the
+    closed run is archived whole, never lost."""
+    store = f"file:{tmp_path / 'store'}"
+    async with stdio_client_for(store, tmp_path) as client:
+        boot = payload(await init(client, "demo-1", {"n": 0}, None))
+        first = await step(client, "demo-1", obs_of(boot), {"n": 1})
+        closed = payload(await client.call_tool("close_session", {"session_id": "demo-1"}))
+        assert closed["final_state"] == {"n": 1} and closed["final_step"] == 1
+        # a second initialize that its own checks refuse changes nothing
+        refused = await init(client, "demo-1", {"n": "x"}, {"n": "number"})
+        assert refused.is_error
+        assert "previous" not in text_of(refused)
+        listed = payload(await client.call_tool("list_sessions", {"include_closed": True}))
+        assert [s["session_id"] for s in listed["sessions"]] == ["demo-1"]
+        again = payload(await init(client, "demo-1", {"n": 100}, None, spec="P, second run"))
+        assert again["meta"]["step"] == 0 and again["meta"]["status"] == "active"
+        assert again["meta"]["previous_session_archived_as"] == "demo-1.closed-1"
+        assert again["prompt_payload"]["current_state"] == {"n": 100}
+        nxt = await step(client, "demo-1", obs_of(again), {"n": 101})
+        assert nxt["step"] == 1
+    async with stdio_client_for(store, tmp_path) as client:  # a new process: all kept
+        old = payload(await client.call_tool("get_session", {"session_id": "demo-1.closed-1"}))
+        assert old["skill_spec"] == "P" and old["execution_state"] == {"n": 1}
+        assert old["metadata"]["status"] == "closed" and old["metadata"]["stepCount"] == 1
+        assert old["metadata"]["lastObservation"] == obs_of(first)
+        history = payload(
+            await client.call_tool("session_history", {"session_id": "demo-1.closed-1"})
+        )
+        assert [i["label"] for i in history["items"]] == [
+            "initialize_skill",
+            "execute_step",
+            "close_session",
+        ]
+        new = payload(await client.call_tool("get_session", {"session_id": "demo-1"}))
+        assert new["skill_spec"] == "P, second run" and new["execution_state"] == {"n": 101}
+        await client.call_tool("close_session", {"session_id": "demo-1"})
+        third = payload(await init(client, "demo-1", {}, None))
+        assert third["meta"]["previous_session_archived_as"] == "demo-1.closed-2"
+        # an active session's id is still refused
+        taken = await init(client, "demo-1", {}, None)
+        assert taken.is_error and "already exists" in text_of(taken)
