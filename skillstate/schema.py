@@ -249,22 +249,26 @@ def _checker(spec: FieldSpec, budget: Budget, source: str, units: str) -> Checke
 def check_phase(
     skill: SkillDefinition, state: Mapping[str, Any], source: str = "core"
 ) -> list[Problem]:
-    """The phase must be one of the skill's phases (when it declares any)."""
+    """The phase must be one of the skill's phases (when it declares any).
+
+    A missing phase (a patch's ``null`` deleted it) is said to be missing; rig-state
+    calls it ``"undefined"`` (``docs/rig.md``, "Differences from rig-state").
+    """
     if not skill.phases:
         return []
     key = skill.phase_key
     phase = state.get(key)
     if type(phase) is str and phase in skill.phases:
         return []
-    shown = "undefined" if key not in state else js_string(phase)
-    return [
-        Problem(
-            "phase",
-            f'{key}: "{excerpt(shown)}" is not a {skill.name} {key}. Declared: {" → ".join(skill.phases)}',
-            key,
-            source,
+    declared = " → ".join(skill.phases)
+    if key not in state:  # rig-state says '"undefined" is not a … phase' (JavaScript's word)
+        message = (
+            f"{key}: missing (a null deletes it), and every {skill.name} run has a {key}. "
+            f"Declared: {declared}"
         )
-    ]
+    else:
+        message = f'{key}: "{excerpt(js_string(phase))}" is not a {skill.name} {key}. Declared: {declared}'
+    return [Problem("phase", message, key, source)]
 
 
 def _dotted(parts: Any) -> str:

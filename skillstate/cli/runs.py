@@ -426,10 +426,12 @@ def do_journal(ctx: RunContext, run_id: str) -> int:
 
 
 def do_rm(ctx: RunContext, run_id: str) -> int:
-    """Delete the run and its journal; silent, and exit 0 even when there was nothing."""
+    """Delete the run and its journal; exit 0 even when there was nothing (as rig-state:
+    a clean-up step run twice succeeds), then with one warning line naming the id."""
     if not _valid_id(ctx, run_id):
         return USAGE
-    ctx.store.delete(run_id)
+    if not ctx.store.delete(run_id):
+        ctx.error(f"warning: no run '{excerpt(run_id)}'; nothing removed")
     return OK
 
 

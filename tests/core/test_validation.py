@@ -103,7 +103,7 @@ def test_phase_messages_render_like_javascript() -> None:
     skill = SkillDefinition(name="demo", phases=("a", "b"), terminal_phases=("b",))
     assert check_phase(skill, {"phase": "a"}) == []
     assert [p.message for p in check_phase(skill, {})] == [
-        'phase: "undefined" is not a demo phase. Declared: a → b'
+        "phase: missing (a null deletes it), and every demo run has a phase. Declared: a → b"
     ]
     assert [p.message for p in check_phase(skill, {"phase": 7})] == [
         'phase: "7" is not a demo phase. Declared: a → b'
