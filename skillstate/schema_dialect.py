@@ -172,12 +172,19 @@ def _mistyped(key: str, value: Any, name: str, source: str) -> Problem:
 def check_dialect(
     schema: Mapping[str, Any], state: Mapping[str, Any], source: str = "core"
 ) -> list[Problem]:
-    """Every problem of ``state`` against a dialect schema (valid: :func:`dialect_errors`)."""
+    """Every problem of ``state`` against a dialect schema.
+
+    A schema :func:`dialect_errors` refuses is never stored; one stored before this
+    dialect was read (then an empty JSON Schema) is read as the TypeScript server reads
+    it: a part that is not a type name is skipped.
+    """
     problems: list[Problem] = []
     if dialect(schema) == "types":
         for key, name in schema.items():
-            optional = name.endswith("?")
+            optional = isinstance(name, str) and name.endswith("?")
             name = name[:-1] if optional else name
+            if name not in TYPE_NAMES:
+                continue
             value = state.get(key)
             if value is None:
                 if not optional:
@@ -185,14 +192,15 @@ def check_dialect(
             elif not _matches(value, name):
                 problems.append(_mistyped(key, value, name, source))
         return problems
-    for key in schema.get("required", []):
-        if state.get(key) is None:
+    required = schema.get("required")
+    for key in required if isinstance(required, list) else []:
+        if isinstance(key, str) and state.get(key) is None:
             problems.append(_missing(key, source))
     props = schema["properties"]
     for key, spec in props.items():
         name = spec.get("type", "any") if isinstance(spec, Mapping) else spec
         value = state.get(key)
-        if value is not None and not _matches(value, name):
+        if name in TYPE_NAMES and value is not None and not _matches(value, name):
             problems.append(_mistyped(key, value, name, source))
     if schema.get("additionalProperties", True) is False:
         for key in state:

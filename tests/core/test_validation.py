@@ -14,6 +14,7 @@ from skillstate.schema import (
     check_phase,
     js_string,
     json_schema_errors,
+    validate_state,
 )
 
 DEFAULT = Budget()
@@ -258,3 +259,19 @@ def test_a_json_schema_message_does_not_echo_the_whole_value() -> None:
     skill = SkillDefinition(name="any", json_schema={"anyOf": [{"type": "array"}]})
     (problem,) = validate_state(skill, {"z": "x" * 100_000})
     assert len(problem.message) < 600 and problem.message.endswith("characters)")
+
+
+def test_a_type_dictionary_stored_before_the_dialect_was_read_is_read_leniently() -> None:
+    """A session created when ``{"id": "string", "meta": {...}}`` was an empty JSON Schema
+    keeps stepping: the parts that are not type names are skipped, as the TypeScript
+    server skips them, instead of failing every step."""
+    skill = SkillDefinition(name="adhoc")
+    legacy = {"id": "string", "meta": {"x": 1}, "n": "integer", "tags": "array?"}
+    assert [p.message for p in validate_state(skill, {"n": "x"}, schema=legacy)] == [
+        'Missing required state field "id"'
+    ]
+    assert validate_state(skill, {"id": "a", "meta": 5}, schema=legacy) == []
+    mode_a = {"required": "id", "properties": {"a": "str", "b": "number"}}
+    assert [p.message for p in validate_state(skill, {"a": 1, "b": "x"}, schema=mode_a)] == [
+        'State field "b" has type "string", expected "number"'
+    ]
