@@ -275,3 +275,32 @@ def test_a_type_dictionary_stored_before_the_dialect_was_read_is_read_leniently(
     assert [p.message for p in validate_state(skill, {"a": 1, "b": "x"}, schema=mode_a)] == [
         'State field "b" has type "string", expected "number"'
     ]
+
+
+@pytest.mark.parametrize(
+    ("schema", "kind"),
+    [
+        ({"properties": {"attempts": "number"}}, "properties"),
+        (
+            {"required": ["id"], "properties": {"id": {"type": "string"}, "n": "number"}},
+            "properties",
+        ),
+        ({"id": "string", "note": "string?"}, "types"),
+        ({"title": "string", "id": "string"}, "types"),  # a field named like a keyword
+        ({"id": "string", "meta": {"x": "number"}}, "types"),
+        ({}, None),
+        ({"type": "object"}, None),  # the reference would demand a field named "type"
+        ({"type": "object", "properties": {"n": {"type": "integer"}}}, None),
+        ({"type": "object", "x-owner": "team-a"}, None),  # an extension keyword
+        ({"title": "string", "description": "any"}, None),  # keywords only
+        ({"required": ["id"]}, None),
+    ],
+)
+def test_which_schemas_are_the_typescript_server_s_dialect(
+    schema: dict[str, Any], kind: str | None
+) -> None:
+    from skillstate.schema_dialect import dialect, state_schema_errors
+
+    assert dialect(schema) == kind
+    if kind is None:
+        assert state_schema_errors(schema) == json_schema_errors(schema) == []
