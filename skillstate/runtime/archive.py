@@ -30,6 +30,7 @@ from skillstate.pipeline import ARCHIVED_AS, transition
 
 if TYPE_CHECKING:
     from skillstate.host import Host
+    from skillstate.journal import Merge
     from skillstate.records import RunRecord, SkillDefinition
     from skillstate.store import Store
 
@@ -54,7 +55,7 @@ def _same_run(copy: RunRecord, record: RunRecord) -> bool:
     )
 
 
-def _copy(store: Store, record: RunRecord, merge: object) -> str:
+def _copy(store: Store, record: RunRecord, merge: Merge) -> str:
     """Import ``record`` and its journal under the first free archive id; that id."""
     import attrs
 
@@ -66,7 +67,7 @@ def _copy(store: Store, record: RunRecord, merge: object) -> str:
             existing = store.get(name)
         except RunNotFound:
             try:
-                store.import_run(attrs.evolve(record, id=name), entries, merge=merge)  # type: ignore[arg-type]
+                store.import_run(attrs.evolve(record, id=name), entries, merge=merge)
             except RunExists:
                 continue  # taken meanwhile: look at it again
             return name
