@@ -16,7 +16,7 @@ import attrs
 from skillstate.jsondoc import check_document, json_kind
 from skillstate.runtime.errors import InvalidSessionId, SessionInputError
 from skillstate.runtime.payloads import json_size
-from skillstate.schema import json_schema_errors
+from skillstate.schema_dialect import state_schema_errors
 from skillstate.store import is_valid_run_id
 
 __all__ = [
@@ -154,12 +154,13 @@ def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
 
 
 def check_schema(value: Any, limits: SessionLimits) -> dict[str, Any] | None:
-    """A session's ``state_schema``: ``None`` or a valid JSON Schema (draft 2020-12) object."""
+    """A session's ``state_schema``: ``None``, a valid JSON Schema (draft 2020-12) object or
+    the TypeScript server's dialect (:mod:`skillstate.schema_dialect`)."""
     if value is None:
         return None
     _check_json(value, "state_schema")  # checked before JSON Schema reads it
     schema = check_object(value, "state_schema", limits.schema_bytes)
-    errors = json_schema_errors(schema)
+    errors = state_schema_errors(schema)
     if errors:
         raise SessionInputError(errors[0])
     return schema

@@ -102,7 +102,8 @@ _PARSE_DESCRIPTION = (
 
 _CLOSE_DESCRIPTION = (
     "Housekeeping: close a skill session. Returns the final step and the final Σ; the session is "
-    "kept (closed, read-only) in the store for audit, and its id cannot be reused."
+    "kept (closed, read-only) in the store for audit. Its id can be initialized again: the "
+    "closed session is then moved, whole, to <id>.closed-<n>."
 )
 
 
@@ -223,8 +224,10 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         Param(
             "state_schema",
             "object",
-            "Optional JSON Schema (draft 2020-12) every Σ must satisfy; a step whose Σ_{t+1} "
-            "fails it is rolled back.",
+            "Optional schema every Σ must satisfy: a JSON Schema (draft 2020-12), or the "
+            'type-name form {"required": [...], "properties": {"k": "number"}, '
+            '"additionalProperties": false} or {"k": "string", "opt": "string?"}; a step whose '
+            "Σ_{t+1} fails it is rolled back.",
             required=False,
         ),
         Param(
