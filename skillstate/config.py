@@ -98,6 +98,11 @@ class Config:
         return int(self.get("max_active_sessions"))
 
     @property
+    def max_input_bytes(self) -> int:
+        """The largest JSON document the command lines read (a patch, a seed)."""
+        return int(self.get("max_input_bytes"))
+
+    @property
     def max_spec_bytes(self) -> int:
         """The largest spec P a new session takes (UTF-8 bytes of compact JSON)."""
         return int(self.get("max_spec_bytes"))

@@ -128,6 +128,16 @@ KEYS: dict[str, ConfigKey] = {
             256,
         ),
         ConfigKey(
+            "max_input_bytes",
+            "int",
+            "Largest JSON document (a patch, a seed, an initial state) the command lines read, "
+            "in bytes; a bigger one is refused before it is parsed (1,024 to 1 GiB)",
+            "SKILLSTATE_MAX_INPUT_BYTES",
+            1024 * 1024,
+            least=1024,
+            most=1 << 30,
+        ),
+        ConfigKey(
             "max_spec_bytes",
             "int",
             "Largest skill specification P a new session takes, in UTF-8 bytes of compact "

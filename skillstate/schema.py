@@ -56,6 +56,33 @@ def _got(value: Any) -> str:
         return "null"
 
 
+MAX_PROBLEMS = 100
+"""A check stops after this many problems, and one more problem says so: the rest of a
+huge refused document is never examined, so a refusal costs what its first problems
+cost, not what the document weighs (a patch of 10⁶ unknown keys)."""
+
+
+class _Full(Exception):
+    """Raised by :class:`_Capped` once it holds :data:`MAX_PROBLEMS`."""
+
+
+class _Capped(list[Problem]):
+    """A problem list that stops the check filling it at :data:`MAX_PROBLEMS`."""
+
+    def append(self, problem: Problem) -> None:
+        super().append(problem)
+        if len(self) >= MAX_PROBLEMS:
+            raise _Full
+
+
+def _stopped(problems: list[Problem], source: str) -> list[Problem]:
+    """``problems`` and the one saying the check stopped there."""
+    message = (
+        f"… checking stopped after the first {MAX_PROBLEMS} problems; fix these and send it again"
+    )
+    return [*problems, Problem("more", message, "", source)]
+
+
 def check_fields(
     fields: Mapping[str, FieldSpec],
     state: Mapping[str, Any],
@@ -69,9 +96,12 @@ def check_fields(
     ``units`` says how string lengths count (:attr:`SkillDefinition.text_units`);
     ``walkers`` is the caller's cache of compiled walkers.
     """
-    problems: list[Problem] = []
-    _compiled(fields, budget, source, units, walkers)(state, "", problems)
-    return problems
+    problems = _Capped()
+    try:
+        _compiled(fields, budget, source, units, walkers)(state, "", problems)
+    except _Full:
+        return _stopped(problems, source)
+    return list(problems)
 
 
 Walker = Callable[[Mapping[str, Any], str, list[Problem]], None]
@@ -293,7 +323,15 @@ def check_json_schema(
     field checker's words, with the known keys of that level listed (sorted).
     """
     validator = compiled(schema, validators)
-    problems: list[Problem] = []
+    problems = _Capped()
+    try:
+        _json_schema_problems(validator, state, source, problems)
+    except _Full:
+        return _stopped(_in_state_order(problems, state), source)
+    return _in_state_order(problems, state)
+
+
+def _json_schema_problems(validator: Any, state: Any, source: str, problems: _Capped) -> None:
     for error in validator.iter_errors(state):
         path = _dotted(error.absolute_path)
         if (
@@ -325,10 +363,13 @@ def check_json_schema(
         problems.append(
             Problem("schema", f"{excerpt(where)}: {excerpt(error.message, 400)}", path, source)
         )
+
+
+def _in_state_order(problems: list[Problem], state: Any) -> list[Problem]:
     if len(problems) > 1:
         order = _state_order(state)
-        problems.sort(key=lambda p: (order.get(p.path, -1), p.message))
-    return problems
+        return sorted(problems, key=lambda p: (order.get(p.path, -1), p.message))
+    return list(problems)
 
 
 def _state_order(state: Any) -> dict[str, int]:
@@ -377,6 +418,9 @@ def validate_state(
     elif schema is not None:
         problems.extend(check_json_schema(schema, state, source, validators))
     problems.extend(check_phase(skill, state, source))
+    stopped = [p for p in problems if p.code == "more"]
+    if stopped:  # one check stopped early: keep the cap, say it once
+        problems = _stopped([p for p in problems if p.code != "more"][:MAX_PROBLEMS], source)
     if skill.json_schema is not None or schema is not None:
         # A key both the fields and a JSON Schema refuse (or two schemas) is one problem.
         seen: set[tuple[str, str]] = set()

@@ -69,19 +69,37 @@ class RunContext(Protocol):
     def error(self, message: str) -> None: ...
 
 
-def read_document(text: str | None, stdin: TextIO | None = None) -> Any:
+def read_document(text: str | None, stdin: TextIO | None = None, limit: int | None = None) -> Any:
     """Parse a patch or seed: ``text``, or standard input when ``text`` is ``None`` or ``-``.
 
-    Raises :class:`~skillstate.errors.InvalidInput` (``patch is not valid JSON: …``).
+    A document over ``limit`` bytes (the ``max_input_bytes`` setting) is refused before
+    it is parsed, having read at most one byte more than the limit. Raises
+    :class:`~skillstate.errors.InvalidInput` (``patch is not valid JSON: …``).
     """
+    from skillstate.errors import InvalidInput
     from skillstate.jsondoc import parse_json
 
+    data: str | bytes
     if text is None or text == "-":
         stream = stdin or sys.stdin
         raw = getattr(stream, "buffer", None)  # bytes: decoded as UTF-8 whatever the locale
-        data: str | bytes = raw.read() if raw is not None else stream.read()
-        return parse_json(data, "patch")
-    return parse_json(text, "patch")
+        size = -1 if limit is None else limit + 1
+        data = raw.read(size) if raw is not None else stream.read(size)
+        over = limit is not None and len(data) > limit
+    else:
+        data = text
+        over = limit is not None and len(text) * 4 > limit and len(text.encode()) > limit
+    if over:
+        raise InvalidInput(
+            f"patch is over the {limit:,}-byte input limit (the setting max_input_bytes, "
+            "SKILLSTATE_MAX_INPUT_BYTES), refused unread"
+        )
+    return parse_json(data, "patch")
+
+
+def _limit(ctx: RunContext) -> int | None:
+    """The configured ``max_input_bytes``."""
+    return ctx.host.config.max_input_bytes
 
 
 MAX_REASONS = 100
@@ -91,9 +109,12 @@ MAX_REASONS = 100
 def reasons(ctx: RunContext, title: str, problems: Sequence[Problem]) -> None:
     """``{prog}: {title}:`` and one ``  - reason`` line per problem (at most
     :data:`MAX_REASONS`), on stderr."""
-    lines = "".join(f"\n  - {p.message}" for p in problems[:MAX_REASONS])
-    if len(problems) > MAX_REASONS:
-        lines += f"\n  - … and {len(problems) - MAX_REASONS:,} more"
+    stopped = [p for p in problems if p.code == "more"]  # a check that stopped early
+    listed = [p for p in problems if p.code != "more"]
+    lines = "".join(f"\n  - {p.message}" for p in listed[:MAX_REASONS])
+    if len(listed) > MAX_REASONS:
+        lines += f"\n  - … and {len(listed) - MAX_REASONS:,} more"
+    lines += "".join(f"\n  - {p.message}" for p in stopped[:1])
     ctx.error(f"{title}:{lines}")
 
 
@@ -180,7 +201,7 @@ def do_init(
         ctx.error(f"run '{run_id}' already exists — patch it instead")
         return USAGE
     try:
-        seed = {} if seed_text is None else read_document(seed_text)
+        seed = {} if seed_text is None else read_document(seed_text, limit=_limit(ctx))
     except InvalidInput as exc:
         ctx.error(str(exc))
         return REJECTED
@@ -229,7 +250,7 @@ def do_patch(
         ctx.error(f"run '{run_id}' names unknown skill '{excerpt(record.skill)}'")
         return USAGE
     try:
-        patch = read_document(patch_text)
+        patch = read_document(patch_text, limit=_limit(ctx))
     except InvalidInput as exc:
         ctx.error(str(exc))
         return REJECTED

@@ -72,7 +72,11 @@ def run(ctx: CliContext) -> int:
         ctx.error(problem)
         return USAGE
     try:
-        state = None if a.state is None else read_document(a.state)
+        state = (
+            None
+            if a.state is None
+            else read_document(a.state, limit=ctx.host.config.max_input_bytes)
+        )
     except InvalidInput as exc:
         ctx.error(str(exc).replace("patch", "--state", 1))
         return USAGE

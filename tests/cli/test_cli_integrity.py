@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -261,3 +262,75 @@ def test_import_refuses_a_forged_export_and_writes_nothing(
     (tmp_path / "good.json").write_text(_forge(export, lambda doc: None), encoding="utf-8")
     good = run_skillstate("--store", f"file:{target}", "import", "good.json", cwd=tmp_path)
     assert good.returncode == 0, good.stderr
+
+
+# -- a refusal costs what its first problems cost (issue 26, item 5) ---------------------
+
+
+def test_a_huge_patch_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    url = f"file:{tmp_path / 'state'}"
+    _init(url, tmp_path, "r1")
+    big = json.dumps({f"k{i}": i for i in range(1_000_000)})  # 16 MB of unknown keys
+    out = subprocess.run(
+        [SKILLSTATE, "--store", url, "patch", "r1", "--json", "-"],
+        input=big,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert out.returncode == 1
+    assert out.stderr == (
+        "skillstate: patch is over the 1,048,576-byte input limit (the setting "
+        "max_input_bytes, SKILLSTATE_MAX_INPUT_BYTES), refused unread\n"
+    )
+    raised = subprocess.run(
+        [SKILLSTATE, "--store", url, "patch", "r1", "--json", "-"],
+        input=json.dumps({"nextAction": "x" * 1500}),
+        capture_output=True,
+        text=True,
+        env=clean_env(SKILLSTATE_MAX_INPUT_BYTES="1024"),
+        cwd=tmp_path,
+    )
+    assert raised.returncode == 1 and "1,024-byte input limit" in raised.stderr
+
+
+def test_a_refusal_stops_collecting_at_the_cap(tmp_path: Path) -> None:
+    url = f"file:{tmp_path / 'state'}"
+    _init(url, tmp_path, "r1")
+    many = json.dumps({f"k{i}": i for i in range(50_000)})  # under the input limit
+    out = subprocess.run(
+        [SKILLSTATE, "--store", url, "patch", "r1", "--json", "-"],
+        input=many,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert out.returncode == 1
+    lines = out.stderr.splitlines()
+    assert lines[0] == "skillstate: patch rejected:"
+    assert lines[1].startswith("  - k0: unknown key.")
+    assert lines[-1] == (
+        "  - … checking stopped after the first 100 problems; fix these and send it again"
+    )
+    assert len(lines) <= 103
+
+
+def test_the_api_returns_a_bounded_list_of_problems() -> None:
+    from skillstate.pipeline import Change, create_run, transition
+    from skillstate.testing import make_host, sample_skill
+
+    host = make_host("memory:")
+    store, skill = host.open_store(), sample_skill()
+    assert create_run(host, store, skill, "r1", {"counter": 0}).accepted
+    patch = {f"k{i}": i for i in range(200_000)}
+    outcome = transition(host, store, "r1", Change(patch=patch), skill=skill)
+    assert not outcome.accepted
+    codes = [p.code for p in outcome.problems]
+    assert codes[:100] == ["unknown-key"] * 100 and "more" in codes  # then the budget's
+    assert len(codes) <= 102
+    assert store.get("r1").version == 1
+    host.close()
