@@ -37,6 +37,7 @@ class RuntimeBase:
         limits: SessionLimits | None = None,
         max_active_sessions: int | None = None,
         session_idle_ttl: float | None = None,
+        listing_age: float = 10.0,
     ) -> None:
         self._owns_host = host is None
         self.host = host if host is not None else Host.from_config()
@@ -51,6 +52,9 @@ class RuntimeBase:
         self.session_idle_ttl: float = (
             config.session_idle_ttl if session_idle_ttl is None else session_idle_ttl
         )
+        self.listing_age = listing_age
+        """Seconds a listing of the store answers the session limits (0: list every time,
+        for a cap exact across processes at the cost of a listing per creation)."""
 
     def close(self) -> None:
         """Release the store (only when this runtime built its own host)."""

@@ -3,8 +3,12 @@ limits of a shared server (``max_active_sessions``, ``session_idle_ttl``).
 
 Before a session is created or forked, idle sessions are closed first (so they free
 their slots), then the cap is checked; after the creation the count is checked again,
-and a session that made the count exceed the cap (another process created one at the
-same time) is removed and refused (:mod:`skillstate.runtime.limits`).
+and a session that made the count exceed the cap (another thread or process created
+one at the same time) is removed and refused (:mod:`skillstate.runtime.limits`). The
+counts come from a listing at most ``listing_age`` (10) seconds old, and any refusal
+from a fresh one: so a creation does not cost more in a bigger store, and sessions
+another process created in those seconds may pass the cap by that many
+(``listing_age=0``: exact across processes, a listing per creation).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ class CreatingCalls(RuntimeBase):
         if self._index is None:
             from skillstate.runtime.limits import SessionIndex
 
-            self._index = SessionIndex(self.store)
+            self._index = SessionIndex(self.store, max_age=self.listing_age)
         return self._index
 
     # -- limits ---------------------------------------------------------------------
@@ -65,16 +69,24 @@ class CreatingCalls(RuntimeBase):
         if self.session_idle_ttl > 0:
             self.expire_idle_sessions()
         if self.max_active_sessions > 0:
-            if self._sessions().count() >= self.max_active_sessions:
-                raise SessionLimitReached(self.max_active_sessions)
+            index = self._sessions()  # a refusal is decided on a fresh listing only
+            if index.count() >= self.max_active_sessions:
+                if index.count(fresh=True) >= self.max_active_sessions:
+                    raise SessionLimitReached(self.max_active_sessions)
 
     def _confirm_room(self, session_id: str) -> None:
         """After creating ``session_id``: if the active sessions now exceed the cap (a
         concurrent creation), remove it again and refuse."""
+        index = self._sessions()
+        try:
+            index.created(self.store.get(session_id))
+        except RunNotFound:
+            return
         if self.max_active_sessions > 0:
-            if self._sessions().count() > self.max_active_sessions:
-                self.store.delete(session_id, expected_version=1)
-                raise SessionLimitReached(self.max_active_sessions)
+            if index.count() > self.max_active_sessions:
+                if index.count(fresh=True) > self.max_active_sessions:
+                    self.store.delete(session_id, expected_version=1)
+                    raise SessionLimitReached(self.max_active_sessions)
 
     def initialize_skill(
         self,

@@ -1,9 +1,10 @@
 """Session limits for a shared server: the active-session count and idle sessions.
 
 :class:`SessionIndex` answers both from the store's listing (one ``Store.list``: each
-run's status, version and last write time) and remembers which runs are sessions, so
-a record is read only for a run it has not seen at that version: the cost of a check
-does not grow with the number of sessions' records, only with the listing.
+run's status, version and last write time), taken again when it is 10 s old or before
+it would refuse a session, and remembers which runs are sessions, so a record is read
+only for a run it has not seen at that version: creating a session does not cost more
+in a bigger store.
 :class:`~skillstate.runtime.Runtime` closes idle sessions (``session_idle_ttl``) and
 then refuses a new session beyond ``max_active_sessions`` when a session is created or
 forked, and sweeps idle ones when sessions are listed — lazily, as the reference
@@ -15,6 +16,8 @@ holds even under a race (both may be refused; a retry then succeeds).
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -31,15 +34,51 @@ __all__ = ["SessionIndex", "expire_idle"]
 log = logging.getLogger("skillstate.runtime")
 
 
+LISTING_AGE = 10.0
+"""Seconds a listing of the store answers the limits before the store is listed again."""
+
+
 class SessionIndex:
-    """Which runs of a store are active sessions, from its listing (records read once)."""
+    """Which runs of a store are active sessions, from its listing (records read once).
 
-    def __init__(self, store: Store) -> None:
+    A listing costs what the store weighs (every record, in the file store), so it is
+    taken again only when it is :data:`LISTING_AGE` seconds old, or when an answer from
+    it would refuse a session (:meth:`count` with ``fresh=True``): a creation costs
+    the same in a store of 10 runs or of 10,000. The runtime tells the index of the
+    sessions it creates (:meth:`created`), so within one process the count is exact;
+    sessions another process created since the last listing are seen at the next one.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        max_age: float = LISTING_AGE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.store = store
+        self.max_age = max_age
+        self._clock = clock
         self._seen: dict[str, tuple[int, bool]] = {}  # run id -> (version, is a session)
+        self._active: dict[str, RunSummary] = {}
+        self._listed_at: float | None = None
+        self._lock = threading.Lock()
 
-    def active(self) -> list[RunSummary]:
-        """The summaries of the active sessions, by id."""
+    def active(self, fresh: bool = False) -> list[RunSummary]:
+        """The summaries of the active sessions, by id (``fresh``: from a new listing)."""
+        with self._lock:
+            now = self._clock()
+            if fresh or self._listed_at is None or now - self._listed_at >= self.max_age:
+                self._active = {s.id: s for s in self._list()}
+                self._listed_at = now
+            return [self._active[run_id] for run_id in sorted(self._active)]
+
+    def created(self, record: RunRecord) -> None:
+        """A session this process just created counts at once, before the next listing."""
+        with self._lock:
+            self._active[record.id] = RunSummary.of(record)
+            self._seen[record.id] = (record.version, True)
+
+    def _list(self) -> list[RunSummary]:
         found = []
         listed = set()
         for summary in self.store.list():
@@ -60,9 +99,9 @@ class SessionIndex:
             self._seen.pop(run_id, None)  # another thread may have dropped it
         return found
 
-    def count(self) -> int:
-        """How many sessions are active."""
-        return len(self.active())
+    def count(self, fresh: bool = False) -> int:
+        """How many sessions are active (``fresh``: from a new listing)."""
+        return len(self.active(fresh))
 
     def idle(self, ttl: float, now: datetime | None = None) -> list[RunSummary]:
         """The active sessions last written more than ``ttl`` seconds ago (none for ``ttl <= 0``)."""

@@ -196,12 +196,23 @@ def test_expired_sessions_free_their_slots_before_the_cap_is_checked(tmp_path: P
     host.close()
 
 
-def test_concurrent_creates_never_exceed_the_cap(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shared", [True, False], ids=["one-runtime", "one-per-thread"])
+def test_concurrent_creates_never_exceed_the_cap(tmp_path: Path, shared: bool) -> None:
+    """Threads of one server (one runtime) never pass the cap. Runtimes of their own
+    (other processes) neither with ``listing_age=0``: by default a runtime's count comes
+    from a listing up to 10 s old (issue 26: so a creation costs the same in a bigger
+    store), and sessions other processes created meanwhile are seen at the next one."""
     url = f"file:{tmp_path / 'state'}"
     cap, workers, rounds = 2, 6, 3
     for round_ in range(rounds):
         hosts = [make_host(url) for _ in range(workers)]
-        runtimes = [Runtime(host=h, max_active_sessions=cap, session_idle_ttl=0) for h in hosts]
+        runtimes = [
+            Runtime(host=h, max_active_sessions=cap, session_idle_ttl=0, listing_age=0)
+            for h in hosts
+        ]
+        if shared:
+            runtimes[0] = Runtime(host=hosts[0], max_active_sessions=cap, session_idle_ttl=0)
+            runtimes = [runtimes[0]] * workers
         barrier = threading.Barrier(workers)
         made: list[str] = []
 
@@ -253,4 +264,42 @@ def test_a_cap_check_reads_no_record_of_an_unchanged_session(tmp_path: Path) -> 
         del store.get
     others = [r for r in reads if r.startswith("s")]
     assert others == [], f"the cap check read {len(others)} records of unchanged sessions"
+    host.close()
+
+
+def test_creating_a_session_does_not_list_the_store_each_time(tmp_path: Path) -> None:
+    """Issue 26 item 6: with the cap and the idle sweep on (the defaults), every create
+    listed the whole store (twice), so its cost grew with the store. Now one listing
+    answers the limits for ``listing_age`` seconds; a refusal still lists afresh."""
+    host = make_host(f"file:{tmp_path / 'state'}")
+    clock = [0.0]
+    rt = Runtime(host=host, max_active_sessions=60, session_idle_ttl=3600)
+    from skillstate.runtime.limits import SessionIndex
+
+    rt._index = SessionIndex(rt.store, max_age=10.0, clock=lambda: clock[0])
+    store = rt.store
+    lists: list[int] = []
+    real_list = store.list
+
+    def counting_list(*args: Any, **kwargs: Any) -> Any:
+        lists.append(1)
+        return real_list(*args, **kwargs)
+
+    store.list = counting_list  # type: ignore[method-assign]
+    try:
+        for n in range(50):
+            rt.initialize_skill(f"s{n}", "x", environment="mock")
+        assert len(lists) == 1, f"{len(lists)} listings for 50 creations"
+        clock[0] = 10.0  # the listing is now 10 s old: the next creation lists again
+        rt.initialize_skill("s50", "x", environment="mock")
+        assert len(lists) == 2
+        for n in range(51, 60):
+            rt.initialize_skill(f"s{n}", "x", environment="mock")
+        with pytest.raises(SessionLimitReached):  # the 61st: decided on a fresh listing
+            rt.initialize_skill("s60", "x", environment="mock")
+        assert len(lists) == 3
+        rt.close_session("s0")  # a slot freed: seen by the fresh listing a refusal takes
+        rt.initialize_skill("s60", "x", environment="mock")
+    finally:
+        del store.list
     host.close()
