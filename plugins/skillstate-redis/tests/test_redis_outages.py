@@ -3,8 +3,14 @@ URL with its password masked, exit 3, never a traceback or a hang."""
 
 from __future__ import annotations
 
+import json
+import re
 import socket
+import subprocess
+import sys
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,7 +18,7 @@ import pytest
 from redisserver import RedisServer, free_port
 
 from skillstate.plugin import StoreError
-from skillstate.testing import make_host, run_command
+from skillstate.testing import clean_env, make_host, run_command
 
 
 def _fails_in_one_line(url: str, *args: str, cwd: Path) -> str:
@@ -116,3 +122,45 @@ def test_full_is_refused_where_the_server_does_not_fsync_each_write(
         cwd=tmp_path,
     )
     assert ok.returncode == 0, ok.stderr
+
+
+def test_health_answers_503_json_when_the_server_went_away(
+    own_server: Callable[..., RedisServer], tmp_path: Path
+) -> None:
+    pytest.importorskip("uvicorn", reason="the MCP server needs the 'mcp' extra")
+    server = own_server()
+    url = server.url("health:", durability="process")
+    mcp = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "skillstate"),
+            "--store",
+            url,
+            "mcp",
+            "--http",
+            "--port",
+            "0",
+        ],
+        cwd=tmp_path,
+        env=clean_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert mcp.stdout is not None
+        banner = mcp.stdout.readline()
+        address = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", banner)
+        assert address, banner
+        health = f"http://127.0.0.1:{address.group(1)}/health"
+        with urllib.request.urlopen(health, timeout=30) as answer:
+            assert json.loads(answer.read())["status"] == "ok"
+        server.kill()
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(health, timeout=30)
+        assert info.value.code == 503
+        body = json.loads(info.value.read())
+        assert body["status"] == "unavailable" and "Redis" in body["error"]
+    finally:
+        mcp.terminate()
+        mcp.wait(30)
