@@ -19,18 +19,17 @@ Reads are paged: listing walks the run index ``ZRANGE … BYLEX LIMIT`` 500 ids 
 time, a history window reads just its versions (``HMGET``), and a replay starts at the
 latest snapshot at or before it. ``KEYS`` is never used.
 
-Connections: redis-py's pool; redis-py's own retries are off. A read that meets a dead
-connection is retried once on a fresh one; so is a write, after looking its journal
-entry up (if it is there the write had landed).
+Connections (:mod:`skillstate_redis.connection`): redis-py's pool, its own retries off;
+a read that meets a dead connection is retried once on a fresh one; so is a write,
+after looking its journal entry up (if it is there the write had landed).
 """
 
 from __future__ import annotations
 
 import builtins
 import json
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin import (
     JournalEntry,
@@ -44,18 +43,16 @@ from skillstate.plugin import (
     VersionConflict,
     check_run_id,
     compact,
-    mask_url,
 )
 
-from .scripts import COMMIT, CREATE, DELETE, MARK
-from .url import parse_redis_url
+from .connection import RedisConnection
+from .scripts import MARK
 
 if TYPE_CHECKING:
     import redis
 
 __all__ = ["PAGE", "RedisStore"]
 
-T = TypeVar("T")
 PAGE = 500
 """Ids a listing reads at a time, and journal entries a journal read asks for at a time."""
 
@@ -68,133 +65,8 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_constant=_refuse_constant)
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-class RedisStore(Store):
+class RedisStore(RedisConnection, Store):
     """Runs in Redis hashes under one key prefix; connected on first use."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.client_url, options = parse_redis_url(url)
-        self.prefix: str = options["prefix"]
-        self.durability: str = options["durability"]
-        self.shown = mask_url(url)
-        self._index = f"{self.prefix}runs"
-        self._client: redis.Redis | None = None
-        self._scripts: dict[str, Any] = {}
-        self._lock = threading.Lock()
-        self._closed = False
-
-    # -- connections -----------------------------------------------------------
-    def _keys(self, run_id: str) -> list[str]:
-        p = self.prefix
-        return [f"{p}run:{run_id}", f"{p}journal:{run_id}", f"{p}snapshots:{run_id}"]
-
-    def _open(self) -> redis.Redis:
-        client = self._client
-        if client is not None:
-            return client
-        with self._lock:
-            if self._client is not None:
-                return self._client
-            if self._closed:
-                raise StoreError(f"store {self.shown} is closed")
-            import redis
-            from redis.backoff import NoBackoff
-            from redis.retry import Retry
-
-            try:
-                client = redis.Redis.from_url(
-                    self.client_url, decode_responses=True, retry=Retry(NoBackoff(), 0)
-                )
-            except (TypeError, ValueError) as exc:
-                raise StoreError(f"bad Redis URL '{self.shown}': {_one_line(exc)}") from None
-            try:
-                client.ping()
-                if self.durability == "full":
-                    self._check_full(client)
-            except redis.RedisError as exc:
-                client.close()
-                reason = _one_line(exc)
-                if "NOAUTH" in reason or "already authenticated" in reason:
-                    reason = f"the server asks for a password and the URL gives none ({reason})"
-                raise StoreError(f"cannot connect to Redis at {self.shown}: {reason}") from None
-            except (TypeError, ValueError) as exc:  # an option redis-py does not take
-                client.close()
-                raise StoreError(f"bad Redis URL '{self.shown}': {_one_line(exc)}") from None
-            except StoreError:
-                client.close()
-                raise
-            self._scripts = {
-                name: client.register_script(text)
-                for name, text in (("commit", COMMIT), ("create", CREATE), ("delete", DELETE))
-            }
-            self._client = client
-            return client
-
-    def _check_full(self, client: redis.Redis) -> None:
-        """``full`` needs ``appendonly yes`` and ``appendfsync always``; refuse it otherwise."""
-        import redis
-
-        try:
-            config = {**client.config_get("appendonly"), **client.config_get("appendfsync")}
-        except redis.ResponseError as exc:
-            raise StoreError(
-                f"{self.shown}: durability=full needs CONFIG GET to check the server's "
-                f"append-only file, and the server refused it ({_one_line(exc)}); "
-                "use durability=process"
-            ) from None
-        appendonly, appendfsync = config.get("appendonly"), config.get("appendfsync")
-        if appendonly != "yes" or appendfsync != "always":
-            raise StoreError(
-                f"{self.shown}: durability=full needs the server to run appendonly yes with "
-                f"appendfsync always (it has appendonly {appendonly}, appendfsync "
-                f"{appendfsync}); configure the server so or use durability=process"
-            )
-
-    def _run(
-        self, what: str, work: Callable[[redis.Redis], T], landed: Callable[[], bool] | None = None
-    ) -> T:
-        """Run ``work``; on a dead connection, retry once (a write: unless it ``landed``)."""
-        client = self._open()
-        import redis
-
-        for attempt in (1, 2):
-            try:
-                if attempt == 2 and landed is not None and landed():
-                    return None  # type: ignore[return-value]  # writes return None
-                return work(client)
-            except redis.AuthenticationError as exc:
-                raise StoreError(
-                    f"cannot {what}: Redis at {self.shown}: {_one_line(exc)}"
-                ) from None
-            except redis.ConnectionError as exc:
-                if attempt == 2:
-                    raise StoreError(
-                        f"cannot {what}: the connection to Redis at {self.shown} failed "
-                        f"({_one_line(exc)})"
-                        + ("; nothing was changed unless a re-read shows it" if landed else "")
-                    ) from None
-            except redis.TimeoutError as exc:
-                raise StoreError(
-                    f"cannot {what}: Redis at {self.shown} did not answer in time "
-                    f"({_one_line(exc)})"
-                    + ("; nothing was changed unless a re-read shows it" if landed else "")
-                ) from None
-            except redis.RedisError as exc:
-                raise StoreError(f"cannot {what}: Redis error: {_one_line(exc)}") from None
-        raise AssertionError("unreachable")
-
-    def _entry_landed(self, run_id: str, entry: JournalEntry) -> Callable[[], bool]:
-        text = compact(entry.to_dict())
-        journal = self._keys(run_id)[1]
-
-        def landed() -> bool:
-            return bool(self._open().hget(journal, str(entry.version)) == text)
-
-        return landed
 
     def _foreign(self, run_id: str, key: str | None = None) -> StoreError:
         shown = key or self._keys(run_id)[0]
@@ -469,10 +341,3 @@ class RedisStore(Store):
             return out
         except (TypeError, ValueError) as exc:
             raise StoreError(f"run '{run_id}' has a damaged snapshot: {exc}") from None
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
