@@ -9,7 +9,16 @@ in :mod:`skillstate.testing` checks them for every store):
   ``expected_version``, else raises :class:`~skillstate.errors.VersionConflict`;
   the record and its journal entry are written together or not at all;
 - ``journal`` returns the entries in version order; replaying them rebuilds the state;
-- ``delete`` removes the record, its journal and any lock;
+- ``delete`` removes the record, its journal and any lock. With ``expected_version``
+  it is compare-and-swap too: it removes the run only if the stored version still
+  equals it, in the same atomic step as the check (under the run's lock, or one
+  ``DELETE … WHERE version = ?``), else raises
+  :class:`~skillstate.errors.VersionConflict` and removes nothing; so a commit that
+  lands after the caller read the run is never deleted with it (``gc`` depends on
+  this). ``expected_version=0`` means "no record": only leftovers of an interrupted
+  delete are removed, and a run that exists is a conflict;
+- ``damage`` and ``debris`` (optional) name what ``verify`` must report before any read
+  mends it: a record torn as stored, the leftovers of a delete killed halfway;
 - ``history`` yields the run at each version (the journal entry and Σ after it) and
   ``state_at`` gives one version. Both are implemented here, once, by replay, on two
   primitives a store may override for speed: ``journal_range`` (entries between two
@@ -60,6 +69,7 @@ __all__ = [
     "StoreWarning",
     "check_run_id",
     "check_version",
+    "delete_if_at",
     "is_valid_run_id",
     "snapshot_due",
 ]
@@ -120,6 +130,30 @@ def check_run_id(run_id: Any) -> str:
     return str(run_id)
 
 
+def delete_if_at(store: Store, run_id: str, version: int) -> bool:
+    """``store.delete(run_id, expected_version=version)``, or a :class:`StoreError` saying
+    that the store cannot (a store written before the contract had the argument).
+
+    What must not delete a run written meanwhile (``gc``, ``rm --expected-version``)
+    deletes through this, and never falls back to an unconditional delete.
+    """
+    import inspect
+
+    from skillstate.errors import StoreError
+
+    try:
+        takes = "expected_version" in inspect.signature(store.delete).parameters
+    except (TypeError, ValueError):
+        takes = False
+    if not takes:
+        raise StoreError(
+            f"the {type(store).__name__} store cannot delete conditionally (its delete() "
+            "takes no expected_version), so a run written meanwhile could be lost; "
+            "nothing deleted"
+        )
+    return store.delete(run_id, expected_version=version)
+
+
 class Store(ABC):
     """A storage backend. Subclasses validate every run id they turn into a path or key.
 
@@ -160,8 +194,37 @@ class Store(ABC):
         """The run's journal entries in version order."""
 
     @abstractmethod
-    def delete(self, run_id: str) -> bool:
-        """Remove the run, its journal and any lock; ``False`` if there was nothing."""
+    def delete(self, run_id: str, expected_version: int | None = None) -> bool:
+        """Remove the run, its journal and any lock; ``False`` if there was no record.
+
+        With ``expected_version``, only if the stored version still equals it, checked
+        and deleted in one atomic step; else :class:`~skillstate.errors.VersionConflict`
+        and nothing is removed. A run that is not there is ``False`` whatever the
+        expected version (there is nothing a caller could lose). ``0`` expects no record:
+        only leftovers of an interrupted delete (a journal or lock without its record)
+        go, and a record that exists is a conflict.
+        """
+
+    def damage(self) -> dict[str, builtins.list[str]]:
+        """Runs whose record cannot be read as stored, by id, found without mending them.
+
+        ``skillstate verify`` asks before it reads any run, because a read may mend what
+        it finds (the file store rebuilds a torn record from its journal) and verify
+        must report it; ``verify --repair`` then rebuilds it (:meth:`repair`). Each
+        value is problem lines naming no server path. Default: none (a store whose
+        writes are transactions never leaves a record half written).
+        """
+        return {}
+
+    def debris(self) -> builtins.list[str]:
+        """Ids of runs deleted only in part: a journal or lock left without its record.
+
+        What a delete that was killed halfway leaves in a store that deletes a run's
+        files one by one (the file store). The run is gone for every reader; ``verify``
+        reports its debris and ``verify --repair`` collects it with
+        ``delete(run_id, expected_version=0)``. Default: none.
+        """
+        return []
 
     # -- helpers a store calls ------------------------------------------------------
     @staticmethod

@@ -4,7 +4,9 @@ A run is deleted (record and journal, as ``rm`` does) when it matches every
 criterion given: ``--closed-before DATE`` — finished (status ``closed`` or
 ``completed``) and last written before DATE; ``--older-than D`` — last written more
 than D ago (``30d``, ``12h``, ``90m``, ``2w``). At least one is required. Each run is
-read again just before it is deleted, so one written meanwhile is kept.
+read again just before it is deleted, and deleted only if it is still at the version
+read, checked and deleted in one step (``Store.delete(id, expected_version=…)``): one
+written meanwhile is kept.
 ``--dry-run`` lists what would go and deletes nothing.
 """
 
@@ -35,9 +37,10 @@ def run(ctx: CliContext) -> int:
     from datetime import UTC, datetime, timedelta
 
     from skillstate.cli.runs import OK, USAGE
-    from skillstate.errors import InvalidInput, RunNotFound
+    from skillstate.errors import InvalidInput, RunNotFound, VersionConflict
     from skillstate.records import RunSummary
     from skillstate.retention import matches, parse_date, parse_duration
+    from skillstate.store import delete_if_at
 
     a = ctx.args
     if a.closed_before is None and a.older_than is None:
@@ -59,13 +62,18 @@ def run(ctx: CliContext) -> int:
         if not matches(summary, closed_before=closed_before, older_than=older_than, now=now):
             continue
         try:  # read again: a run written since the listing is kept
-            fresh = RunSummary.of(store.get(summary.id))
+            record = store.get(summary.id)
         except RunNotFound:
             continue
+        fresh = RunSummary.of(record)
         if not matches(fresh, closed_before=closed_before, older_than=older_than, now=now):
             continue
         if not a.dry_run:
-            store.delete(summary.id)
+            try:  # only the version just checked: a commit since then keeps the run
+                if not delete_if_at(store, summary.id, record.version):
+                    continue
+            except VersionConflict:
+                continue
         gone.append(
             {"id": fresh.id, "skill": fresh.skill, "status": fresh.status, "updated": fresh.updated}
         )

@@ -425,11 +425,29 @@ def do_journal(ctx: RunContext, run_id: str) -> int:
     return OK
 
 
-def do_rm(ctx: RunContext, run_id: str) -> int:
-    """Delete the run and its journal; silent, and exit 0 even when there was nothing."""
+def do_rm(ctx: RunContext, run_id: str, expected_version: int | None = None) -> int:
+    """Delete the run and its journal; silent, and exit 0 even when there was nothing.
+
+    With ``expected_version``, only if the run is still at that version (checked and
+    deleted in one step: :func:`skillstate.store.delete_if_at`); else nothing is deleted
+    and the exit code is :data:`CONFLICT`, or :data:`USAGE` when there is no such run.
+    """
+    from skillstate.errors import VersionConflict
+    from skillstate.store import delete_if_at
+
     if not _valid_id(ctx, run_id):
         return USAGE
-    ctx.store.delete(run_id)
+    if expected_version is None:
+        ctx.store.delete(run_id)
+        return OK
+    try:
+        gone = delete_if_at(ctx.store, run_id, expected_version)
+    except VersionConflict as exc:
+        ctx.error(f"{exc}; nothing deleted (read the run again and retry)")
+        return CONFLICT
+    if not gone:
+        ctx.error(f"no run '{run_id}' (expected at version {expected_version}); nothing deleted")
+        return USAGE
     return OK
 
 

@@ -6,13 +6,18 @@ including a snapshot the store keeps (``Store.snapshots``) that is not the repla
 state at its version. A
 run the store cannot read (a damaged record or journal; one a listing skipped with a
 warning) is reported too, as ``cannot be read``: verify never counts it as fine.
-``--repair`` asks the store to rebuild each run that differs or cannot be read from its
-journal (``Store.repair``; the file store can, when the journal holds the records),
-then checks it again.
+Before any run is read (a read may mend what it finds), the store is asked what is
+wrong as it lies (``Store.damage``: a record torn as stored, reported as ``damaged``)
+and what a delete killed halfway left (``Store.debris``: a journal or lock without its
+record, reported as ``debris``).
+``--repair`` asks the store to rebuild each run that differs, cannot be read or is
+damaged from its journal (``Store.repair``; the file store can, when the journal holds
+the records), then checks it again; debris is collected
+(``Store.delete(id, expected_version=0)``, which never touches a run created since).
 
-Exit 0 when every run agrees with its journal, 1 when any differs or cannot be read
-(after ``--repair``: any that is still wrong); an invalid or unknown run id is a usage
-error (exit 2, before anything is checked).
+Exit 0 when every run agrees with its journal and nothing is damaged or left over, 1
+otherwise (after ``--repair``: when anything is still wrong); an invalid or unknown
+run id is a usage error (exit 2, before anything is checked).
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ __all__ = ["check_run", "configure", "run"]
 
 UNREADABLE = "cannot be read"
 DIFFERS = "differs from its journal"
+DAMAGED = "damaged"
+DEBRIS = "debris of an interrupted delete"
+HEADINGS = {"unreadable": UNREADABLE, "differs": DIFFERS, "damaged": DAMAGED, "debris": DEBRIS}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -101,17 +109,27 @@ def run(ctx: CliContext) -> int:
     from skillstate.store import check_run_id
 
     store = ctx.store
+    named = [check_run_id(run_id) for run_id in ctx.args.run_ids]
+    # first, as the store lies: any read after this may mend a torn record
+    damaged = store.damage()
+    debris = store.debris()
+    if named:
+        damaged = {i: p for i, p in damaged.items() if i in named}
+        debris = [i for i in debris if i in named]
+    results: dict[str, tuple[str, list[str]]] = {i: ("damaged", p) for i, p in damaged.items()}
+    for run_id in debris:
+        results[run_id] = ("debris", ["a journal or lock without its record"])
     skipped: dict[str, list[str]] = {}
-    if ctx.args.run_ids:
-        run_ids = [check_run_id(run_id) for run_id in ctx.args.run_ids]
+    if named:
+        run_ids = [i for i in named if i not in results]
         for run_id in run_ids:
             if not store.exists(run_id):
                 raise RunNotFound(run_id)
     else:
         run_ids, skipped = _every_run(store)
-    results: dict[str, tuple[str, list[str]]] = {
-        run_id: ("unreadable", problems) for run_id, problems in skipped.items()
-    }
+        run_ids = [i for i in run_ids if i not in results]
+    for run_id, problems in skipped.items():
+        results.setdefault(run_id, ("unreadable", problems))
     for run_id in run_ids:
         results[run_id] = check_run(store, run_id, merge=ctx.host.merge)
     repaired: dict[str, str] = {}
@@ -120,9 +138,12 @@ def run(ctx: CliContext) -> int:
             if status == "ok":
                 continue
             try:
-                repaired[run_id] = store.repair(run_id)
+                repaired[run_id] = _repair(store, run_id, status)
             except SkillstateError as exc:
                 results[run_id] = (status, [*problems, f"not repaired: {exc}"])
+                continue
+            if status == "debris":
+                results[run_id] = ("ok", [])
                 continue
             results[run_id] = check_run(store, run_id, merge=ctx.host.merge)
     ordered = sorted(results.items())
@@ -138,11 +159,21 @@ def run(ctx: CliContext) -> int:
                 print(f"{run_id}: {repaired[run_id]}", file=ctx.out)
             if status == "ok":
                 continue
-            print(f"{run_id}: {UNREADABLE if status == 'unreadable' else DIFFERS}", file=ctx.out)
+            print(f"{run_id}: {HEADINGS[status]}", file=ctx.out)
             for problem in problems:
                 print(f"  - {problem}", file=ctx.out)
         print(_summary(ordered, len(repaired)), file=ctx.out)
     return 1 if any(status != "ok" for _, (status, _) in ordered) else 0
+
+
+def _repair(store: Store, run_id: str, status: str) -> str:
+    """Mend one run: collect debris (never a run created since), else rebuild the record."""
+    from skillstate.store import delete_if_at
+
+    if status == "debris":
+        delete_if_at(store, run_id, 0)
+        return "debris collected"
+    return store.repair(run_id)
 
 
 def _summary(results: list[tuple[str, tuple[str, list[str]]]], repaired: int) -> str:
@@ -157,6 +188,12 @@ def _summary(results: list[tuple[str, tuple[str, list[str]]]], repaired: int) ->
     )
     if unreadable:
         text += f", {unreadable} cannot be read"
+    damaged = sum(1 for _, (s, _) in results if s == "damaged")
+    if damaged:
+        text += f", {damaged} damaged"
+    debris = sum(1 for _, (s, _) in results if s == "debris")
+    if debris:
+        text += f", {debris} left by an interrupted delete"
     if repaired:
         text += f", {repaired} repaired"
     return text

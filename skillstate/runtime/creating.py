@@ -73,7 +73,7 @@ class CreatingCalls(RuntimeBase):
         concurrent creation), remove it again and refuse."""
         if self.max_active_sessions > 0:
             if self._sessions().count() > self.max_active_sessions:
-                self.store.delete(session_id)
+                self.store.delete(session_id, expected_version=1)
                 raise SessionLimitReached(self.max_active_sessions)
 
     def initialize_skill(

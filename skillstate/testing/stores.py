@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
+from skillstate.testing.deletes import DeleteConformance
 from skillstate.testing.history import HistoryConformance
 
 __all__ = ["StoreConformance"]
 
 
-class StoreConformance(HistoryConformance):
+class StoreConformance(HistoryConformance, DeleteConformance):
     """The store contract, as tests. Subclass it and provide a ``store_url`` fixture.
 
     Records and journal entries are shared, never changed in place (:mod:`skillstate.store`):

@@ -100,7 +100,7 @@ def test_a_run_holding_half_a_surrogate_pair_breaks_only_itself(tmp_path: Path) 
     assert ss(tmp_path, "show", "b1")[0] == 0
     assert ss(tmp_path, "patch", "a1", "--json", '{"branch":"x"}')[0] == 0
     code, out, _ = ss(tmp_path, "verify")
-    assert code == 1 and "a2: cannot be read" in out
+    assert code == 1 and "a2: damaged" in out
 
 
 # -- class 4: secrets and bounded echo -------------------------------------------------------

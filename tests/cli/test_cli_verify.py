@@ -147,15 +147,21 @@ def test_a_commit_between_the_two_reads_is_not_a_difference(url: str) -> None:
         lambda data: data.replace(b'"counter": 1', b'"counter": "\\ud83d"'),  # half a pair
     ],
 )
-def test_a_damaged_record_beside_an_intact_journal_is_rebuilt(
+def test_a_damaged_record_beside_an_intact_journal_is_reported_then_rebuilt(
     url: str, capsys: Any, damage: Any
 ) -> None:
+    """Reported as damaged, exit 1 (issue 26: it used to pass); the listing that follows
+    reads the run, and a read of the file store rebuilds it from its journal."""
     path = Path(url[5:]) / "alpha.json"
     good = path.read_bytes()
     path.write_bytes(damage(good))
     code, out, err = _run(url, capsys=capsys)
-    assert (code, out) == (0, "2 runs checked, 0 differ from their journal\n")
+    assert code == 1
+    assert out.startswith("alpha: damaged\n  - its record alpha.json is damaged (")
+    assert out.endswith("2 runs checked, 0 differ from their journal, 1 damaged\n")
     assert "alpha: its record was damaged" in err and "rebuilt from its journal" in err
+    assert url[5:] not in out + err  # files named by name, not by where the store lies
+    assert _run(url, capsys=capsys)[:2] == (0, "2 runs checked, 0 differ from their journal\n")
     assert json.loads(path.read_bytes())["state"] == json.loads(good)["state"]
     assert main(["--store", url, "list"]) == 0
     assert capsys.readouterr().out.startswith("alpha\tsample")
@@ -186,8 +192,8 @@ def test_a_run_no_one_can_read_is_counted_not_hidden(url: str, capsys: Any) -> N
     (Path(url[5:]) / "alpha.json").write_bytes(b"garbage")  # no journal to rebuild from
     code, out, _ = _run(url, capsys=capsys)
     assert code == 1
-    assert out.startswith("alpha: cannot be read\n  - skipping alpha.json: record file ")
-    assert out.endswith("2 runs checked, 0 differ from their journal, 1 cannot be read\n")
+    assert out.startswith("alpha: damaged\n  - its record alpha.json is damaged (record file ")
+    assert out.endswith("2 runs checked, 0 differ from their journal, 1 damaged\n")
     assert main(["--store", url, "list"]) == 0
     listed = capsys.readouterr()
     assert listed.out.startswith("beta\t") and "skipping alpha.json" in listed.err

@@ -27,6 +27,7 @@ __all__ = [
     "ends_with_newline",
     "file_size",
     "fsync_dir",
+    "in_store",
     "put_in_place",
     "read_file",
     "remove",
@@ -330,3 +331,9 @@ class OpenJournal:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+def in_store(text: str, root: str) -> str:
+    """``text`` naming the store's files by name alone: a warning never shows where the
+    store lies on the machine (``/srv/app/.skillstate/state/a.json`` becomes ``a.json``)."""
+    return text.replace(root.rstrip(os.sep) + os.sep, "")

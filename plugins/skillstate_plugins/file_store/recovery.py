@@ -23,6 +23,7 @@ from .fileio import (
     OpenJournal,
     RunFiles,
     fsync_dir,
+    in_store,
     put_in_place,
     read_file,
     remove,
@@ -86,7 +87,8 @@ def recover(
             put_in_place(files.pending, files.record)
             if stored is not None and stored.damage and stored is not BLANK:
                 Store.warn(
-                    f"run {run_id}: its record was damaged ({stored.damage}); rebuilt "
+                    f"run {run_id}: its record was damaged ({in_store(stored.damage, root)}); "
+                    "rebuilt "
                     "from its journal",
                     run_id,
                     stacklevel=4,

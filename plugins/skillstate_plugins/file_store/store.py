@@ -49,6 +49,7 @@ from skillstate.plugin import (
 
 from .cache import OpenRuns
 from .commit import Committing, snapshot_of
+from .deleting import Deleting
 from .fileio import (
     OpenJournal,
     RunFiles,
@@ -95,7 +96,7 @@ def _valid_id(run_id: str) -> bool:
     return True
 
 
-class FileStore(Committing, Store):
+class FileStore(Committing, Deleting, Store):
     """Runs as files in one directory; safe under crashes and concurrent processes."""
 
     def __init__(self, url: str = "file:") -> None:
@@ -378,15 +379,3 @@ class FileStore(Committing, Store):
         finally:
             release(fd)
         return f"record rebuilt from its journal ({lines} line{'s' if lines != 1 else ''})"
-
-    def delete(self, run_id: str) -> bool:
-        files = self._files(run_id)
-        if not os.path.isdir(self.root):
-            return False
-        self._open.drop(run_id)
-        with RunLock(files.lock).hold():
-            existed = os.path.lexists(files.record) or os.path.lexists(files.pending)
-            for path in (files.record, files.pending, files.journal, files.lock):
-                remove(path)
-            fsync_dir(self.root)
-        return existed

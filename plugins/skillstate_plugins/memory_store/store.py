@@ -128,9 +128,13 @@ class MemoryStore(Store):
         kept = self._space.snapshots.get(run_id) or {}
         return [kept[v] for v in sorted(kept)]
 
-    def delete(self, run_id: str) -> bool:
+    def delete(self, run_id: str, expected_version: int | None = None) -> bool:
         check_run_id(run_id)
         with self._space.lock:
+            current = self._space.records.get(run_id)
+            if expected_version is not None and current is not None:
+                if current.version != expected_version:
+                    raise VersionConflict(run_id, expected_version, current.version)
             existed = self._space.records.pop(run_id, None) is not None
             self._space.journals.pop(run_id, None)
             self._space.snapshots.pop(run_id, None)

@@ -299,14 +299,27 @@ class PostgresStore(Store):
 
         self._run(f"import run '{record.id}'", work, self._entry_landed(record.id, entries[-1]))
 
-    def delete(self, run_id: str) -> bool:
+    def delete(self, run_id: str, expected_version: int | None = None) -> bool:
         check_run_id(run_id)
-        return self._run(
-            f"delete run '{run_id}'",
-            lambda conn: (
-                conn.execute(f"DELETE FROM {self._runs} WHERE id = %s", (run_id,)).rowcount > 0
-            ),
-        )
+
+        def work(conn: psycopg.Connection[Any]) -> bool:
+            if expected_version is None:
+                sql, params = f"DELETE FROM {self._runs} WHERE id = %s", (run_id,)
+            else:  # the check and the delete in one statement: a commit can't slip between
+                sql = f"DELETE FROM {self._runs} WHERE id = %s AND version = %s"
+                params = (run_id, expected_version)  # type: ignore[assignment]
+            if conn.execute(sql, params).rowcount > 0:
+                return True
+            if expected_version is None:
+                return False
+            row = conn.execute(
+                f"SELECT version FROM {self._runs} WHERE id = %s", (run_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            raise VersionConflict(run_id, expected_version, int(row[0]))
+
+        return self._run(f"delete run '{run_id}'", work)
 
     # -- reads -----------------------------------------------------------------
     def get(self, run_id: str) -> RunRecord:

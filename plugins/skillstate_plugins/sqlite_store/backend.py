@@ -218,12 +218,22 @@ class SQLiteStore(SQLiteConnections, Store):
                 f"SQLite database {self.path} holds a damaged snapshot: {exc}"
             ) from None
 
-    def delete(self, run_id: str) -> bool:
+    def delete(self, run_id: str, expected_version: int | None = None) -> bool:
         check_run_id(run_id)
         deleted: builtins.list[bool] = []
 
         def work(conn: sqlite3.Connection) -> None:
-            cursor = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+            if expected_version is None:
+                cursor = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+            else:  # the check and the delete in one statement, in the write transaction
+                cursor = conn.execute(
+                    "DELETE FROM runs WHERE id = ? AND version = ?", (run_id, expected_version)
+                )
+                if cursor.rowcount == 0:
+                    row = conn.execute("SELECT version FROM runs WHERE id = ?", (run_id,))
+                    found = row.fetchone()
+                    if found is not None:
+                        raise VersionConflict(run_id, expected_version, int(found[0]))
             conn.execute("DELETE FROM journal WHERE run_id = ?", (run_id,))
             deleted.append(cursor.rowcount > 0)
 

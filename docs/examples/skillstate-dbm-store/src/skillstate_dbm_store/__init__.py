@@ -157,12 +157,14 @@ class DbmStore(Store):
                 for version in range(1, record.version + 1)
             ]
 
-    def delete(self, run_id: str) -> bool:
+    def delete(self, run_id: str, expected_version: int | None = None) -> bool:
         check_run_id(run_id)
-        with self._open(write=True) as db:
+        with self._open(write=True) as db:  # the write lock: the check and delete are one step
             record = self._record(db, run_id)
             if record is None:
                 return False
+            if expected_version is not None and record.version != expected_version:
+                raise VersionConflict(run_id, expected_version, record.version)
             del db[f"r/{run_id}".encode()]  # gone from here on; then the entries
             prefix = f"j/{run_id}/".encode()
             for key in [k for k in db.keys() if k.startswith(prefix)]:

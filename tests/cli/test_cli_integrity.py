@@ -1,0 +1,192 @@
+"""Deletes that never take a later write, and verify telling the truth about files.
+
+Through the real ``skillstate`` command line on a real file store (and SQLite): ``gc``
+racing a writer in another process, ``rm --expected-version``, a torn record, and the
+debris a delete killed halfway leaves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from support import SKILLSTATE, clean_env, make_distribution, run_skillstate
+
+RACY_STORE = '''
+"""A file store whose delete lets another process patch the run first: exactly the
+moment a writer can land between gc's read of a run and its delete."""
+import subprocess
+
+from skillstate.plugin import StoreSpec, hookimpl
+from skillstate_plugins.file_store.store import FileStore
+
+
+SKILLSTATE = {skillstate!r}
+
+
+class RacyStore(FileStore):
+    def __init__(self, url):
+        super().__init__("file:" + url.split(":", 1)[1])
+
+    def delete(self, run_id, expected_version=None):
+        patch = subprocess.run(
+            [SKILLSTATE, "--store", "file:" + self.root,
+             "patch", run_id, "--json", '{"nextAction": "written by a racing writer"}'],
+            capture_output=True, text=True,
+        )
+        if patch.returncode == 0:  # acknowledged to that writer
+            with open(self.root + "/acked.txt", "a") as out:
+                out.write(run_id + "\\n")
+        return super().delete(run_id, expected_version)
+
+
+@hookimpl
+def skillstate_register_stores(register):
+    register(StoreSpec(scheme="racy", factory=RacyStore, description="test: a racing writer"))
+'''
+
+
+def _init(url: str, cwd: Path, *run_ids: str) -> None:
+    for run_id in run_ids:
+        out = run_skillstate("--store", url, "init", "rig-task", run_id, cwd=cwd)
+        assert out.returncode == 0, out.stderr
+
+
+def test_gc_never_deletes_a_patch_acknowledged_after_it_read_the_run(tmp_path: Path) -> None:
+    make_distribution(
+        tmp_path,
+        "racy-store",
+        "racy_store",
+        RACY_STORE.replace("{skillstate!r}", repr(SKILLSTATE)),
+        {"racy-store": "racy_store"},
+    )
+    state = tmp_path / "state"
+    _init(f"file:{state}", tmp_path, "a1", "a2", "a3")
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    gc = run_skillstate(
+        "--store", f"racy:{state}", "gc", "--older-than", "0s", "--json", cwd=tmp_path, **env
+    )
+    assert gc.returncode == 0, gc.stderr
+    acked = (state / "acked.txt").read_text().split()
+    assert acked == ["a1", "a2", "a3"]  # every run got a write gc had not seen
+    assert json.loads(gc.stdout)["runs"] == []  # so gc deleted none of them
+    for run_id in acked:
+        got = run_skillstate("--store", f"file:{state}", "get", run_id, cwd=tmp_path)
+        assert json.loads(got.stdout)["nextAction"] == "written by a racing writer"
+    again = run_skillstate("--store", f"file:{state}", "gc", "--older-than", "0s", cwd=tmp_path)
+    assert again.stdout.splitlines()[-1] == "deleted 3 runs"  # unraced, they go
+
+
+@pytest.mark.parametrize("scheme", ["file", "sqlite"])
+def test_rm_expected_version(tmp_path: Path, scheme: str) -> None:
+    url = f"file:{tmp_path / 'state'}" if scheme == "file" else f"sqlite:{tmp_path / 'r.db'}"
+    _init(url, tmp_path, "t1")
+    patch = run_skillstate(
+        "--store", url, "patch", "t1", "--json", '{"nextAction": "x"}', cwd=tmp_path
+    )
+    assert patch.returncode == 0
+    stale = run_skillstate("--store", url, "rm", "t1", "--expected-version", "1", cwd=tmp_path)
+    assert stale.returncode == 4
+    assert stale.stderr == (
+        "skillstate: run 't1' is at version 2, not the expected version 1; nothing deleted "
+        "(read the run again and retry)\n"
+    )
+    assert run_skillstate("--store", url, "get", "t1", cwd=tmp_path).returncode == 0
+    gone = run_skillstate("--store", url, "rm", "t1", "--expected-version", "2", cwd=tmp_path)
+    assert (gone.returncode, gone.stdout, gone.stderr) == (0, "", "")
+    missing = run_skillstate("--store", url, "rm", "t1", "--expected-version", "2", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr == "skillstate: no run 't1' (expected at version 2); nothing deleted\n"
+    bad = run_skillstate("--store", url, "rm", "t1", "--expected-version", "x", cwd=tmp_path)
+    assert bad.returncode == 2 and len(bad.stderr.splitlines()) == 1
+
+
+def test_a_torn_record_is_reported_damaged_then_repaired(tmp_path: Path) -> None:
+    url = f"file:{tmp_path / 'state'}"
+    _init(url, tmp_path, "torn", "fine")
+    run_skillstate("--store", url, "patch", "torn", "--json", '{"nextAction": "n"}', cwd=tmp_path)
+    record = tmp_path / "state" / "torn.json"
+    os.truncate(record, 60)
+    verify = run_skillstate("--store", url, "verify", cwd=tmp_path)
+    assert verify.returncode == 1
+    lines = verify.stdout.splitlines()
+    assert lines[0] == "torn: damaged"
+    assert lines[1].startswith("  - its record torn.json is damaged (record file torn.json is")
+    assert lines[-1] == "2 runs checked, 0 differ from their journal, 1 damaged"
+    assert str(tmp_path) not in verify.stdout + verify.stderr  # no path of the machine
+    os.truncate(record, 60)  # verify's own listing read it, and reads mend: tear it again
+    as_json = run_skillstate("--store", url, "verify", "torn", "--json", cwd=tmp_path)
+    assert as_json.returncode == 1
+    assert [(r["id"], r["status"]) for r in json.loads(as_json.stdout)] == [("torn", "damaged")]
+    os.truncate(record, 60)
+    repair = run_skillstate("--store", url, "verify", "--repair", cwd=tmp_path)
+    assert repair.returncode == 0, repair.stdout
+    assert repair.stdout.startswith("torn: record rebuilt from its journal")
+    got = run_skillstate("--store", url, "get", "torn", cwd=tmp_path)
+    assert json.loads(got.stdout)["nextAction"] == "n"
+    assert run_skillstate("--store", url, "verify", cwd=tmp_path).returncode == 0
+
+
+def test_the_debris_of_a_delete_killed_halfway_is_reported_and_collected(
+    tmp_path: Path,
+) -> None:
+    url = f"file:{tmp_path / 'state'}"
+    _init(url, tmp_path, "half", "whole")
+    root = tmp_path / "state"
+    # a delete killed after its record went (the order: .json.new, .json, .jsonl, .lock)
+    (root / "half.json").unlink()
+    assert run_skillstate("--store", url, "get", "half", cwd=tmp_path).returncode == 2
+    verify = run_skillstate("--store", url, "verify", cwd=tmp_path)
+    assert verify.returncode == 1
+    assert verify.stdout == (
+        "half: debris of an interrupted delete\n"
+        "  - a journal or lock without its record\n"
+        "2 runs checked, 0 differ from their journal, 1 left by an interrupted delete\n"
+    )
+    named = run_skillstate("--store", url, "verify", "half", cwd=tmp_path)
+    assert named.returncode == 1 and named.stdout.startswith("half: debris")
+    repair = run_skillstate("--store", url, "verify", "--repair", cwd=tmp_path)
+    assert repair.returncode == 0
+    assert repair.stdout.splitlines()[0] == "half: debris collected"
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith("half")) == []
+    assert run_skillstate("--store", url, "verify", cwd=tmp_path).stdout == (
+        "1 run checked, 0 differ from their journal\n"
+    )
+    # a lock left alone (killed one step later) is debris too
+    (root / "whole.json").unlink()
+    (root / "whole.jsonl").unlink()
+    verify = run_skillstate("--store", url, "verify", "--json", cwd=tmp_path)
+    assert [(r["id"], r["status"]) for r in json.loads(verify.stdout)] == [("whole", "debris")]
+
+
+def test_a_delete_leaves_no_cut_short_commit_that_recovery_would_revive(tmp_path: Path) -> None:
+    """A ``.json.new`` beside a journal, without the record, is a creation cut short:
+    recovery puts it in place. So the delete removes it first."""
+    url = f"file:{tmp_path / 'state'}"
+    _init(url, tmp_path, "r1")
+    root = tmp_path / "state"
+    (root / "r1.json.new").write_bytes((root / "r1.json").read_bytes())
+    env = clean_env()
+    code = (
+        "import sys, os\n"
+        "from skillstate.testing import make_host\n"
+        "store = make_host(sys.argv[1]).open_store()\n"
+        "real = os.unlink\n"
+        "def unlink(path, *a, **k):\n"
+        "    real(path, *a, **k)\n"
+        "    if path.endswith('r1.json.new'): os._exit(9)  # killed after the first file\n"
+        "os.unlink = unlink\n"
+        "os.remove = unlink\n"
+        "store.delete('r1')\n"
+    )
+    import subprocess
+
+    killed = subprocess.run(
+        [sys.executable, "-c", code, url], env=env, capture_output=True, text=True, cwd=tmp_path
+    )
+    assert killed.returncode == 9, killed.stderr
+    assert not (root / "r1.json.new").exists() and (root / "r1.json").exists()
+    assert run_skillstate("--store", url, "verify", cwd=tmp_path).returncode == 0
