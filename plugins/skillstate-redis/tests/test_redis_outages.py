@@ -73,14 +73,18 @@ def not_redis() -> Iterator[int]:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
+    listener.settimeout(0.1)  # so the thread sees ``stop`` soon
     stop = threading.Event()
 
     def serve() -> None:
         while not stop.is_set():
             try:
                 conn, _ = listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            conn.settimeout(10)
             with conn:
                 conn.recv(1024)
                 conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
@@ -89,8 +93,8 @@ def not_redis() -> Iterator[int]:
     thread.start()
     yield int(listener.getsockname()[1])
     stop.set()
-    listener.close()
     thread.join(5)
+    listener.close()
 
 
 def test_the_wrong_protocol_is_one_line(
