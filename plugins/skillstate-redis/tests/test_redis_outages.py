@@ -168,3 +168,21 @@ def test_health_answers_503_json_when_the_server_went_away(
     finally:
         mcp.terminate()
         mcp.wait(30)
+
+
+def test_full_on_a_server_refusing_config_needs_check_aof_no(
+    own_server: Callable[..., RedisServer], tmp_path: Path
+) -> None:
+    """A managed server may refuse ``CONFIG``: ``full`` is refused, unless the URL says
+    ``check_aof=no`` (the operator vouches that the server fsyncs each write)."""
+    server = own_server(
+        "--appendonly", "yes", "--appendfsync", "always", "--rename-command", "CONFIG", ""
+    )
+    url = server.url("noconfig:", durability="full")
+    line = _fails_in_one_line(url, "init", "rig-task", "t1", cwd=tmp_path)
+    assert "durability=full needs CONFIG GET to check the server's append-only file" in line
+    assert "check_aof=no if the server fsyncs each write" in line
+    ok = run_command(
+        "skillstate", "--store", f"{url}&check_aof=no", "init", "rig-task", "t1", cwd=tmp_path
+    )
+    assert ok.returncode == 0, ok.stderr

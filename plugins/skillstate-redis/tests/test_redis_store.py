@@ -46,8 +46,12 @@ def test_url_options_are_taken_out_and_the_rest_goes_to_redis_py() -> None:
         "rediss://u:pw@h:6380/2?prefix=proj:a:&durability=process&socket_timeout=3"
     )
     assert client_url == "rediss://u:pw@h:6380/2?socket_timeout=3&socket_connect_timeout=10"
-    assert options == {"prefix": "proj:a:", "durability": "process"}
-    assert parse_redis_url("redis://h")[1] == {"prefix": "skillstate:", "durability": "full"}
+    assert options == {"prefix": "proj:a:", "durability": "process", "check_aof": True}
+    assert parse_redis_url("redis://h?check_aof=no")[1] == {
+        "prefix": "skillstate:",
+        "durability": "full",
+        "check_aof": False,
+    }
 
 
 @pytest.mark.parametrize(
@@ -60,6 +64,7 @@ def test_url_options_are_taken_out_and_the_rest_goes_to_redis_py() -> None:
         ("redis://u:secret@h:port/0", "Port could not be cast"),
         ("redis://u:secret@[::1/0", "Invalid IPv6 URL"),
         ("redis://u:secret@h/0?durability=fast", "durability must be 'full' or 'process'"),
+        ("redis://u:secret@h/0?check_aof=maybe", "check_aof must be yes or no, got 'maybe'"),
     ],
 )
 def test_bad_urls_are_refused_in_one_line_without_the_password(url: str, message: str) -> None:

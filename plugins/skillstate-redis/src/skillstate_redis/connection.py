@@ -39,6 +39,7 @@ class RedisConnection:
         self.client_url, options = parse_redis_url(url)
         self.prefix: str = options["prefix"]
         self.durability: str = options["durability"]
+        self.check_aof: bool = options["check_aof"]
         self.shown = mask_url(url)
         self._index = f"{self.prefix}runs"
         self._client: redis.Redis | None = None
@@ -71,7 +72,7 @@ class RedisConnection:
                 raise StoreError(f"bad Redis URL '{self.shown}': {one_line(exc)}") from None
             try:
                 client.ping()
-                if self.durability == "full":
+                if self.durability == "full" and self.check_aof:
                     self._check_full(client)
             except redis.RedisError as exc:
                 client.close()
@@ -102,7 +103,7 @@ class RedisConnection:
             raise StoreError(
                 f"{self.shown}: durability=full needs CONFIG GET to check the server's "
                 f"append-only file, and the server refused it ({one_line(exc)}); "
-                "use durability=process"
+                "use durability=process, or check_aof=no if the server fsyncs each write"
             ) from None
         appendonly, appendfsync = config.get("appendonly"), config.get("appendfsync")
         if appendonly != "yes" or appendfsync != "always":

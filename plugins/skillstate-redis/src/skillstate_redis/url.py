@@ -7,7 +7,11 @@ connecting:
 - ``prefix=TEXT`` — the text every key of the store starts with (default
   ``skillstate:``), so several projects or test runs share one server and database;
 - ``durability=full|process`` (default: the ``durability`` setting; read by
-  :func:`skillstate.plugin.durability`).
+  :func:`skillstate.plugin.durability`);
+- ``check_aof=yes|no`` (default ``yes``) — at ``full``, whether to check with
+  ``CONFIG GET`` that the server runs ``appendonly yes`` with ``appendfsync always``;
+  ``no`` is for a server that refuses ``CONFIG`` (a managed one) and that you know
+  fsyncs each write: the store then takes your word for it.
 
 Other options go to redis-py (``socket_timeout``, ``ssl_cert_reqs``…); the store sets
 ``socket_connect_timeout`` and ``socket_timeout`` to 10 seconds unless the URL does.
@@ -50,19 +54,23 @@ def parse_redis_url(url: str) -> tuple[str, dict[str, Any]]:
         raise StoreError(
             f"bad Redis URL '{shown}': the database must be a number (/0), got '/{database}'"
         )
-    prefix = DEFAULT_PREFIX
+    prefix, check = DEFAULT_PREFIX, "yes"
     theirs: list[tuple[str, str]] = []
     for key, value in parse_qsl(parts.query, keep_blank_values=True):
         if key == "prefix":
             prefix = value
+        elif key == "check_aof":
+            check = value.lower()
         else:
             theirs.append((key, value))
     if not PREFIX.fullmatch(prefix):
         raise StoreError(
             f"bad Redis URL '{shown}': prefix must be 1 to 100 letters, digits or . _ : / {{ }} -"
         )
+    if check not in ("yes", "no"):
+        raise StoreError(f"bad Redis URL '{shown}': check_aof must be yes or no, got '{check}'")
     for key in TIMEOUTS:
         if not any(k == key for k, _ in theirs):
             theirs.append((key, "10"))
     client_url = urlunsplit(parts._replace(query=urlencode(theirs, quote_via=quote)))
-    return client_url, {"prefix": prefix, "durability": level}
+    return client_url, {"prefix": prefix, "durability": level, "check_aof": check == "yes"}
