@@ -98,6 +98,11 @@ class Config:
         return int(self.get("max_active_sessions"))
 
     @property
+    def max_spec_bytes(self) -> int:
+        """The largest spec P a new session takes (UTF-8 bytes of compact JSON)."""
+        return int(self.get("max_spec_bytes"))
+
+    @property
     def session_idle_ttl(self) -> float:
         """Seconds (0: sessions never expire)."""
         from skillstate.retention import parse_duration

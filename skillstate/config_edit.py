@@ -21,6 +21,7 @@ from skillstate.config_keys import (
     check_duration,
     check_file_value,
     check_level,
+    int_rule,
     usage_error,
 )
 from skillstate.display import excerpt
@@ -53,7 +54,7 @@ def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
         return lowered in ("true", "1")
     if key.kind == "int":
         if not raw.strip().isdigit():
-            raise ConfigError(f"{key.name} must be a whole number >= 0, got {raw!r}")
+            raise ConfigError(f"{key.name} must be {int_rule(key)}, got {raw!r}")
         return int(raw.strip())
     if key.kind == "duration":
         return check_duration(key, raw, "skillstate config set")

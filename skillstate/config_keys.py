@@ -25,6 +25,8 @@ __all__ = [
     "check_file_value",
     "check_level",
     "env_value",
+    "in_range",
+    "int_rule",
     "usage_error",
 ]
 
@@ -32,13 +34,15 @@ __all__ = [
 @attrs.frozen
 class ConfigKey:
     """One configuration key: its kind (``str``, ``list``, ``bool``, ``int``, ``duration``,
-    ``budget``, ``durability``), env var, default."""
+    ``budget``, ``durability``), env var, default; an ``int`` is within ``least``..``most``."""
 
     name: str
     kind: str
     description: str
     env: str | None = None
     default: Any = None
+    least: int = 0
+    most: int | None = None
 
 
 KEYS: dict[str, ConfigKey] = {
@@ -124,6 +128,16 @@ KEYS: dict[str, ConfigKey] = {
             256,
         ),
         ConfigKey(
+            "max_spec_bytes",
+            "int",
+            "Largest skill specification P a new session takes, in UTF-8 bytes of compact "
+            "JSON (1 to 1,000,000)",
+            "SKILLSTATE_MAX_SPEC_BYTES",
+            65536,
+            least=1,
+            most=1_000_000,  # a store keeps strings of at most 1,000,000 characters
+        ),
+        ConfigKey(
             "session_idle_ttl",
             "duration",
             "Sessions not written for this long (30m, 24h, 7d) are closed, not deleted (0: never)",
@@ -164,10 +178,8 @@ def check_file_value(key: ConfigKey, value: Any, where: str) -> Any:
             )
         return tuple(value)
     if key.kind == "int":
-        if type(value) is not int or value < 0:
-            raise ConfigError(
-                f"{where}: key '{key.name}' must be a whole number >= 0, got {value!r}"
-            )
+        if type(value) is not int or not in_range(key, value):
+            raise ConfigError(f"{where}: key '{key.name}' must be {int_rule(key)}, got {value!r}")
         return value
     if key.kind == "duration":
         return check_duration(key, value, where)
@@ -179,6 +191,18 @@ def check_file_value(key: ConfigKey, value: Any, where: str) -> Any:
             f"{where}: key 'budget' must be a table with {', '.join(BUDGET_KEYS)}, got {excerpt(repr(value))}"
         )
     return structure_budget(value, where)
+
+
+def in_range(key: ConfigKey, value: int) -> bool:
+    """Whether an ``int`` key's ``value`` is within its bounds."""
+    return value >= key.least and (key.most is None or value <= key.most)
+
+
+def int_rule(key: ConfigKey) -> str:
+    """How an ``int`` key's value must be, in words: ``a whole number >= 0``."""
+    if key.most is None:
+        return f"a whole number >= {key.least}"
+    return f"a whole number from {key.least} to {key.most:,}"
 
 
 def check_duration(key: ConfigKey, value: Any, where: str) -> str:
@@ -233,9 +257,12 @@ def env_value(key: ConfigKey, raw: str) -> Any:
             return False
         raise ConfigError(f"{where} must be 1 or 0, got {excerpt(repr(raw))}")
     if key.kind == "int":
-        if not raw.strip().isdigit():
-            raise ConfigError(f"{where} must be a whole number >= 0, got {raw!r}")
-        return int(raw.strip())
+        if not raw.strip().isascii() or not raw.strip().isdigit():
+            raise ConfigError(f"{where} must be {int_rule(key)}, got {excerpt(repr(raw))}")
+        number = int(raw.strip())
+        if not in_range(key, number):
+            raise ConfigError(f"{where} must be {int_rule(key)}, got {number}")
+        return number
     if key.kind == "duration":
         return check_duration(key, raw, where)
     if key.kind == "durability":

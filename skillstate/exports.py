@@ -17,7 +17,9 @@ SHA-256 of the compact JSON of ``{"run": …, "journal": […]}``: an edit, or a
 short, is caught before the journal is even replayed. Then the journal must be
 versions 1..n and replay exactly to the record (:func:`skillstate.journal.verify_record`).
 The digest is a check against damage, not a signature: whoever edits both the content
-and the digest consistently makes a valid export.
+and the digest consistently makes a valid export. So ``import`` also holds the run to
+its skill's rules (:func:`rule_problems`), as ``fork`` does: a known skill, and a final
+state the skill's schema, budgets and guards accept.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from skillstate.jsondoc import compact, json_kind
 from skillstate.records import JournalEntry, RunRecord
 
 if TYPE_CHECKING:
+    from skillstate.host import Host
     from skillstate.journal import Merge
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "dump_export",
     "read_export",
     "renamed",
+    "rule_problems",
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -104,7 +108,7 @@ def read_export(
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ExportError(f'{name} is not a skillstate run export (no "format": "{FORMAT}")')
     version = doc.get("format_version")
-    if version != FORMAT_VERSION:
+    if type(version) is not int or version != FORMAT_VERSION:  # not true, not 1.0
         raise ExportError(
             f"{name} has export format version {version!r}; this skillstate reads version "
             f"{FORMAT_VERSION} (upgrade skillstate to import it)"
@@ -116,7 +120,7 @@ def read_export(
         raise ExportError(
             f"{name} does not match its sha256: it was changed (or damaged) after it was exported"
         )
-    problem = _type_problem(run, journal)
+    problem = _type_problem(run, journal) or _time_problem(run, journal)
     if problem is not None:
         raise ExportError(f"{name} is damaged: {problem}")
     try:
@@ -203,6 +207,54 @@ def _type_problem(run: Any, journal: list[Any]) -> str | None:
         if problem is not None:
             return problem
     return None
+
+
+_RFC3339 = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})"
+)
+
+
+def is_rfc3339(text: str) -> bool:
+    """Whether ``text`` is an RFC 3339 date-time (``2026-12-02T20:54:11.954Z``), a real one."""
+    from datetime import datetime
+
+    if _RFC3339.fullmatch(text) is None:
+        return False
+    try:  # the shape is right: is it a date that exists (no 2026-02-30, no 25:00)?
+        datetime.fromisoformat(text[:19])
+    except ValueError:
+        return False
+    return True
+
+
+def _time_problem(run: dict[str, Any], journal: list[Any]) -> str | None:
+    """The first time of the export that is not RFC 3339 (named by its path), or ``None``."""
+    times = [(f"run.{key}", run[key]) for key in ("created", "updated")]
+    times += [(f"journal[{i}].ts", entry["ts"]) for i, entry in enumerate(journal)]
+    for where, value in times:
+        if not is_rfc3339(value):
+            return f"{where} must be an RFC 3339 time, got {compact(value)[:80]}"
+    return None
+
+
+def rule_problems(host: Host, record: RunRecord) -> list[str]:
+    """Why the run may not be written as it is: its skill unknown, or its final state
+    refused by the skill's schema, budgets or guards (checked as a creation, as a fork
+    is). Empty when it may."""
+    from skillstate.checks import check_candidate
+    from skillstate.errors import SkillNotFound
+    from skillstate.history import run_skill
+    from skillstate.schema import json_schema_errors
+
+    try:
+        skill = run_skill(host, record)
+    except SkillNotFound as exc:
+        return [str(exc)]
+    if record.schema is not None:
+        errors = json_schema_errors(record.schema)
+        if errors:
+            return [f"its state schema is not a valid JSON Schema: {errors[0]}"]
+    return [p.message for p in check_candidate(host, skill, None, record.state, record.schema)]
 
 
 def renamed(

@@ -56,9 +56,27 @@ def json_schema_errors(schema: Any, name: str = "state_schema") -> list[str]:
         return [f"{name} must be a JSON object (a JSON Schema), got {type(schema).__name__}"]
     try:
         compiled(schema)
-    except SchemaError as exc:
+    except SchemaError:
+        exc = _first_schema_error(schema)
         where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
         return [f"{name} is not a valid JSON Schema at {excerpt(where)}: {excerpt(exc.message)}"]
     except (TypeError, ValueError) as exc:
         return [f"{name} is not valid JSON: {excerpt(str(exc))}"]
     return []
+
+
+def _first_schema_error(schema: Mapping[str, Any]) -> Any:
+    """The most relevant metaschema error, the same one every run.
+
+    ``check_schema`` raises the best match of errors found in an order that can vary
+    between runs (two bad properties: either one is named); here ties go to the
+    smallest path, so a message names the same place every time.
+    """
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import relevance
+
+    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+    errors = sorted(
+        meta.iter_errors(schema), key=lambda e: ([str(p) for p in e.absolute_path], e.message)
+    )
+    return max(errors, key=relevance)

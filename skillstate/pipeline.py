@@ -32,6 +32,7 @@ from skillstate.checks import (
     run_action,
     text_problems,
 )
+from skillstate.display import excerpt
 from skillstate.errors import VersionConflict
 from skillstate.jsondoc import js_numbers
 from skillstate.records import JournalEntry, Problem, RunRecord, SkillDefinition
@@ -41,9 +42,12 @@ if TYPE_CHECKING:
     from skillstate.host import Host
     from skillstate.records import ActionResult
 
-__all__ = ["NO_ACTION", "Change", "Outcome", "create_run", "now_iso", "transition"]
+__all__ = ["ARCHIVED_AS", "NO_ACTION", "Change", "Outcome", "create_run", "now_iso", "transition"]
 
 MAX_ATTEMPTS = 200
+ARCHIVED_AS = "archived_as"
+"""``meta`` key of a closed session's run being moved to its archive (the archive's id,
+``skillstate.runtime.archive``): every transition of such a run is refused."""
 
 
 def create_run(
@@ -87,9 +91,9 @@ def create_run(
     seed = {} if seed is None else seed
     problems, seed = prechecks(skill, None, seed, False, "seed")
     if not problems and schema is not None:
-        from skillstate.schema import json_schema_errors
+        from skillstate.schema_dialect import state_schema_errors
 
-        problems = [Problem("schema", m, "") for m in json_schema_errors(schema)]
+        problems = [Problem("schema", m, "") for m in state_schema_errors(schema)]
     if not problems:
         problems = text_problems(
             step_label=label,
@@ -200,6 +204,15 @@ def _attempt(
     attempts: int,
 ) -> Outcome | None:
     """One run of the pipeline; ``None`` when the commit lost a version race."""
+    archived = record.meta.get(ARCHIVED_AS)
+    if archived is not None:
+        problem = Problem(
+            "status",
+            f"run '{record.id}' is being moved to its archive '{excerpt(str(archived))}' (its id "
+            "is used again); nothing more is written to it",
+            "",
+        )
+        return Outcome(False, record, (problem,), attempts=attempts)
     if change.require_active and record.status != "active":
         problem = Problem(
             "status",

@@ -18,6 +18,7 @@ from skillstate.display import excerpt
 from skillstate.jsondoc import compact
 from skillstate.jsonschemas import compiled, json_schema_errors
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
+from skillstate.schema_dialect import check_dialect, dialect
 
 __all__ = [
     "check_fields",
@@ -248,22 +249,26 @@ def _checker(spec: FieldSpec, budget: Budget, source: str, units: str) -> Checke
 def check_phase(
     skill: SkillDefinition, state: Mapping[str, Any], source: str = "core"
 ) -> list[Problem]:
-    """The phase must be one of the skill's phases (when it declares any)."""
+    """The phase must be one of the skill's phases (when it declares any).
+
+    A missing phase (a patch's ``null`` deleted it) is said to be missing; rig-state
+    calls it ``"undefined"`` (``docs/rig.md``, "Differences from rig-state").
+    """
     if not skill.phases:
         return []
     key = skill.phase_key
     phase = state.get(key)
     if type(phase) is str and phase in skill.phases:
         return []
-    shown = "undefined" if key not in state else js_string(phase)
-    return [
-        Problem(
-            "phase",
-            f'{key}: "{excerpt(shown)}" is not a {skill.name} {key}. Declared: {" → ".join(skill.phases)}',
-            key,
-            source,
+    declared = " → ".join(skill.phases)
+    if key not in state:  # rig-state says '"undefined" is not a … phase' (JavaScript's word)
+        message = (
+            f"{key}: missing (a null deletes it), and every {skill.name} run has a {key}. "
+            f"Declared: {declared}"
         )
-    ]
+    else:
+        message = f'{key}: "{excerpt(js_string(phase))}" is not a {skill.name} {key}. Declared: {declared}'
+    return [Problem("phase", message, key, source)]
 
 
 def _dotted(parts: Any) -> str:
@@ -353,6 +358,9 @@ def validate_state(
 ) -> list[Problem]:
     """All shape problems: fields (with in-walk budgets), JSON Schemas, then the phase.
 
+    ``schema`` (a session's) is a JSON Schema or the TypeScript server's dialect
+    (:mod:`skillstate.schema_dialect`), checked with that dialect's semantics.
+
     ``validators`` and ``walkers`` are the caller's caches of compiled JSON Schemas
     (:func:`skillstate.jsonschemas.compiled`) and field walkers; the essential
     ``schema`` plugin keeps one of each, so nothing is kept process-wide.
@@ -364,7 +372,9 @@ def validate_state(
         )
     if skill.json_schema is not None:
         problems.extend(check_json_schema(skill.json_schema, state, source, validators))
-    if schema is not None:
+    if schema is not None and dialect(schema) is not None:
+        problems.extend(check_dialect(schema, state, source))
+    elif schema is not None:
         problems.extend(check_json_schema(schema, state, source, validators))
     problems.extend(check_phase(skill, state, source))
     if skill.json_schema is not None or schema is not None:

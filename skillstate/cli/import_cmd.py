@@ -3,7 +3,10 @@
 The whole file is checked first (:func:`skillstate.exports.read_export`): its format
 and version, its sha256, and that its journal replays exactly to its record. A file
 that fails any check — edited, cut short, not an export — is refused with one line
-and exit 5, and nothing is written. ``--as NEW_ID`` imports the run under another id
+and exit 5, and nothing is written. A digest can be recomputed by whoever edits a file,
+so the run is also held to its skill's rules, as a fork is
+(:func:`skillstate.exports.rule_problems`): an unknown skill, or a final state its
+schema, budgets or guards refuse, is exit 5 too, with the reasons. ``--as NEW_ID`` imports the run under another id
 (the skill's run-id key in the state, rig's ``runId``, follows). An id that is taken
 is a usage error (exit 2). ``FILE`` may be ``-`` for stdin.
 """
@@ -31,7 +34,7 @@ def run(ctx: CliContext) -> int:
 
     from skillstate.cli.runs import BAD_FILE, OK, USAGE
     from skillstate.errors import RunExists
-    from skillstate.exports import ExportError, read_export, renamed
+    from skillstate.exports import ExportError, read_export, renamed, rule_problems
     from skillstate.journal import verify_record
     from skillstate.store import is_valid_run_id, run_id_problem
 
@@ -65,6 +68,14 @@ def run(ctx: CliContext) -> int:
         return BAD_FILE
     if not is_valid_run_id(record.id):
         ctx.error(f"{name} holds a run with an invalid id; nothing written")
+        return BAD_FILE
+    broken = rule_problems(ctx.host, record)
+    if broken:
+        from skillstate.cli.runs import reasons
+        from skillstate.records import Problem
+
+        title = f"{name} holds a run its skill refuses (nothing written)"
+        reasons(ctx, title, [Problem("import", m, "") for m in broken])
         return BAD_FILE
     try:
         ctx.store.import_run(record, entries, merge=ctx.host.merge)

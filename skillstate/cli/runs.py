@@ -426,7 +426,8 @@ def do_journal(ctx: RunContext, run_id: str) -> int:
 
 
 def do_rm(ctx: RunContext, run_id: str, expected_version: int | None = None) -> int:
-    """Delete the run and its journal; silent, and exit 0 even when there was nothing.
+    """Delete the run and its journal; exit 0 even when there was nothing (as rig-state:
+    a clean-up step run twice succeeds), then with one warning line naming the id.
 
     With ``expected_version``, only if the run is still at that version (checked and
     deleted in one step: :func:`skillstate.store.delete_if_at`); else nothing is deleted
@@ -438,7 +439,8 @@ def do_rm(ctx: RunContext, run_id: str, expected_version: int | None = None) -> 
     if not _valid_id(ctx, run_id):
         return USAGE
     if expected_version is None:
-        ctx.store.delete(run_id)
+        if not ctx.store.delete(run_id):
+            ctx.error(f"warning: no run '{excerpt(run_id)}'; nothing removed")
         return OK
     try:
         gone = delete_if_at(ctx.store, run_id, expected_version)

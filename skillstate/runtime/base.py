@@ -40,9 +40,11 @@ class RuntimeBase:
     ) -> None:
         self._owns_host = host is None
         self.host = host if host is not None else Host.from_config()
-        self.limits = limits if limits is not None else SessionLimits()
-        self.store: Store = self.host.open_store(store)
         config = self.host.config
+        self.limits = (
+            limits if limits is not None else SessionLimits(spec_bytes=config.max_spec_bytes)
+        )
+        self.store: Store = self.host.open_store(store)
         self.max_active_sessions: int = (
             config.max_active_sessions if max_active_sessions is None else max_active_sessions
         )

@@ -96,6 +96,10 @@ class CreatingCalls(RuntimeBase):
 
         ``provenance`` (optional) is kept as ``meta["skill_store"]``: where P came from
         (see :meth:`initialize_from_skill_store`).
+
+        The id of a *closed* session may be used again, as in the TypeScript server:
+        once every check passed, the closed run is moved, whole, to ``<id>.closed-<n>``
+        (:mod:`skillstate.runtime.archive`), named in ``meta.previous_session_archived_as``.
         """
         session_id = inputs.check_session_id(session_id)
         _, spec_text, spec_format = inputs.check_spec(skill_specification, self.limits)
@@ -124,26 +128,34 @@ class CreatingCalls(RuntimeBase):
         }
         if provenance is not None:
             meta["skill_store"] = dict(provenance)
-        if self.store.exists(session_id):
-            raise SessionExists(session_id, self._status_of(session_id))
+        taken = self._status_of(session_id) if self.store.exists(session_id) else None
+        if taken is not None and taken != "closed":
+            raise SessionExists(session_id, taken)
         self._make_room()
-        try:
-            outcome = create_run(
-                self.host,
-                self.store,
-                run_skill,
-                session_id,
-                None if skill is None else seed,
-                start=seed if skill is None else None,  # kept as given, nulls included
-                spec=spec_text,
-                environment={"name": env_spec.name, "options": options, "state": snapshot},
-                observation=observation,
-                schema=schema,
-                meta=meta,
-                label="initialize_skill",
-            )
-        except RunExists:
-            raise SessionExists(session_id, self._status_of(session_id)) from None
+        archived = None
+        while True:
+            try:
+                outcome = create_run(
+                    self.host,
+                    self.store,
+                    run_skill,
+                    session_id,
+                    None if skill is None else seed,
+                    start=seed if skill is None else None,  # kept as given, nulls included
+                    spec=spec_text,
+                    environment={"name": env_spec.name, "options": options, "state": snapshot},
+                    observation=observation,
+                    schema=schema,
+                    meta=meta,
+                    label="initialize_skill",
+                )
+                break
+            except RunExists:
+                # every check passed: only now is a closed session moved aside
+                moved = None if archived else self._archive(session_id)
+                if moved is None:
+                    raise SessionExists(session_id, self._status_of(session_id)) from None
+                archived = moved
         if outcome.accepted:
             self._confirm_room(session_id)
         if not outcome.accepted or outcome.record is None:
@@ -157,7 +169,19 @@ class CreatingCalls(RuntimeBase):
             )
             raise StateRejected(f"{prefix}: {pl.reasons(problems)}", problems)
         log.debug("session %s initialized (environment %s)", session_id, env_spec.name)
-        return pl.init_payload(outcome.record)
+        payload = pl.init_payload(outcome.record)
+        if archived is not None:
+            payload["meta"]["previous_session_archived_as"] = archived
+        return payload
+
+    def _archive(self, session_id: str) -> str | None:
+        """Move the closed session ``session_id`` to ``<id>.closed-<n>``; its new id."""
+        from skillstate.runtime.archive import archive_closed
+
+        moved = archive_closed(self.host, self.store, session_id, self._skill)
+        if moved is not None:
+            log.info("closed session %s archived as %s (its id is used again)", session_id, moved)
+        return moved
 
     def initialize_from_skill_store(
         self,

@@ -16,7 +16,7 @@ import attrs
 from skillstate.jsondoc import check_document, json_kind
 from skillstate.runtime.errors import InvalidSessionId, SessionInputError
 from skillstate.runtime.payloads import json_size
-from skillstate.schema import json_schema_errors
+from skillstate.schema_dialect import state_schema_errors
 from skillstate.store import is_valid_run_id
 
 __all__ = [
@@ -111,8 +111,11 @@ def raise_input_problem(problems: Any, **values: Any) -> None:
     raise SessionInputError(first.message)
 
 
-def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> str:
-    """``value`` must be a string (non-blank unless ``allow_empty``) of at most ``limit`` bytes."""
+def check_text(
+    value: Any, name: str, limit: int, allow_empty: bool = False, setting: str = ""
+) -> str:
+    """``value`` must be a string (non-blank unless ``allow_empty``) of at most ``limit`` bytes
+    (``setting``: the configuration key that raises the limit, named in the message)."""
     if not isinstance(value, str):
         raise SessionInputError(f"{name} must be a string, got {json_kind(value)}")
     if not allow_empty and not value.strip():
@@ -120,10 +123,13 @@ def check_text(value: Any, name: str, limit: int, allow_empty: bool = False) -> 
     _check_json(value, name)
     size = len(value) if value.isascii() else len(value.encode("utf-8"))
     if size > limit:
-        raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit")
+        raise SessionInputError(f"{name} is {size} bytes, over the {limit}-byte limit{setting}")
     if "\x00" in value:
         raise SessionInputError(f"{name} may not contain NUL (\\u0000); no store can keep it")
     return value
+
+
+_SPEC_SETTING = " (raise it with the setting max_spec_bytes, SKILLSTATE_MAX_SPEC_BYTES)"
 
 
 def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
@@ -131,7 +137,7 @@ def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
     from skillstate.jsondoc import compact, js_numbers
 
     if isinstance(value, str):
-        check_text(value, "skill_specification", limits.spec_bytes)
+        check_text(value, "skill_specification", limits.spec_bytes, setting=_SPEC_SETTING)
         return value, value, "text"
     if type(value) is dict:
         _check_json(value, "skill_specification")  # P is no patch: checked before it is used
@@ -148,12 +154,13 @@ def check_spec(value: Any, limits: SessionLimits) -> tuple[Any, str, str]:
 
 
 def check_schema(value: Any, limits: SessionLimits) -> dict[str, Any] | None:
-    """A session's ``state_schema``: ``None`` or a valid JSON Schema (draft 2020-12) object."""
+    """A session's ``state_schema``: ``None``, a valid JSON Schema (draft 2020-12) object or
+    the TypeScript server's dialect (:mod:`skillstate.schema_dialect`)."""
     if value is None:
         return None
     _check_json(value, "state_schema")  # checked before JSON Schema reads it
     schema = check_object(value, "state_schema", limits.schema_bytes)
-    errors = json_schema_errors(schema)
+    errors = state_schema_errors(schema)
     if errors:
         raise SessionInputError(errors[0])
     return schema

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import SKILLSTATE, clean_env, make_distribution, run_skillstate
@@ -190,3 +191,73 @@ def test_a_delete_leaves_no_cut_short_commit_that_recovery_would_revive(tmp_path
     assert killed.returncode == 9, killed.stderr
     assert not (root / "r1.json.new").exists() and (root / "r1.json").exists()
     assert run_skillstate("--store", url, "verify", cwd=tmp_path).returncode == 0
+
+
+# -- import holds a forged export to its skill's rules (issue 26, item 4) ----------------
+
+
+def _forge(export: str, edit: Any) -> str:
+    """The export with ``edit(doc)`` applied and its sha256 recomputed, as a forger would."""
+    import hashlib
+
+    doc = json.loads(export)
+    edit(doc)
+    body = json.dumps(
+        {"run": doc["run"], "journal": doc["journal"]}, separators=(",", ":"), ensure_ascii=False
+    )
+    doc["sha256"] = hashlib.sha256(body.encode()).hexdigest()
+    return json.dumps(doc)
+
+
+def _in_state_and_base(key: str, value: Any) -> Any:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["run"]["state"][key] = value
+        doc["journal"][0]["base"][key] = value
+
+    return edit
+
+
+def _set(where: str, key: str, value: Any) -> Any:
+    def edit(doc: dict[str, Any]) -> None:
+        target = {"doc": doc, "run": doc["run"], "entry": doc["journal"][0]}[where]
+        target[key] = value
+
+    return edit
+
+
+def _unknown_skill(doc: dict[str, Any]) -> None:
+    doc["run"]["skill"] = doc["run"]["state"]["skill"] = "nope"
+    doc["journal"][0]["base"]["skill"] = "nope"
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (_in_state_and_base("bogus", 1), "  - bogus: unknown key. Known keys: base,"),
+        (_in_state_and_base("phase", "pr-open"), "  - phase 'pr-open' requires tests.status"),
+        (_unknown_skill, "  - unknown skill 'nope'. Known: "),
+        (_set("doc", "format_version", True), "has export format version True;"),
+        (_set("doc", "format_version", "1"), "has export format version '1';"),
+        (_set("run", "created", "not a time"), 'run.created must be an RFC 3339 time, got "no'),
+        (_set("entry", "ts", "2026-02-30T00:00:00Z"), "journal[0].ts must be an RFC 3339 time"),
+    ],
+    ids=["unknown-key", "guard", "unknown-skill", "true", "string", "created", "ts"],
+)
+def test_import_refuses_a_forged_export_and_writes_nothing(
+    tmp_path: Path, edit: Any, message: str
+) -> None:
+    source = f"file:{tmp_path / 'source'}"
+    _init(source, tmp_path, "r1")
+    export = run_skillstate("--store", source, "export", "r1", cwd=tmp_path).stdout
+    forged = tmp_path / "forged.json"
+    forged.write_text(_forge(export, edit), encoding="utf-8")
+    target = tmp_path / "target"
+    out = run_skillstate("--store", f"file:{target}", "import", str(forged), cwd=tmp_path)
+    assert out.returncode == 5, out.stderr
+    assert message in out.stderr
+    assert "nothing written" in out.stderr.splitlines()[0]
+    assert not target.exists() or list(target.iterdir()) == []
+    # the same file unforged imports
+    (tmp_path / "good.json").write_text(_forge(export, lambda doc: None), encoding="utf-8")
+    good = run_skillstate("--store", f"file:{target}", "import", "good.json", cwd=tmp_path)
+    assert good.returncode == 0, good.stderr

@@ -14,6 +14,7 @@ from skillstate.schema import (
     check_phase,
     js_string,
     json_schema_errors,
+    validate_state,
 )
 
 DEFAULT = Budget()
@@ -103,7 +104,7 @@ def test_phase_messages_render_like_javascript() -> None:
     skill = SkillDefinition(name="demo", phases=("a", "b"), terminal_phases=("b",))
     assert check_phase(skill, {"phase": "a"}) == []
     assert [p.message for p in check_phase(skill, {})] == [
-        'phase: "undefined" is not a demo phase. Declared: a → b'
+        "phase: missing (a null deletes it), and every demo run has a phase. Declared: a → b"
     ]
     assert [p.message for p in check_phase(skill, {"phase": 7})] == [
         'phase: "7" is not a demo phase. Declared: a → b'
@@ -258,3 +259,48 @@ def test_a_json_schema_message_does_not_echo_the_whole_value() -> None:
     skill = SkillDefinition(name="any", json_schema={"anyOf": [{"type": "array"}]})
     (problem,) = validate_state(skill, {"z": "x" * 100_000})
     assert len(problem.message) < 600 and problem.message.endswith("characters)")
+
+
+def test_a_type_dictionary_stored_before_the_dialect_was_read_is_read_leniently() -> None:
+    """A session created when ``{"id": "string", "meta": {...}}`` was an empty JSON Schema
+    keeps stepping: the parts that are not type names are skipped, as the TypeScript
+    server skips them, instead of failing every step."""
+    skill = SkillDefinition(name="adhoc")
+    legacy = {"id": "string", "meta": {"x": 1}, "n": "integer", "tags": "array?"}
+    assert [p.message for p in validate_state(skill, {"n": "x"}, schema=legacy)] == [
+        'Missing required state field "id"'
+    ]
+    assert validate_state(skill, {"id": "a", "meta": 5}, schema=legacy) == []
+    mode_a = {"required": "id", "properties": {"a": "str", "b": "number"}}
+    assert [p.message for p in validate_state(skill, {"a": 1, "b": "x"}, schema=mode_a)] == [
+        'State field "b" has type "string", expected "number"'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("schema", "kind"),
+    [
+        ({"properties": {"attempts": "number"}}, "properties"),
+        (
+            {"required": ["id"], "properties": {"id": {"type": "string"}, "n": "number"}},
+            "properties",
+        ),
+        ({"id": "string", "note": "string?"}, "types"),
+        ({"title": "string", "id": "string"}, "types"),  # a field named like a keyword
+        ({"id": "string", "meta": {"x": "number"}}, "types"),
+        ({}, None),
+        ({"type": "object"}, None),  # the reference would demand a field named "type"
+        ({"type": "object", "properties": {"n": {"type": "integer"}}}, None),
+        ({"type": "object", "x-owner": "team-a"}, None),  # an extension keyword
+        ({"title": "string", "description": "any"}, None),  # keywords only
+        ({"required": ["id"]}, None),
+    ],
+)
+def test_which_schemas_are_the_typescript_server_s_dialect(
+    schema: dict[str, Any], kind: str | None
+) -> None:
+    from skillstate.schema_dialect import dialect, state_schema_errors
+
+    assert dialect(schema) == kind
+    if kind is None:
+        assert state_schema_errors(schema) == json_schema_errors(schema) == []

@@ -8,7 +8,8 @@ that a client written for the reference work unchanged against ours; here the SD
 answer must agree: the same ``structuredContent`` (keys in the same order) and a ``text``
 that is its pretty JSON. The differences ``docs/mcp.md`` lists that these calls meet are
 checked as differences: our extra ``meta`` keys, RFC 7396's empty objects, completed
-sessions refusing steps, and not-found errors that name no other session.
+sessions refusing steps, not-found errors that name no other session, and the name of
+the archive a reused id's closed session was moved to.
 
 Needs ``node`` and ``npm`` (``npm ci`` installs the stand-in's pinned dependencies on
 first use): skipped without them, failed under ``CI=true``.
@@ -295,3 +296,54 @@ async def test_our_extra_meta_keys_are_there(tmp_path: Path, standin_ready: None
         meta = result.structured_content["meta"]
         assert meta["rolled_back"] is True and meta["rejection"] == "environment"
         assert set(meta) >= OUR_META_KEYS
+
+
+async def test_its_schema_dialect_and_a_reused_id_answer_alike(
+    tmp_path: Path, standin_ready: None
+) -> None:
+    """What the reference's demo client and its state tests send: the type-name schemas
+    (mode A and mode B), then the same id initialized again after close_session."""
+    mode_a = {
+        "required": ["id", "count"],
+        "properties": {"id": "string", "count": "number", "active": "boolean"},
+        "additionalProperties": False,
+    }
+    inits = [
+        ({"id": "abc", "count": 10, "active": True}, mode_a),
+        ({"count": 10}, mode_a),
+        ({"id": "abc", "count": "ten"}, mode_a),
+        ({"id": "abc", "count": 10, "extra": 123}, mode_a),
+        ({"note": "x"}, {"id": "string", "note": "string?"}),
+        ({"id": "a", "tags": {}}, {"id": "string", "tags": "array"}),
+    ]
+    async with both(tmp_path) as (ours, theirs):
+        s = Script(ours, theirs)
+        for n, (state, schema) in enumerate(inits):
+            await s.same(
+                "initialize_skill",
+                lambda _, n=n, state=state, schema=schema: {
+                    "session_id": f"v{n}",
+                    "skill_specification": "P",
+                    "initial_state": state,
+                    "state_schema": schema,
+                },
+            )
+        demo_schema = {"required": ["ticket_id", "attempts"], "properties": {"attempts": "number"}}
+        for run in (1, 2):  # the demo's second run initializes the same id again
+            first = await s.call(
+                "initialize_skill",
+                lambda _: {
+                    "session_id": "demo",
+                    "skill_specification": "Resolve the ticket.",
+                    "initial_state": {"ticket_id": "TCK-1", "attempts": 1},
+                    "state_schema": demo_schema,
+                },
+            )
+            archived = first[0]["meta"].pop("previous_session_archived_as", None)
+            assert archived == (None if run == 1 else "demo.closed-1")
+            assert first[0] == first[1]
+            rolled = await s.step("demo", {"attempts": "invalid"}, "retry")
+            assert rolled["step"] == 0 and rolled["meta"]["action_status"] == "failed"
+            await s.step("demo", {"attempts": 2}, "reply")
+            closed = await s.same("close_session", lambda _: {"session_id": "demo"})
+            assert closed["final_state"] == {"ticket_id": "TCK-1", "attempts": 2}

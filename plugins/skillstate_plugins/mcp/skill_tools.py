@@ -29,6 +29,10 @@ SKILL_ACTIONS = ("create", "edit", "patch", "delete", "write_file", "remove_file
 
 _NAME = Param("name", "string", "The skill's name (its directory), e.g. pdf-tools.")
 _FILE_PATH = "A path inside the skill directory under references/, templates/, scripts/ or assets/."
+_READ_PATH = (
+    "A file of the skill, relative to its directory (one of skill_view's files), e.g. "
+    "forms.md or reference/api.md."
+)
 
 
 def _envelope(data: dict[str, Any]) -> CallToolResult:
@@ -123,8 +127,8 @@ def skill_tools(
         make_tool(
             "skill_read",
             "Read a skill's support file",
-            "Level 3: one support file of a skill, e.g. references/api.md.",
-            [_NAME, Param("file_path", "string", _FILE_PATH)],
+            "Level 3: any file of a skill but its hidden ones, e.g. forms.md or references/api.md.",
+            [_NAME, Param("file_path", "string", _READ_PATH)],
             lambda a: _answer(store.read(a["name"], a["file_path"])),
             read_only=True,
             idempotent=True,

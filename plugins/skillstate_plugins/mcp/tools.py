@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin import SkillstateError
 
-from .args import Param
+from .args import ArgumentError, Param
 from .tooling import StrictTool, make_tool, ok_result
 
 if TYPE_CHECKING:
@@ -66,7 +66,9 @@ _INIT_DESCRIPTION = (
     "the initial execution state Σ_0, then returns the initial prompt payload (P, Σ_0, boot "
     "observation). From this point on, the LLM must treat that payload as its ENTIRE context — "
     "there is no message history. Advances happen exclusively through execute_step. "
-    "The session is durable: it lives in the server's store and survives restarts."
+    "The session is durable: it lives in the server's store and survives restarts. "
+    "Give P as skill_specification, or name a stored skill with skill_name (P is its "
+    "SKILL.md body, its sha256 and source are recorded)."
 )
 
 _STEP_DESCRIPTION = (
@@ -100,7 +102,8 @@ _PARSE_DESCRIPTION = (
 
 _CLOSE_DESCRIPTION = (
     "Housekeeping: close a skill session. Returns the final step and the final Σ; the session is "
-    "kept (closed, read-only) in the store for audit, and its id cannot be reused."
+    "kept (closed, read-only) in the store for audit. Its id can be initialized again: the "
+    "closed session is then moved, whole, to <id>.closed-<n>."
 )
 
 
@@ -113,6 +116,24 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         default_env = None  # then initialize_skill names the problem when it is called
 
     def initialize_skill(a: dict[str, Any]) -> Any:
+        if ("skill_specification" in a) == ("skill_name" in a):
+            raise ArgumentError(
+                "initialize_skill takes skill_specification (P itself) or skill_name (a stored "
+                "skill, whose SKILL.md body becomes P), exactly one of them"
+                + ("; both were given" if "skill_name" in a else "")
+            )
+        if "skill_name" in a:
+            return ok_result(
+                runtime.initialize_from_skill_store(
+                    a["session_id"],
+                    a["skill_name"],
+                    a.get("initial_state"),
+                    a.get("state_schema"),
+                    a.get("environment"),
+                    a.get("skill"),
+                    a.get("environment_options"),
+                )
+            )
         return ok_result(
             runtime.initialize_skill(
                 a["session_id"],
@@ -181,7 +202,18 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         Param(
             "skill_specification",
             "spec",
-            "The skill specification P (instructions), a string or a JSON object. Immutable.",
+            "The skill specification P (instructions), a string or a JSON object. Immutable. "
+            "Give this or skill_name.",
+            required=False,
+        ),
+        Param(
+            "skill_name",
+            "string",
+            "Instead of skill_specification: a stored skill (skills_list). P is its SKILL.md "
+            "body, frozen now; the session records its sha256 and source, and the skill's "
+            "skillstate-skill / skillstate-environment frontmatter are the defaults of skill "
+            "and environment.",
+            required=False,
         ),
         Param(
             "initial_state",
@@ -192,8 +224,10 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         Param(
             "state_schema",
             "object",
-            "Optional JSON Schema (draft 2020-12) every Σ must satisfy; a step whose Σ_{t+1} "
-            "fails it is rolled back.",
+            "Optional schema every Σ must satisfy: a JSON Schema (draft 2020-12), or the "
+            'type-name form {"required": [...], "properties": {"k": "number"}, '
+            '"additionalProperties": false} or {"k": "string", "opt": "string?"}; a step whose '
+            "Σ_{t+1} fails it is rolled back.",
             required=False,
         ),
         Param(

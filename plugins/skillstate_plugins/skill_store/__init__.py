@@ -16,6 +16,8 @@ It imports only ``skillstate.plugin`` and its own modules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from .frontmatter import (
@@ -31,9 +33,11 @@ from .paths import (
     MAX_SKILL_CHARS,
     SUPPORT_DIRS,
     check_name,
+    check_read_path,
     check_support_path,
 )
 from .results import (
+    BrokenSkill,
     Result,
     SkillError,
     SkillFile,
@@ -53,6 +57,7 @@ __all__ = [
     "MAX_SKILL_CHARS",
     "SKILL_KEY",
     "SUPPORT_DIRS",
+    "BrokenSkill",
     "Result",
     "SessionSpec",
     "SkillError",
@@ -64,6 +69,7 @@ __all__ = [
     "WriteResult",
     "check_content",
     "check_name",
+    "check_read_path",
     "check_support_path",
     "envelope",
     "parse_flat",
@@ -77,6 +83,13 @@ from skillstate.plugin import hookimpl
 @hookimpl
 def skillstate_skill_store(config: Any) -> SkillStore:
     return SkillStore.from_config(config)
+
+
+@hookimpl
+def skillstate_doctor(root: Path, store: Any) -> Iterable[Any]:
+    from .doctor import skill_findings
+
+    return skill_findings(root)
 
 
 @hookimpl

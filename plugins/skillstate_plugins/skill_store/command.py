@@ -4,8 +4,8 @@ The skill store (this package) from the command line. Texts come from
 ``--file PATH`` or standard input. A failed operation prints ``skillstate: <message>``
 on stderr and exits 1 (with ``--json`` the error envelope is also printed on stdout),
 or 3 when the disk failed (an ``io`` error); a usage error exits 2. The plain ``view``
-prints SKILL.md, then (when there are any) the names of the skill's support files, as
-the JSON's ``linked_files``.
+prints SKILL.md, then (when there are any) the names of the skill's other files, as
+the JSON's ``files``.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     view.add_argument("name")
     _common(view)
-    read = sub.add_parser("read", help="level 3: print one support file of a skill")
+    read = sub.add_parser("read", help="level 3: print one file of a skill")
     read.add_argument("name")
-    read.add_argument("path", help="e.g. references/api.md")
+    read.add_argument("path", help="relative to the skill directory, e.g. forms.md")
     _common(read)
 
     create = sub.add_parser("create", help="create a skill from a full SKILL.md text")
@@ -125,12 +125,14 @@ def _input_text(ctx: CliContext, what: str) -> str:
 
 
 def _print_listing(ctx: CliContext, result: Any) -> None:
-    if not result.skills:
+    if not result.skills and not result.broken:
         print("no skills", file=ctx.out)
         return
-    width = max(len(skill.name) for skill in result.skills)
+    width = max(len(skill.name) for skill in (*result.skills, *result.broken))
     for skill in result.skills:
         print(f"{skill.name:<{width}}  [{skill.source}]  {skill.description}", file=ctx.out)
+    for skill in result.broken:
+        print(f"{skill.name:<{width}}  [{skill.source}]  BROKEN: {skill.reason}", file=ctx.out)
 
 
 def _dispatch(ctx: CliContext, store: SkillStore) -> Result:
@@ -178,9 +180,9 @@ def run(ctx: CliContext) -> int:
         ctx.out.write(result.content)
         if result.content and not result.content.endswith("\n"):
             ctx.out.write("\n")
-        if isinstance(result, SkillView) and result.linked_files:
+        if isinstance(result, SkillView) and result.files:
             print(f"\nSupport files (skillstate skills read {result.name} PATH):", file=ctx.out)
-            for path in result.linked_files:
+            for path in result.files:
                 print(f"  {path}", file=ctx.out)
     else:
         print(result.message, file=ctx.out)

@@ -8,6 +8,10 @@ the reference, ``docs/skills.md`` lists them):
 4. a ``..`` segment; 5. a ``.`` or empty segment; 6. the first segment is not one of
 ``assets``, ``references``, ``scripts``, ``templates``; 7. fewer than two segments;
 8. (:func:`confine`) the resolved real path leaves the skill directory (symlinks).
+
+Reads (:func:`check_read_path`, :func:`confine_read`) take any file of the skill: rules
+1-5, then a hidden segment (``.x``: hidden files are never listed, and may hold secrets
+such as ``.env``), then the resolved real path must stay inside the skill directory.
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ __all__ = [
     "NAME_PATTERN",
     "SUPPORT_DIRS",
     "check_name",
+    "check_read_path",
     "check_support_path",
     "confine",
+    "confine_read",
     "find_surrogate",
     "is_valid_name",
 ]
@@ -74,8 +80,8 @@ def is_valid_name(name: object) -> bool:
     return check_name(name) is None
 
 
-def check_support_path(file_path: object) -> str | None:
-    """Rules 1-7 of the module docstring: the message for a bad support path, or ``None``."""
+def _check_relative(file_path: object) -> str | None:
+    """Rules 1-5 of the module docstring, shared by reads and writes."""
     if not isinstance(file_path, str) or not file_path:
         return "file_path is required."
     bad = find_surrogate(file_path)
@@ -93,13 +99,36 @@ def check_support_path(file_path: object) -> str | None:
         return "Path traversal ('..') is not allowed."
     if any(segment in ("", ".") for segment in segments):
         return f"file_path must not contain '.' or empty segments. Got: '{excerpt(file_path)}'"
+    return None
+
+
+def _check_nul(file_path: str) -> str | None:
+    if "\x00" in file_path:
+        return f"file_path must not contain NUL characters. Got: '{excerpt(file_path)}'"
+    return None
+
+
+def check_support_path(file_path: object) -> str | None:
+    """Rules 1-7 of the module docstring (writes): the message for a bad support path, or ``None``."""
+    problem = _check_relative(file_path)
+    if problem is not None or not isinstance(file_path, str):
+        return problem
+    segments = file_path.split("/")
     if segments[0] not in SUPPORT_DIRS:
         return f"File must be under one of: {', '.join(SUPPORT_DIRS)}. Got: '{excerpt(file_path)}'"
     if len(segments) < 2:
         return f"Provide a file path, not just a directory. Example: '{excerpt(segments[0])}/myfile.md'"
-    if "\x00" in file_path:
-        return f"file_path must not contain NUL characters. Got: '{excerpt(file_path)}'"
-    return None
+    return _check_nul(file_path)
+
+
+def check_read_path(file_path: object) -> str | None:
+    """The rules for a read: 1-5, no hidden segment, no NUL; the message, or ``None``."""
+    problem = _check_relative(file_path)
+    if problem is not None or not isinstance(file_path, str):
+        return problem
+    if any(segment.startswith(".") for segment in file_path.split("/")):
+        return f"Hidden files are not read (a segment starts with '.'). Got: '{excerpt(file_path)}'"
+    return _check_nul(file_path)
 
 
 def confine(skill_dir: Path, file_path: str) -> tuple[Path, str | None]:
@@ -116,5 +145,19 @@ def confine(skill_dir: Path, file_path: str) -> tuple[Path, str | None]:
     # Support files live below their support directory, never directly at the skill root.
     relative = target.relative_to(base).parts
     if relative[0] not in SUPPORT_DIRS or len(relative) < 2:
+        return target, f"Path escapes allowed directory: '{file_path}' resolves to {target}"
+    return target, None
+
+
+def confine_read(skill_dir: Path, file_path: str) -> tuple[Path, str | None]:
+    """Rule 8 for a read: ``(real target, None)``, or a message when it leaves ``skill_dir``.
+
+    Any file of the skill may be read (SKILL.md beside its support files, folders of the
+    skill's own such as ``reference/`` or ``examples/``); a symlink is followed only
+    while its real target stays inside the skill directory.
+    """
+    base = Path(os.path.realpath(skill_dir))
+    target = Path(os.path.realpath(base / file_path))
+    if target == base or base not in target.parents:
         return target, f"Path escapes allowed directory: '{file_path}' resolves to {target}"
     return target, None

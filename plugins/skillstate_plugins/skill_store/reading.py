@@ -3,13 +3,15 @@
 "Lenient read" means: any frontmatter PyYAML or the flat parser accepts, with
 two requirements a listing cannot do without — a non-empty ``description``, and a
 ``name`` (when present) equal to the directory name. A SKILL.md failing them is
-*broken*: :meth:`SkillStore.list` skips it, :meth:`SkillStore.view` names the reason.
+*broken*: :meth:`SkillStore.list` lists it under ``broken`` with the reason
+:meth:`SkillStore.view` gives.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +23,23 @@ from .paths import SUPPORT_DIRS, find_surrogate
 
 __all__ = [
     "MAX_LISTED_DESCRIPTION",
+    "MAX_LISTED_FILES",
     "SYMLINKED_SKILL",
     "Probe",
+    "body_links",
     "check_stored",
     "describe_header",
+    "full_description",
     "os_message",
+    "skill_files",
     "string_value",
     "support_files",
 ]
 
 MAX_LISTED_DESCRIPTION = 1024
+
+MAX_LISTED_FILES = 1000
+"""``view`` lists at most this many files of a skill (``files_truncated`` says when it stopped)."""
 
 SYMLINKED_SKILL = (
     "is a symbolic link; skills must be real directories inside the skills root "
@@ -84,10 +93,16 @@ def check_stored(name: str, source: str, use_yaml: bool | None) -> tuple[dict[st
         value = fields.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             return f"SKILL.md of skill '{name}': '{key}' must be a non-empty name, got {value!r}."
-    text = (description if isinstance(description, str) else str(description)).strip()
+    text = full_description(fields)
     if len(text) > MAX_LISTED_DESCRIPTION:  # a YAML block scalar ends in a newline: stripped
         text = text[: MAX_LISTED_DESCRIPTION - 3] + "..."
     return fields, text
+
+
+def full_description(fields: Mapping[str, Any]) -> str:
+    """The frontmatter's description as text, stripped, before any cut."""
+    description = fields.get("description")
+    return (description if isinstance(description, str) else str(description)).strip()
 
 
 def _visible(entry: str) -> bool:
@@ -110,6 +125,51 @@ def support_files(skill_dir: Path) -> tuple[str, ...]:
             relative = Path(current).relative_to(skill_dir).as_posix()
             found.extend(f"{relative}/{f}" for f in files if _visible(f))
     return tuple(sorted(found))
+
+
+def skill_files(skill_dir: Path) -> tuple[tuple[str, ...], bool]:
+    """Every file of the skill but its SKILL.md, as sorted relative paths (hidden ones
+    skipped), and whether the list stopped at :data:`MAX_LISTED_FILES`.
+
+    Only names are listed (no file is opened); symlinked subdirectories are not followed.
+    Real skills keep files beside SKILL.md (``forms.md``) and in folders of their own
+    (``reference/``, ``examples/``, ``agents/``), not only in the four support directories.
+    The walk visits directories in name order and stops once it has more than the
+    limit, so a skill holding a whole ``node_modules`` costs a bounded time and answer.
+    """
+    found: list[str] = []
+    for current, dirs, files in os.walk(skill_dir, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if _visible(d))
+        relative = Path(current).relative_to(skill_dir).as_posix()
+        prefix = "" if relative == "." else f"{relative}/"
+        found.extend(
+            f"{prefix}{f}" for f in sorted(files) if _visible(f) and (prefix or f != "SKILL.md")
+        )
+        if len(found) > MAX_LISTED_FILES:
+            break
+    return tuple(sorted(found)[:MAX_LISTED_FILES]), len(found) > MAX_LISTED_FILES
+
+
+_PATH_TOKEN = re.compile(r"[\w@./-]+")
+"""A run of path characters: a link target ``(forms.md#top)``, a mention ```reference/api.md```."""
+
+
+def body_links(body: str, files: Iterable[str]) -> tuple[str, ...]:
+    """The files of ``files`` that ``body`` links to or names, sorted.
+
+    Markdown links (``[forms](forms.md)``, ``[api](./reference/api.md#auth)``) and plain
+    mentions (``read forms.md``, ``@agents/reviewer.md``) both count, as published skills
+    use both; external and missing targets are left out.
+    """
+    known = set(files)
+    linked: set[str] = set()
+    for token in _PATH_TOKEN.findall(body):
+        token = token.lstrip("@").rstrip(".")
+        while token.startswith("./"):
+            token = token[2:]
+        if token in known:
+            linked.add(token)
+    return tuple(sorted(linked))
 
 
 def string_value(fields: Mapping[str, Any], key: str) -> str | None:

@@ -16,6 +16,7 @@ import attrs
 
 __all__ = [
     "ERROR_CODES",
+    "BrokenSkill",
     "Result",
     "SkillError",
     "SkillFile",
@@ -61,6 +62,8 @@ class SkillMeta:
     description: str
     source: str  # "project" or "user": the root the skill was found in
     path: str  # the skill directory
+    description_chars: int = 0
+    """The description's length before the listing's cut (0: not measured)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,16 +75,35 @@ class SkillMeta:
 
 
 @attrs.frozen
+class BrokenSkill:
+    """Level 1: a skill directory with a SKILL.md that cannot be used, and why."""
+
+    name: str
+    source: str
+    path: str
+    reason: str  # the message view(name) gives, e.g. "... declares name 'y'; ..."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "path": self.path, "reason": self.reason}
+
+
+@attrs.frozen
 class SkillListing:
-    """Level 1: every visible skill, sorted by name, first root wins on a shared name."""
+    """Level 1: every visible skill, sorted by name, first root wins on a shared name.
+
+    ``broken`` are the skill directories whose SKILL.md cannot be used (sorted by name):
+    they are not in ``skills`` (nor ``count``), and each names its reason.
+    """
 
     skills: tuple[SkillMeta, ...]
+    broken: tuple[BrokenSkill, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {
             "success": True,
             "skills": [skill.to_dict() for skill in self.skills],
             "count": len(self.skills),
+            "broken": [skill.to_dict() for skill in self.broken],
         }
         if self.skills:
             result["hint"] = "Use skill_view(name) to see full content and linked files"
@@ -97,7 +119,9 @@ class SkillView:
     ``sha256`` is the hex digest of SKILL.md's bytes as read, so a session can
     record exactly which version it froze as its spec P. ``skill_definition`` and
     ``environment`` are the ``skillstate-skill`` / ``skillstate-environment``
-    frontmatter values (``None`` when absent).
+    frontmatter values (``None`` when absent). ``files`` is every file of the skill but
+    SKILL.md; ``linked_files`` those under the four support directories and those the
+    body links to (``[forms](forms.md)``).
     """
 
     name: str
@@ -111,6 +135,9 @@ class SkillView:
     linked_files: tuple[str, ...]
     skill_definition: str | None = None
     environment: str | None = None
+    files: tuple[str, ...] = ()
+    files_truncated: bool = False
+    """``files`` stopped at 1,000 names (``MAX_LISTED_FILES``); ``read`` still takes the rest."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -126,10 +153,12 @@ class SkillView:
             "skill_definition": self.skill_definition,
             "environment": self.environment,
             "linked_files": list(self.linked_files) or None,
+            "files": list(self.files),
+            **({"files_truncated": True} if self.files_truncated else {}),
             "usage_hint": (
                 "To view linked files, call skill_read(name, file_path) where file_path is "
-                "e.g. 'references/api.md' or 'assets/config.yaml'"
-                if self.linked_files
+                "one of files, e.g. 'references/api.md' or 'forms.md'"
+                if self.files
                 else None
             ),
         }

@@ -28,21 +28,25 @@ from .fsio import HardLink, read_all, read_header, scan_header
 from .paths import (
     MAX_FILE_BYTES,
     MAX_SKILL_CHARS,
+    SUPPORT_DIRS,
     check_name,
-    check_support_path,
-    confine,
+    check_read_path,
+    confine_read,
     is_valid_name,
 )
 from .reading import (
     SYMLINKED_SKILL,
     Probe,
+    body_links,
     check_stored,
     describe_header,
+    full_description,
     os_message,
+    skill_files,
     string_value,
-    support_files,
 )
 from .results import (
+    BrokenSkill,
     SkillError,
     SkillFile,
     SkillListing,
@@ -154,15 +158,18 @@ class SkillStore:
     # -- level 1 --------------------------------------------------------------------
 
     def list(self) -> SkillListing:
-        """Every readable skill's name, description and source, sorted by name.
+        """Every readable skill's name, description and source, sorted by name, and the broken ones.
 
-        Reads only frontmatter. Directories without a SKILL.md, hidden or badly named
-        directories, and skills whose SKILL.md is unreadable or broken are skipped
-        silently (``view`` explains a broken one). A name found in the project root
-        hides the same name in the user root, even when the project one is broken.
+        Reads only frontmatter. Directories without a SKILL.md and hidden or badly named
+        directories are skipped. A skill whose SKILL.md cannot be read or is broken (a
+        symlinked directory, an unreadable file, broken frontmatter, a ``name`` that is
+        not the directory's) is listed under ``broken`` with the reason ``view`` gives.
+        A name found in the project root hides the same name in the user root, even when
+        the project one is broken.
         """
         seen: set[str] = set()
         found: list[SkillMeta] = []
+        broken: list[BrokenSkill] = []
         for source, root in self.roots:
             try:
                 entries = sorted(os.listdir(root))
@@ -172,27 +179,39 @@ class SkillStore:
                 if entry in seen or not is_valid_name(entry):
                     continue
                 skill_dir = root / entry
-                if os.path.islink(skill_dir):  # refused (SYMLINKED_SKILL); it hides a user one
-                    seen.add(entry)
-                    continue
-                try:
-                    header = read_header(skill_dir / SKILL_FILE)
-                except (FileNotFoundError, NotADirectoryError):
-                    if os.path.lexists(skill_dir / SKILL_FILE):
-                        seen.add(entry)
-                    continue
-                except OSError:
-                    seen.add(entry)
+                checked = self._list_one(entry, skill_dir)
+                if checked is None:
                     continue
                 seen.add(entry)
-                if describe_header(entry, header) is not None:
-                    continue
-                checked = check_stored(entry, header.source, self.use_yaml)
                 if isinstance(checked, str):
+                    broken.append(BrokenSkill(entry, source, str(skill_dir), checked))
                     continue
-                found.append(SkillMeta(entry, checked[1], source, str(skill_dir)))
+                text, chars = checked
+                found.append(SkillMeta(entry, text, source, str(skill_dir), chars))
         found.sort(key=lambda meta: meta.name)
-        return SkillListing(tuple(found))
+        broken.sort(key=lambda skill: skill.name)
+        return SkillListing(tuple(found), tuple(broken))
+
+    def _list_one(self, name: str, skill_dir: Path) -> tuple[str, int] | str | None:
+        """``(listed description, its full length)``, the reason it is broken, or ``None``
+        when the directory holds no SKILL.md."""
+        if os.path.islink(skill_dir):  # refused (SYMLINKED_SKILL); it hides a user one
+            return f"Skill '{name}' {SYMLINKED_SKILL}."
+        try:
+            header = read_header(skill_dir / SKILL_FILE)
+        except (FileNotFoundError, NotADirectoryError):
+            if os.path.lexists(skill_dir / SKILL_FILE):
+                return f"SKILL.md of skill '{name}' cannot be read: it is a dangling symlink."
+            return None
+        except OSError as exc:
+            return f"SKILL.md of skill '{name}' cannot be read: {os_message(exc)}."
+        message = describe_header(name, header)
+        if message is not None:
+            return message
+        checked = check_stored(name, header.source, self.use_yaml)
+        if isinstance(checked, str):
+            return checked
+        return checked[1], len(full_description(checked[0]))
 
     # -- level 2 --------------------------------------------------------------------
 
@@ -233,6 +252,8 @@ class SkillStore:
         fields, description = checked
         content = data.decode("utf-8-sig", errors="replace")
         _, body = parse_frontmatter(content, use_yaml=False)
+        files, truncated = skill_files(skill_dir)
+        support = {path for path in files if path.split("/", 1)[0] in SUPPORT_DIRS}
         return SkillView(
             name=name,
             description=description,
@@ -242,19 +263,21 @@ class SkillStore:
             body=body,
             content=content,
             sha256=hashlib.sha256(data).hexdigest(),
-            linked_files=support_files(skill_dir),
+            linked_files=tuple(sorted(support.union(body_links(body, files)))),
             skill_definition=string_value(fields, SKILL_KEY),
             environment=string_value(fields, ENVIRONMENT_KEY),
+            files=files,
+            files_truncated=truncated,
         )
 
     # -- level 3 --------------------------------------------------------------------
 
     def read(self, name: str, file_path: str) -> SkillFile | SkillError:
-        """One support file of a skill (same path rules as writes: the four support directories)."""
+        """Any regular file inside the skill directory (the read path rules of ``docs/skills.md``)."""
         problem = check_name(name)
         if problem is not None:
             return SkillError("invalid-name", problem)
-        problem = check_support_path(file_path)
+        problem = check_read_path(file_path)
         if problem is not None:
             return SkillError("invalid-path", problem)
         where = self.probe(name)
@@ -263,7 +286,7 @@ class SkillStore:
         if where.status != "found" or where.root is None:
             return self.not_found(name)
         skill_dir = where.root / name
-        target, escape = confine(skill_dir, file_path)
+        target, escape = confine_read(skill_dir, file_path)
         if escape is not None:
             return SkillError("invalid-path", escape)
         try:
@@ -285,7 +308,7 @@ class SkillStore:
                 "not-found",
                 f"File '{file_path}' not found in skill '{name}'.",
                 {
-                    "available_files": list(support_files(skill_dir)),
+                    "available_files": list(skill_files(skill_dir)[0]),
                     "hint": "Use one of the available file paths listed above",
                 },
             )

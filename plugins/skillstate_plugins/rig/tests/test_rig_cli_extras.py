@@ -94,7 +94,8 @@ def test_get_show_list_journal_rm(cli: Cli) -> None:
     r = cli.rig("rm", "b-2")
     assert (r.code, r.out, r.err) == (0, "", "")
     assert not list(cli.state_dir.glob("b-2.*json*"))
-    assert cli.rig("rm", "b-2").code == 0  # nothing there: still silent success
+    r = cli.rig("rm", "b-2")  # nothing there: success, as rig-state, but said
+    assert (r.code, r.out, r.err) == (0, "", "rig-state: warning: no run 'b-2'; nothing removed\n")
     assert cli.rig("show", "b-2").code == 2
 
 
@@ -183,3 +184,45 @@ def test_skillstate_commands_expose_the_same_information(cli: Cli) -> None:
     r = cli.ss("init", "rig-task", "s2", "--json", '{"skill":"rig-epic"}')
     assert r.reasons == ["skill is set at init and never patched"]
     assert cli.ss("rm", "s1").code == 0 and cli.ss("show", "s1").code == 2
+
+
+def test_rig_state_leftovers_match_it_or_say_why(cli: Cli) -> None:
+    """Issue 27: a null phase, invalid JSON, ``rm`` of a missing run, ``get --field`` of a
+    missing path (docs/rig.md, "Differences from rig-state")."""
+    declared = (
+        "spec → spec-review → red → green → refactor → self-review → pr-open → review-loop "
+        "→ done → abandoned"
+    )
+    shown = cli.rig("init", "rig-task", "t1", "--json", '{"branch":"b"}').out
+    before = cli.rig("get", "t1").raw_out
+    # {"phase": null} deletes the phase: said so, not rig-state's "undefined"
+    r = cli.rig("patch", "t1", "--json", '{"phase":null}')
+    assert (r.code, r.out) == (1, shown)
+    assert r.err == (
+        "rig-state: patch rejected:\n  - phase: missing (a null deletes it), and every "
+        f"rig-task run has a phase. Declared: {declared}\n"
+    )
+    r = cli.rig("init", "rig-task", "t2", "--json", '{"phase":null}')
+    assert r.code == 1 and "phase: missing (a null deletes it)" in r.err
+    # invalid JSON is a rejected patch (exit 1), as rig-state.ts's die(1, ...)
+    for bad in ("{bad", "nope", '{"a":1,}', "NaN"):
+        r = cli.rig("patch", "t1", "--json", bad)
+        assert (r.code, r.out) == (1, ""), bad
+        assert r.err.startswith("rig-state: patch is not valid JSON: ") and r.err.count("\n") == 1
+    r = cli.rig("init", "rig-task", "t3", "--json", "{bad")
+    assert r.code == 1 and r.err.startswith("rig-state: patch is not valid JSON: ")
+    assert cli.rig("show", "t3").code == 2  # nothing was created
+    assert cli.rig("get", "t1").raw_out == before  # nothing was changed
+    # get --field of a missing path: rig-state's silent exit 1 (a test in a script)
+    for path in ("missing", "branch.x", "spec.id", "blockers.0"):
+        r = cli.rig("get", "t1", "--field", path)
+        assert (r.code, r.out, r.err) == (1, "", ""), path
+    # rm of a missing run: exit 0 as rig-state (a clean-up run twice), with a warning
+    r = cli.rig("rm", "nope")
+    assert (r.code, r.out, r.err) == (0, "", "rig-state: warning: no run 'nope'; nothing removed\n")
+    r = cli.ss("rm", "nope")
+    assert (r.code, r.err) == (0, "skillstate: warning: no run 'nope'; nothing removed\n")
+    assert sorted(p.name for p in cli.state_dir.iterdir() if p.suffix != ".lock") == [
+        "t1.json",
+        "t1.jsonl",
+    ]

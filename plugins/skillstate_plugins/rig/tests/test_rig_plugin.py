@@ -366,10 +366,10 @@ def test_terminal_phase_rule_with_and_without_force(host: Host) -> None:
     assert _patch(host, {"phase": "review-loop"}, force=True).accepted
 
 
-def test_null_phase_deletes_and_renders_undefined(host: Host) -> None:
+def test_null_phase_deletes_and_is_said_to_be_missing(host: Host) -> None:
     init(host, "rig-task", TASK)
     assert reasons(_patch(host, {"phase": None}))[0].startswith(
-        'phase: "undefined" is not a rig-task phase.'
+        "phase: missing (a null deletes it), and every rig-task run has a phase. Declared: spec"
     )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .. import SkillStore, check_name, check_support_path
+from .. import SkillStore, check_name, check_read_path, check_support_path
 from .skills_support import err, new_store, ok, skill_text, snapshot
 
 SHOWN = {"a\x00": "a\\x00"}
@@ -33,6 +33,10 @@ PATH_REJECTIONS = [
         "file_path must not contain '.' or empty segments. Got: 'references//a.md'",
     ),
     ("references/", "file_path must not contain '.' or empty segments. Got: 'references/'"),
+]
+"""Refused by reads and writes alike."""
+
+WRITE_ONLY_REJECTIONS = [
     (
         "notes/a.md",
         "File must be under one of: assets, references, scripts, templates. Got: 'notes/a.md'",
@@ -43,6 +47,7 @@ PATH_REJECTIONS = [
     ),
     ("references", "Provide a file path, not just a directory. Example: 'references/myfile.md'"),
 ]
+"""Refused by writes only: a read takes any file of the skill."""
 
 NAME_REJECTIONS = [
     ("", "Skill name is required."),
@@ -67,9 +72,28 @@ def store(tmp_path: Path) -> SkillStore:
     return s
 
 
-@pytest.mark.parametrize(("path", "message"), PATH_REJECTIONS)
+@pytest.mark.parametrize(("path", "message"), PATH_REJECTIONS + WRITE_ONLY_REJECTIONS)
 def test_path_rules_in_order(path: str, message: str) -> None:
     assert check_support_path(path) == message
+
+
+@pytest.mark.parametrize(("path", "message"), PATH_REJECTIONS)
+def test_read_path_rules(path: str, message: str) -> None:
+    assert check_read_path(path) == message
+
+
+@pytest.mark.parametrize(("path", "message"), WRITE_ONLY_REJECTIONS)
+def test_writes_stay_under_the_support_directories(
+    store: SkillStore, tmp_path: Path, path: str, message: str
+) -> None:
+    before = snapshot(tmp_path)
+    for result in (
+        store.write_file("pdf", path, "x"),
+        store.remove_file("pdf", path),
+        store.patch("pdf", "alpha", "beta", path),
+    ):
+        assert (err(result).code, err(result).message) == ("invalid-path", message)
+    assert snapshot(tmp_path) == before
 
 
 @pytest.mark.parametrize(("path", "message"), PATH_REJECTIONS)
@@ -129,8 +153,11 @@ def test_symlinked_file_pointing_outside_or_at_skill_md_is_refused(
     os.symlink("/etc/passwd", references / "passwd.md")
     os.symlink("../SKILL.md", references / "skill.md")
     before = snapshot(tmp_path)
+    assert err(store.read("pdf", "references/passwd.md")).message.startswith(
+        "Path escapes allowed directory"
+    )
+    assert ok(store.read("pdf", "references/skill.md")).content.startswith("---")  # type: ignore[attr-defined]
     for path in ("references/passwd.md", "references/skill.md"):
-        assert err(store.read("pdf", path)).message.startswith("Path escapes allowed directory")
         assert err(store.write_file("pdf", path, "x")).code == "invalid-path"
         assert err(store.patch("pdf", "name", "nom", path)).code == "invalid-path"
         assert err(store.remove_file("pdf", path)).code == "invalid-path"

@@ -1,0 +1,118 @@
+"""``skillstate session start SESSION_ID --skill NAME``: a SKILL.state session from a stored skill.
+
+What :meth:`Runtime.initialize_from_skill_store
+<skillstate.runtime.creating.CreatingCalls.initialize_from_skill_store>` does, from the
+command line: P is the stored SKILL.md's body, frozen now; the session records its
+provenance (name, sha256 of SKILL.md, source, path) and takes the frontmatter's
+``skillstate-skill`` / ``skillstate-environment`` as defaults. The skill is read once.
+
+Exit codes: 0 started; 2 a bad or taken session id, or a skill the store cannot give
+(unknown, broken, no skill store); 1 the session refused what it was given (P over
+``max_spec_bytes``, an initial state its rules refuse, the session limit); 3 the store
+or a plugin failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from skillstate.cli.context import CliContext
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    start = sub.add_parser(
+        "start", help="start a session whose spec P is a stored skill's SKILL.md body"
+    )
+    start.add_argument("session_id", metavar="SESSION_ID", help="the new session's id")
+    start.add_argument(
+        "--skill", required=True, metavar="NAME", help="the stored skill (skillstate skills list)"
+    )
+    start.add_argument(
+        "--state", metavar="JSON", help="the initial state Σ_0, a JSON object ('-': stdin)"
+    )
+    start.add_argument(
+        "--environment",
+        metavar="NAME",
+        help="the environment (default: the skill's skillstate-environment, else the default)",
+    )
+    start.add_argument(
+        "--definition",
+        metavar="NAME",
+        help="a registered skill definition whose rules apply to Σ "
+        "(default: the skill's skillstate-skill)",
+    )
+    start.add_argument("--json", action="store_true", help="print the session's first payload")
+
+
+class _Frozen:
+    """The spec already read, offered to the runtime as a skill store (read once)."""
+
+    def __init__(self, spec: Any) -> None:
+        self._spec = spec
+
+    def session_spec(self, name: str) -> Any:
+        return self._spec
+
+
+def run(ctx: CliContext) -> int:
+    from skillstate.cli.runs import OK, REJECTED, USAGE, read_document
+    from skillstate.errors import InvalidInput, SkillstateError
+    from skillstate.runtime import Runtime
+    from skillstate.runtime.errors import InvalidSessionId, SessionError, SessionExists
+    from skillstate.store import run_id_problem
+
+    a = ctx.args
+    problem = run_id_problem(a.session_id)
+    if problem is not None:
+        ctx.error(problem)
+        return USAGE
+    try:
+        state = None if a.state is None else read_document(a.state)
+    except InvalidInput as exc:
+        ctx.error(str(exc).replace("patch", "--state", 1))
+        return USAGE
+    try:
+        spec = ctx.host.skill_store().session_spec(a.skill)
+    except SkillstateError as exc:
+        ctx.error(str(exc))
+        return USAGE
+    envelope = spec.to_dict()
+    if envelope.get("success") is not True:
+        ctx.error(str(envelope.get("error") or f"skill '{a.skill}' cannot be used"))
+        return USAGE
+    runtime = Runtime(host=ctx.host)
+    try:
+        payload = runtime.initialize_from_skill_store(
+            a.session_id,
+            a.skill,
+            state,
+            environment=a.environment,
+            skill=a.definition,
+            skill_store=_Frozen(spec),
+        )
+    except (InvalidSessionId, SessionExists) as exc:
+        ctx.error(str(exc))
+        return USAGE
+    except SessionError as exc:  # P too large, Σ_0 refused, the session limit: nothing created
+        ctx.error(str(exc))
+        return REJECTED
+    provenance = envelope.get("provenance") or {}
+    if a.json:
+        print(
+            json.dumps({**payload, "skill_source": provenance}, ensure_ascii=False, indent=2),
+            file=ctx.out,
+        )
+        return OK
+    digest = str(provenance.get("sha256", ""))[:12]
+    print(
+        f"session {payload['session_id']} started from skill {a.skill} "
+        f"({provenance.get('source', '?')}, sha256 {digest}…), "
+        f"environment {payload['environment']}, step {payload['meta']['step']}",
+        file=ctx.out,
+    )
+    return OK
