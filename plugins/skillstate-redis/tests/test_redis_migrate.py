@@ -1,15 +1,17 @@
-"""``skillstate migrate`` to and from Redis, and the same operations on every store end
-in the same runs (a differential test), through the ``skillstate`` command."""
+"""``skillstate migrate`` to and from Redis (file, SQLite, PostgreSQL), and the same
+operations on every store end in the same runs (a differential test), through the
+``skillstate`` command."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from redisserver import RedisServer
 
-from skillstate.testing import make_host, run_command
+from skillstate.testing import make_host, run_command, temporary_store_url
 
 OPERATIONS: list[tuple[str, ...]] = [
     ("init", "rig-task", "t1", "--json", '{"branch": "feat/a"}'),
@@ -60,12 +62,16 @@ def _timeless(value: Any) -> Any:
 
 
 @pytest.fixture
-def stores(redis_server: RedisServer, tmp_path: Path) -> dict[str, str]:
-    return {
-        "file": f"file:{tmp_path / 'files'}",
-        "sqlite": f"sqlite:///{tmp_path / 'runs.db'}",
-        "redis": redis_server.url(),
-    }
+def stores(redis_server: RedisServer, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """Every store kind on disk or a server: PostgreSQL in a schema of its own (the
+    test skips without the server, fails under ``CI=true``)."""
+    with temporary_store_url("postgresql", tmp_path) as postgresql:
+        yield {
+            "file": f"file:{tmp_path / 'files'}",
+            "sqlite": f"sqlite:///{tmp_path / 'runs.db'}",
+            "postgresql": postgresql,
+            "redis": redis_server.url(),
+        }
 
 
 def test_the_same_operations_give_the_same_runs_on_every_store(
@@ -86,7 +92,9 @@ def test_the_same_operations_give_the_same_runs_on_every_store(
 def test_migrate_to_redis_and_back_copies_every_run_exactly(
     stores: dict[str, str], tmp_path: Path
 ) -> None:
-    source, redis, sqlite = stores["file"], stores["redis"], stores["sqlite"]
+    source, redis, sqlite, postgresql = (
+        stores[k] for k in ("file", "redis", "sqlite", "postgresql")
+    )
     for op in OPERATIONS:
         _cli(source, *op, cwd=tmp_path, ok=op[-1] != '{"phase": "banana"}')
     before = _runs(source, tmp_path)
@@ -97,7 +105,12 @@ def test_migrate_to_redis_and_back_copies_every_run_exactly(
     back = f"file:{tmp_path / 'back'}"
     _cli("file:unused", "migrate", "--from", redis, "--to", back, cwd=tmp_path)
     _cli("file:unused", "migrate", "--from", redis, "--to", sqlite, cwd=tmp_path)
+    _cli("file:unused", "migrate", "--from", redis, "--to", postgresql, cwd=tmp_path)
     assert _runs(back, tmp_path) == before
     assert _runs(sqlite, tmp_path) == before
-    for store in (redis, back, sqlite):
+    assert _runs(postgresql, tmp_path) == before
+    redis_again = redis.replace("prefix=", "prefix=again-", 1)
+    _cli("file:unused", "migrate", "--from", postgresql, "--to", redis_again, cwd=tmp_path)
+    assert _runs(redis_again, tmp_path) == before
+    for store in (redis, back, sqlite, postgresql, redis_again):
         _cli(store, "verify", cwd=tmp_path)
