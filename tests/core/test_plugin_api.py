@@ -54,7 +54,13 @@ def _allowed(module: str, test: bool) -> bool:
 
 @pytest.mark.parametrize(
     "root",
-    [PLUGINS, ROOT / "plugins" / "skillstate-repo", EXAMPLES, ROOT / "tests" / "fixtures"],
+    [
+        PLUGINS,
+        ROOT / "plugins" / "skillstate-repo",
+        ROOT / "plugins" / "skillstate-redis",
+        EXAMPLES,
+        ROOT / "tests" / "fixtures",
+    ],
     ids=lambda p: p.name,
 )
 def test_plugins_and_examples_import_only_the_plugin_api(root: Path) -> None:
@@ -95,7 +101,8 @@ def _plugin_import_allowed(module: str, path: Path) -> bool:
 def test_plugin_packages_import_their_own_modules_relatively() -> None:
     """So a package can be copied out under another name and still import (see test_liftable)."""
     bad = []
-    for path in [*_python_files(PLUGINS), *_python_files(ROOT / "plugins" / "skillstate-repo")]:
+    outside = [ROOT / "plugins" / "skillstate-repo", ROOT / "plugins" / "skillstate-redis"]
+    for path in [*_python_files(PLUGINS), *(p for d in outside for p in _python_files(d))]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0:

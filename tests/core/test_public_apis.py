@@ -4,7 +4,7 @@ Every Python file of the project (the core, the plugins, the benchmarks, the doc
 examples; the tests too, but for the probes a test may build) is scanned:
 
 - a single-underscore name of pluggy, mcp, mcp_types, pydantic, starlette, uvicorn,
-  anyio, json or argparse — imported (``from pluggy._hooks import …``,
+  anyio, json, argparse or redis — imported (``from pluggy._hooks import …``,
   ``from json.encoder import _x``), or read or assigned as an attribute
   (``ServerRunner._serialize``, ``pm._inner_hookexec``, ``parser._actions``) — fails;
   an attribute access ``x._name`` counts as the project's own only when the project
@@ -36,6 +36,7 @@ LIBRARIES = (
     "anyio",
     "json",
     "argparse",
+    "redis",
 )
 DOCUMENTED_REPLACEABLE = {("warnings", "showwarning")}
 DOCUMENTED_ATTRIBUTES = {
@@ -131,7 +132,7 @@ def scan(sources: dict[str, str], own: set[str] | None = None) -> list[str]:
     problems: list[str] = []
     for path, tree in trees.items():
         imported = _imported(tree)
-        ours = ("skillstate", "skillstate_plugins", "skillstate_repo", ".")
+        ours = ("skillstate", "skillstate_plugins", "skillstate_repo", "skillstate_redis", ".")
         foreign = {n: o for n, o in imported.items() if not o.startswith(ours)}
 
         def library(name: str, foreign: dict[str, str] = foreign) -> bool:
