@@ -15,6 +15,8 @@ Pages (``{prefix}`` first):
 - ``/runs/RUN/export`` — the export file (``skillstate export``'s format), as a download;
 - ``/api/runs/RUN/versions?after=V`` — JSON: the head version and the rows after V
   (what the page's script polls for live updates);
+- ``/health`` — JSON: ``status``, the store URL without its path (``file:<store>``) or
+  password, its durability, how many runs it lists; 503 when the store cannot be read;
 - ``/static/…`` — the stylesheet and the script.
 """
 
@@ -39,6 +41,7 @@ from skillstate.plugin import (
     RunNotFound,
     SkillstateError,
     check_run_id,
+    mask_url,
     now_iso,
 )
 
@@ -53,7 +56,7 @@ if TYPE_CHECKING:
 
     from skillstate.plugin import Host, Store
 
-__all__ = ["POLL_MS", "public_message", "ui_app", "ui_routes", "url_secrets"]
+__all__ = ["POLL_MS", "public_message", "public_store_url", "ui_app", "ui_routes", "url_secrets"]
 
 log = logging.getLogger(__package__)
 HERE = Path(__file__).parent
@@ -107,6 +110,14 @@ def public_message(text: str, secrets: Sequence[str] = ()) -> str:
     return _PATH.sub("<path>", text)
 
 
+def public_store_url(url: str) -> str:
+    """A store URL fit for a client (``/health``): credentials masked, a ``file:`` or
+    ``sqlite:`` path as ``<store>`` (``file:<store>?durability=process``), any other
+    absolute path as ``<path>``."""
+    masked = mask_url(url)
+    return _PATH.sub("<path>", _STORE_PATH.sub(r"\1:<store>", masked))
+
+
 def _templates() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(HERE / "templates")),
@@ -128,9 +139,12 @@ class _Pages:
         self.title = title
         self.listing = Listing()
         self.env = _templates()
-        self.secrets = url_secrets(str(getattr(store, "url", "") or ""))
+        self.store_url = str(getattr(store, "url", "") or "")
+        self.secrets = url_secrets(self.store_url)
         try:
-            self.secrets += url_secrets(str(host.config.store))
+            configured = str(host.config.store)
+            self.secrets += url_secrets(configured)
+            self.store_url = self.store_url or configured
         except Exception:  # a host built without a configuration: nothing more to mask
             pass
 
@@ -286,6 +300,22 @@ def ui_routes(
 
         return await pages.guarded(request, body)
 
+    async def health(request: Request) -> Response:
+        """200 with the store (no path) and how many runs it lists, or 503 with JSON."""
+        try:
+            summaries, skipped, _ = await pages.call(lambda h, s: pages.listing.get(h, s))
+        except Exception as exc:  # the health check must answer whatever the store does
+            why = public_message(f"the store could not be read: {exc}", pages.secrets)
+            return JSONResponse({"status": "unavailable", "error": why}, status_code=503)
+        answer = {
+            "status": "ok",
+            "store": public_store_url(pages.store_url),
+            "durability": str(getattr(store, "durability", "unstated")),
+            "runs": len(summaries),
+            "unreadable_runs": skipped,
+        }
+        return JSONResponse(answer, headers={"cache-control": "no-store"})
+
     async def static(request: Request) -> Response:
         name = str(request.path_params["name"])
         if name not in STATIC:
@@ -303,6 +333,7 @@ def ui_routes(
         Route(f"{p}/runs/{{run_id}}/diff/{{version}}", diff_one, methods=["GET", "HEAD"]),
         Route(f"{p}/runs/{{run_id}}/export", export, methods=["GET", "HEAD"]),
         Route(f"{p}/api/runs/{{run_id}}/versions", versions, methods=["GET", "HEAD"]),
+        Route(f"{p}/health", health, methods=["GET", "HEAD"]),
         Route(f"{p}/static/{{name}}", static, methods=["GET", "HEAD"]),
         Route(f"{p}/{{rest:path}}", not_found, methods=["GET", "HEAD"]),
     ]

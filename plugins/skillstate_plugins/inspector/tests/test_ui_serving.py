@@ -5,6 +5,7 @@ a deadline for each request's headers), and its app handed to another server thr
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import threading
 import time
@@ -153,3 +154,28 @@ def test_the_hook_hands_the_app_to_a_server_that_mounts_it(
         assert str(missing.value) == MISSING_EXTRA and missing.value.kind == "error"
     finally:
         host.close()
+
+
+@pytest.mark.parametrize("kind", ["file", "sqlite"])
+def test_health_names_the_store_without_its_path(tmp_path: Path, kind: str) -> None:
+    """``GET /health``: the store as ``file:<store>`` / ``sqlite:<store>`` (errors already
+    hid the path), its options kept, and how many runs it lists; the token applies."""
+    url = (
+        f"file:{tmp_path}/state?durability=process"
+        if kind == "file"
+        else f"sqlite:///{tmp_path}/runs.db?durability=process"
+    )
+    seed(url)
+    server = UiServer(url, tmp_path, ["--token", "health-token"])
+    try:
+        assert server.get("/health")[0] == 401
+        auth = {"Authorization": "Bearer health-token"}
+        status, headers, body = server.get("/health", headers=auth)
+    finally:
+        server.stop()
+    assert status == 200 and headers["content-type"] == "application/json", body
+    health = json.loads(body)
+    assert health["status"] == "ok"
+    assert health["store"] == f"{kind}:<store>?durability=process"
+    assert health["runs"] == 3 and health["unreadable_runs"] == 0
+    assert str(tmp_path) not in body
