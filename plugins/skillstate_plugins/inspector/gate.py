@@ -94,9 +94,9 @@ async def _plain(
 
 def _cookie_name(scope: Scope) -> str:
     """The session cookie's name on the port this request reached (``skillstate_ui_3212``)."""
-    server = scope.get("server") or ()
-    port = server[1] if len(server) > 1 and isinstance(server[1], int) else 0
-    return f"{COOKIE}_{port}"
+    server: Any = scope.get("server")
+    port = server[1] if isinstance(server, tuple | list) and len(server) == 2 else None
+    return f"{COOKIE}_{port if isinstance(port, int) else 0}"
 
 
 def _same(given: str, expected: bytes) -> bool:
