@@ -29,11 +29,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 import anyio.to_thread
 import jinja2
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 from skillstate.plugin import (
@@ -56,13 +63,23 @@ if TYPE_CHECKING:
 
     from skillstate.plugin import Host, Store
 
-__all__ = ["POLL_MS", "public_message", "public_store_url", "ui_app", "ui_routes", "url_secrets"]
+__all__ = [
+    "EXPORTS_AT_ONCE",
+    "POLL_MS",
+    "public_message",
+    "public_store_url",
+    "ui_app",
+    "ui_routes",
+    "url_secrets",
+]
 
 log = logging.getLogger(__package__)
 HERE = Path(__file__).parent
 STATIC = {"ui.css": "text/css", "live.js": "text/javascript"}
 POLL_MS = 1500
 """How often an open run page asks for new versions."""
+EXPORTS_AT_ONCE = 2
+"""How many export downloads check their journal's replay at once (the rest wait)."""
 T = TypeVar("T")
 
 _PATH = re.compile(r"(?<![\w.:/-])(?:[A-Za-z]:)?(?:/[\w.@+~-]+){2,}/?")
@@ -138,6 +155,7 @@ class _Pages:
         self.prefix = prefix
         self.title = title
         self.listing = Listing()
+        self.exports = anyio.Semaphore(EXPORTS_AT_ONCE)
         self.env = _templates()
         self.store_url = str(getattr(store, "url", "") or "")
         self.secrets = url_secrets(self.store_url)
@@ -279,9 +297,16 @@ def ui_routes(
     async def export(request: Request) -> Response:
         async def body() -> Response:
             run_id = _run_id(request)
-            text = await pages.call(queries.export_text, run_id, now_iso())
-            return Response(
-                text.encode("utf-8"),
+            # the replay check reads the whole journal: EXPORTS_AT_ONCE at a time, and
+            # none for a client that left while it waited
+            async with pages.exports:
+                if await request.is_disconnected():
+                    return Response(status_code=499)
+                pieces = await pages.call(queries.export_stream, run_id, now_iso())
+            # then streamed a page of the journal at a time, read as the client takes
+            # it: a client that does not read holds a page, and one that leaves frees it
+            return StreamingResponse(
+                pieces,
                 media_type="application/json",
                 headers={
                     "content-disposition": f'attachment; filename="{run_id}.skillstate.json"',
