@@ -3,9 +3,11 @@
 Every surface (the CLIs, the Python API's exceptions, the runtime) quotes a caller's
 value (a key, a path, a run id, a rejected value) through :func:`excerpt`: at most
 :data:`MAX_ECHO` characters, then ``…`` and the full length, so a 50 MB key gives a
-line of a few hundred bytes, not 52 MB on stderr. Lone surrogates and control
-characters are shown escaped (``\\ud800``, ``\\x07``), so a message is always
-printable and encodable as UTF-8. (URLs are shown through :mod:`skillstate.masking`,
+line of a few hundred bytes, not 52 MB on stderr. Lone surrogates, control
+characters (C0 and C1: ESC, BEL, CSI) and the bidirectional embeddings, overrides
+and isolates (U+202E RIGHT-TO-LEFT OVERRIDE and its kin) are shown escaped (``\\ud800``,
+``\\x07``, ``\\x9b``, ``\\u202e``), so a message is always printable and encodable
+as UTF-8, and cannot retitle a terminal, move its cursor or reorder the text after it. (URLs are shown through :mod:`skillstate.masking`,
 which masks their credentials.)
 """
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_ECHO", "excerpt", "printable"]
+__all__ = ["MAX_ECHO", "excerpt", "printable", "printable_json"]
 
 MAX_ECHO = 4096
 """The most characters of one quoted value a message holds: far above the longest value
@@ -21,7 +23,7 @@ rig-state's goldens quote whole (a 501-character phase in an enum rejection), so
 same rejection reads the same, and still a bound (a 50 MB key gives a 4 KiB quote)."""
 
 
-_UNPRINTABLE = "[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]"
+_UNPRINTABLE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 """Compiled on first use (by ``re``'s cache): start-up does not pay for it."""
 
 
@@ -31,10 +33,23 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` with control characters (but tab and newline) and lone surrogates escaped."""
+    """``text`` with control characters (C0 but tab and newline, DEL, C1), the bidirectional
+    embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069: they reorder the text
+    after them; the marks U+200E/U+200F do not and are kept) and lone surrogates escaped:
+    what every terminal surface prints of text a caller wrote."""
     if text.isprintable():  # the usual case, without the regex (surrogates are not printable)
         return text
     return re.sub(_UNPRINTABLE, _escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def printable_json(text: str) -> str:
+    """JSON text with the characters :func:`printable` escapes written as JSON escapes
+    (``\\u009b``, ``\\u202e``): the same JSON value, safe to print on a terminal."""
+    return re.sub(_UNPRINTABLE, _json_escape, text)
 
 
 def excerpt(value: object, limit: int = MAX_ECHO) -> str:

@@ -48,16 +48,19 @@ def run(ctx: CliContext) -> int:
     except VersionNotFound as exc:
         ctx.error(str(exc))
         return USAGE
+    from skillstate.display import printable_json  # C1 controls, U+202E: JSON escapes
+
     if a.json:
         import jsonpatch
 
-        print(pretty(jsonpatch.make_patch(before, after).patch), file=ctx.out)
+        print(printable_json(pretty(jsonpatch.make_patch(before, after).patch)), file=ctx.out)
         return OK
     for op, path, old, new in state_changes(before, after):
         if op == "+":
-            print(f"+ {path}: {compact(new)}", file=ctx.out)
+            line = f"+ {path}: {compact(new)}"
         elif op == "-":
-            print(f"- {path}: {compact(old)}", file=ctx.out)
+            line = f"- {path}: {compact(old)}"
         else:
-            print(f"~ {path or '(the whole state)'}: {compact(old)} → {compact(new)}", file=ctx.out)
+            line = f"~ {path or '(the whole state)'}: {compact(old)} → {compact(new)}"
+        print(printable_json(line), file=ctx.out)
     return OK

@@ -46,8 +46,10 @@ def run(ctx: CliContext) -> int:
     except VersionNotFound as exc:
         ctx.error(f"--since {since} is past the run's last version: {exc}")
         return USAGE
+    from skillstate.display import printable, printable_json
+
     if a.json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False), file=ctx.out)
+        print(printable_json(json.dumps(rows, indent=2, ensure_ascii=False)), file=ctx.out)
         return OK
     for row in rows:
         note = row["note"]
@@ -59,5 +61,5 @@ def run(ctx: CliContext) -> int:
             "-" if row["action"] is None else compact(row["action"]),
             row["status"],
         ]
-        print("\t".join(fields + ([note] if note else [])), file=ctx.out)
+        print(printable("\t".join(fields + ([note] if note else []))), file=ctx.out)
     return OK

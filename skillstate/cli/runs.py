@@ -125,9 +125,11 @@ def print_run(ctx: RunContext, record: RunRecord) -> None:
 
 def _render(ctx: RunContext, record: RunRecord) -> str:
     """The skill's own rendering of the run, else the core's generic block."""
+    from skillstate.display import printable
     from skillstate.render import render_run
 
-    return render_run(record, ctx.host.skills.get(record.skill))
+    # escaped: a state's ESC, OSC or BEL must not drive the terminal (docs/cli.md)
+    return printable(render_run(record, ctx.host.skills.get(record.skill)))
 
 
 def _valid_id(ctx: RunContext, run_id: str) -> bool:
@@ -346,6 +348,7 @@ def do_get(
     ``at`` reads the state as it was at that version; ``with_version`` prints the
     version read on a line of its own first (for ``patch --expected-version``).
     """
+    from skillstate.display import printable, printable_json
     from skillstate.jsondoc import pretty
     from skillstate.render import dig_field, field_text
 
@@ -360,14 +363,15 @@ def do_get(
     if field is None:
         if with_version:
             print(record.version, file=ctx.out)
-        print(pretty(record.state), file=ctx.out)
+        print(printable_json(pretty(record.state)), file=ctx.out)
         return OK
     found, value = dig_field(record.state, field)
     if not found:
         return REJECTED
     if with_version:
         print(record.version, file=ctx.out)
-    print(field_text(value), file=ctx.out)
+    text = field_text(value)
+    print(printable(text) if isinstance(value, str) else printable_json(text), file=ctx.out)
     return OK
 
 
@@ -409,6 +413,8 @@ def do_list(ctx: RunContext, skill: str | None = None) -> int:
             warnings.showwarning(
                 warning.message, warning.category, warning.filename, warning.lineno
             )
+    from skillstate.display import printable
+
     for s in summaries:
         run_skill = skills.get(s.skill)
         phase = next_action = ""
@@ -416,7 +422,8 @@ def do_list(ctx: RunContext, skill: str | None = None) -> int:
             phase = s.fields.get(run_skill.phase_key, "")
             if run_skill.next_action_key:
                 next_action = s.fields.get(run_skill.next_action_key, "")
-        print(f"{s.id}\t{s.skill}\t{phase}\t{s.updated or ''}\t{next_action}", file=ctx.out)
+        line = f"{s.id}\t{s.skill}\t{phase}\t{s.updated or ''}\t{next_action}"
+        print(printable(line), file=ctx.out)  # no ESC, no U+202E reordering the columns
     return OK
 
 

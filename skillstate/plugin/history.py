@@ -4,7 +4,9 @@
   as ``skillstate log`` prints them;
 - :func:`state_changes` — what changed between two states, path by path (``diff``);
 - :func:`dump_export` — a run (record and journal) as one self-contained export file
-  (``skillstate export``'s format, ``docs/history.md``);
+  (``skillstate export``'s format, ``docs/history.md``); :func:`export_chunks` — the
+  same bytes in pieces, read from the store a page of the journal at a time (a server
+  streaming an export holds a page, not the journal);
 - :func:`verify_record` — whether a record is what its journal replays to (``verify``).
 
 The versions themselves come from the store: :meth:`Store.history
@@ -18,14 +20,15 @@ from typing import TYPE_CHECKING
 from skillstate._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from skillstate.exports import dump_export
+    from skillstate.exports import dump_export, export_chunks
     from skillstate.history import log_rows, state_changes
     from skillstate.journal import verify_record
 
-__all__ = ["dump_export", "log_rows", "state_changes", "verify_record"]
+__all__ = ["dump_export", "export_chunks", "log_rows", "state_changes", "verify_record"]
 
 _LAZY = {
     "dump_export": "skillstate.exports",
+    "export_chunks": "skillstate.exports",
     "log_rows": "skillstate.history",
     "state_changes": "skillstate.history",
     "verify_record": "skillstate.journal",

@@ -20,3 +20,9 @@ def test_problems_are_bounded_whoever_builds_them() -> None:
     assert len(problem.message) < MAX_MESSAGE + 40
     assert len(problem.path) < 250
     problem.path.encode("utf-8")
+
+
+def test_c1_controls_and_bidi_overrides_are_escaped_marks_kept() -> None:
+    assert printable("a\x9b31m\x85b\u202ec\u2066d") == "a\\x9b31m\\x85b\\u202ec\\u2066d"
+    assert printable("שלום\u200fabc é→😀") == "שלום\u200fabc é→😀"  # a mark reorders nothing
+    assert excerpt("\x1b]0;title\x07") == "\\x1b]0;title\\x07"

@@ -67,3 +67,19 @@ def test_a_run_of_no_versions_or_no_rounds_is_refused(option: str) -> None:
     )
     assert done.returncode == 2 and "expected a whole number >= 1, got 0" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc (Linux)")
+def test_the_export_memory_benchmark_runs_at_a_small_size(tmp_path: Path) -> None:
+    """``benchmarks/bench_ui_export.py`` (docs/benchmarks.md, "Inspector: exports nobody
+    reads") at a size that takes seconds: every figure it reports is there."""
+    out = tmp_path / "export.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_ui_export", "--versions", "30",
+         "--clients", "3", "--hold", "1", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, env=clean_env(), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["before_mb"] > 0 and report["peak_mb"] >= report["before_mb"]
+    assert report["answered"] == 3  # a 30-version export begins at once

@@ -15,6 +15,8 @@ Pages (``{prefix}`` first):
 - ``/runs/RUN/export`` — the export file (``skillstate export``'s format), as a download;
 - ``/api/runs/RUN/versions?after=V`` — JSON: the head version and the rows after V
   (what the page's script polls for live updates);
+- ``/health`` — JSON: ``status``, the store URL without its path (``file:<store>``) or
+  password, its durability, how many runs it lists; 503 when the store cannot be read;
 - ``/static/…`` — the stylesheet and the script.
 """
 
@@ -27,11 +29,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 import anyio.to_thread
 import jinja2
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 from skillstate.plugin import (
@@ -39,6 +48,7 @@ from skillstate.plugin import (
     RunNotFound,
     SkillstateError,
     check_run_id,
+    mask_url,
     now_iso,
 )
 
@@ -53,13 +63,23 @@ if TYPE_CHECKING:
 
     from skillstate.plugin import Host, Store
 
-__all__ = ["POLL_MS", "public_message", "ui_app", "ui_routes", "url_secrets"]
+__all__ = [
+    "EXPORTS_AT_ONCE",
+    "POLL_MS",
+    "public_message",
+    "public_store_url",
+    "ui_app",
+    "ui_routes",
+    "url_secrets",
+]
 
 log = logging.getLogger(__package__)
 HERE = Path(__file__).parent
 STATIC = {"ui.css": "text/css", "live.js": "text/javascript"}
 POLL_MS = 1500
 """How often an open run page asks for new versions."""
+EXPORTS_AT_ONCE = 2
+"""How many export downloads check their journal's replay at once (the rest wait)."""
 T = TypeVar("T")
 
 _PATH = re.compile(r"(?<![\w.:/-])(?:[A-Za-z]:)?(?:/[\w.@+~-]+){2,}/?")
@@ -107,6 +127,14 @@ def public_message(text: str, secrets: Sequence[str] = ()) -> str:
     return _PATH.sub("<path>", text)
 
 
+def public_store_url(url: str) -> str:
+    """A store URL fit for a client (``/health``): credentials masked, a ``file:`` or
+    ``sqlite:`` path as ``<store>`` (``file:<store>?durability=process``), any other
+    absolute path as ``<path>``."""
+    masked = mask_url(url)
+    return _PATH.sub("<path>", _STORE_PATH.sub(r"\1:<store>", masked))
+
+
 def _templates() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(HERE / "templates")),
@@ -127,10 +155,14 @@ class _Pages:
         self.prefix = prefix
         self.title = title
         self.listing = Listing()
+        self.exports = anyio.Semaphore(EXPORTS_AT_ONCE)
         self.env = _templates()
-        self.secrets = url_secrets(str(getattr(store, "url", "") or ""))
+        self.store_url = str(getattr(store, "url", "") or "")
+        self.secrets = url_secrets(self.store_url)
         try:
-            self.secrets += url_secrets(str(host.config.store))
+            configured = str(host.config.store)
+            self.secrets += url_secrets(configured)
+            self.store_url = self.store_url or configured
         except Exception:  # a host built without a configuration: nothing more to mask
             pass
 
@@ -265,9 +297,16 @@ def ui_routes(
     async def export(request: Request) -> Response:
         async def body() -> Response:
             run_id = _run_id(request)
-            text = await pages.call(queries.export_text, run_id, now_iso())
-            return Response(
-                text.encode("utf-8"),
+            # the replay check reads the whole journal: EXPORTS_AT_ONCE at a time, and
+            # none for a client that left while it waited
+            async with pages.exports:
+                if await request.is_disconnected():
+                    return Response(status_code=499)
+                pieces = await pages.call(queries.export_stream, run_id, now_iso())
+            # then streamed a page of the journal at a time, read as the client takes
+            # it: a client that does not read holds a page, and one that leaves frees it
+            return StreamingResponse(
+                pieces,
                 media_type="application/json",
                 headers={
                     "content-disposition": f'attachment; filename="{run_id}.skillstate.json"',
@@ -286,6 +325,22 @@ def ui_routes(
 
         return await pages.guarded(request, body)
 
+    async def health(request: Request) -> Response:
+        """200 with the store (no path) and how many runs it lists, or 503 with JSON."""
+        try:
+            summaries, skipped, _ = await pages.call(lambda h, s: pages.listing.get(h, s))
+        except Exception as exc:  # the health check must answer whatever the store does
+            why = public_message(f"the store could not be read: {exc}", pages.secrets)
+            return JSONResponse({"status": "unavailable", "error": why}, status_code=503)
+        answer = {
+            "status": "ok",
+            "store": public_store_url(pages.store_url),
+            "durability": str(getattr(store, "durability", "unstated")),
+            "runs": len(summaries),
+            "unreadable_runs": skipped,
+        }
+        return JSONResponse(answer, headers={"cache-control": "no-store"})
+
     async def static(request: Request) -> Response:
         name = str(request.path_params["name"])
         if name not in STATIC:
@@ -303,6 +358,7 @@ def ui_routes(
         Route(f"{p}/runs/{{run_id}}/diff/{{version}}", diff_one, methods=["GET", "HEAD"]),
         Route(f"{p}/runs/{{run_id}}/export", export, methods=["GET", "HEAD"]),
         Route(f"{p}/api/runs/{{run_id}}/versions", versions, methods=["GET", "HEAD"]),
+        Route(f"{p}/health", health, methods=["GET", "HEAD"]),
         Route(f"{p}/static/{{name}}", static, methods=["GET", "HEAD"]),
         Route(f"{p}/{{rest:path}}", not_found, methods=["GET", "HEAD"]),
     ]

@@ -8,10 +8,22 @@ In this order:
    origin (403) — protection against DNS rebinding and cross-site reads. Allowed: the
    loopback names (``127.0.0.1``, ``localhost``, ``[::1]``, any port), the bind
    address when it is a concrete one, and each ``--allowed-host``.
-3. **Token** (when configured): ``Authorization: Bearer <token>``, or the cookie a
-   browser gets by opening any page once with ``?token=<token>`` (then redirected to
-   the same page without it, so the token does not stay in the address bar or the
-   history). Anything else is 401. Compared in constant time.
+3. **Token** (when configured): ``Authorization: Bearer <token>``, or the session
+   cookie a browser gets by opening any page once with ``?token=<token>`` (then
+   redirected to the same page without it, so the token does not stay in the address
+   bar or the history). Anything else is 401. Compared in constant time.
+
+The session cookie is this server's alone and expires:
+
+- its value is ``<issued>.<signature>``: the time it was issued and an HMAC-SHA256 of
+  it under a key drawn at random when the server starts (:func:`secrets.token_bytes`),
+  so it is derived from nothing a client knows (not the token), no two servers accept
+  each other's, and a restart ends every session;
+- it is accepted for :data:`SESSION_SECONDS` (12 hours) after it was issued, which the
+  server checks itself, and the browser is told the same (``Max-Age``);
+- its name carries the server's port (``skillstate_ui_3212``): browsers send a
+  cookie to every port of a host, so a cookie named the same on two servers would be
+  overwritten by, and sent to, the other; ``HttpOnly`` and ``SameSite=Strict``.
 
 The Host, Origin and bearer-token checks are :func:`skillstate.plugin.http.check_request`,
 the same code as the MCP HTTP server's gate; the cookie is the inspector's own.
@@ -27,6 +39,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import secrets
+import time
 import urllib.parse
 from collections.abc import Sequence
 from http.cookies import SimpleCookie
@@ -36,9 +50,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from skillstate.plugin.http import ServeSettings, check_request
 
-__all__ = ["COOKIE", "UiGate", "security_headers"]
+__all__ = ["COOKIE", "SESSION_SECONDS", "UiGate", "security_headers"]
 
-COOKIE = "skillstate_ui_token"
+COOKIE = "skillstate_ui"
+"""The session cookie's name, before the server's port (``skillstate_ui_3212``)."""
+SESSION_SECONDS = 12 * 3600
+"""How long a session cookie opens the inspector after it was issued."""
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -75,6 +92,13 @@ async def _plain(
     await send({"type": "http.response.body", "body": body})
 
 
+def _cookie_name(scope: Scope) -> str:
+    """The session cookie's name on the port this request reached (``skillstate_ui_3212``)."""
+    server: Any = scope.get("server")
+    port = server[1] if isinstance(server, tuple | list) and len(server) == 2 else None
+    return f"{COOKIE}_{port if isinstance(port, int) else 0}"
+
+
 def _same(given: str, expected: bytes) -> bool:
     """``given`` (surrounding blanks ignored) equals ``expected``, in constant time."""
     return hmac.compare_digest(given.strip().encode("utf-8"), expected)
@@ -95,13 +119,7 @@ class UiGate:
         self.app = app
         self.settings = ServeSettings(host=bind, allowed_hosts=tuple(allowed_hosts), token=token)
         self.token = token.encode("utf-8") if token else None
-        # The cookie holds a digest of the token, not the token: any token text fits
-        # in a cookie, and the cookie jar never holds the secret itself.
-        self.cookie = (
-            hashlib.sha256(b"skillstate-ui\0" + self.token).hexdigest().encode()
-            if self.token
-            else b""
-        )
+        self.session_key = secrets.token_bytes(32)  # this server's; never derived from the token
         self.cookie_path = cookie_path or "/"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -135,16 +153,31 @@ class UiGate:
                 return
         await self.app(scope, receive, self._with_headers(send))
 
+    def _signature(self, issued: str) -> str:
+        return hmac.new(self.session_key, issued.encode("ascii"), hashlib.sha256).hexdigest()
+
+    def _session_value(self) -> str:
+        issued = str(int(time.time()))
+        return f"{issued}.{self._signature(issued)}"
+
     def _cookie_matches(self, scope: Scope) -> bool:
-        """Whether the request carries the login cookie (a bearer token is checked before)."""
+        """Whether the request carries a session cookie of this server, not expired (a
+        bearer token is checked before)."""
         sent = [v.decode("latin-1") for k, v in scope["headers"] if k == b"cookie"]
         cookies: SimpleCookie = SimpleCookie()
         try:
             cookies.load("; ".join(sent))
         except Exception:  # a malformed Cookie header: as if none was sent
             return False
-        morsel = cookies.get(COOKIE)
-        return morsel is not None and _same(morsel.value, self.cookie)
+        morsel = cookies.get(_cookie_name(scope))
+        if morsel is None:
+            return False
+        issued, _, signature = morsel.value.partition(".")
+        if not (issued.isascii() and issued.isdigit() and len(issued) <= 12):
+            return False
+        if not _same(signature, self._signature(issued).encode()):
+            return False
+        return 0 <= time.time() - int(issued) < SESSION_SECONDS
 
     async def _refuse(self, send: Send) -> None:
         await _plain(
@@ -163,7 +196,8 @@ class UiGate:
         if rest:
             target += "?" + urllib.parse.urlencode(rest, doseq=True)
         cookie = (
-            f"{COOKIE}={self.cookie.decode()}; Path={self.cookie_path}; HttpOnly; SameSite=Strict"
+            f"{_cookie_name(scope)}={self._session_value()}; Path={self.cookie_path}; "
+            f"Max-Age={SESSION_SECONDS}; HttpOnly; SameSite=Strict"
         )
         await send(
             {

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from skillstate.plugin import SkillstateError, StoreError, compact, pretty
-from skillstate.plugin.history import dump_export, log_rows, state_changes, verify_record
+from skillstate.plugin import SkillstateError, compact, pretty
+from skillstate.plugin.history import (
+    export_chunks,
+    log_rows,
+    state_changes,
+)
 
 from .listing import Listing, skill_keys, summaries_of
 
@@ -29,7 +33,7 @@ __all__ = [
     "TIMELINE_PAGE",
     "NoSuchVersion",
     "diff_view",
-    "export_text",
+    "export_stream",
     "list_view",
     "run_view",
     "shown_meta",
@@ -343,18 +347,20 @@ def diff_view(host: Host, store: Store, run_id: str, old: int, new: int) -> dict
     }
 
 
-def export_text(host: Host, store: Store, run_id: str, now: str) -> str:
-    """The run's export file, exactly as ``skillstate export`` writes it.
+def export_stream(host: Host, store: Store, run_id: str, now: str) -> Iterator[bytes]:
+    """The run's export file, as ``skillstate export`` writes it, in pieces of a page of
+    the journal each (:func:`skillstate.plugin.history.export_chunks`).
 
-    Raises :class:`~skillstate.plugin.StoreError` when the journal does not replay to
-    the record (read three times, as the command does, in case a write lands between).
+    The first piece is read here, so a journal that does not replay to the record
+    raises :class:`~skillstate.plugin.StoreError` before anything is sent; the rest is
+    read as the client takes it.
     """
-    record = store.get(run_id)
-    for _ in range(3):
-        entries = store.journal(record.id)
-        if not verify_record(record, entries, host.merge):
-            return dump_export(record, entries, now)
-        record = store.get(record.id)
-    raise StoreError(
-        f"run '{record.id}' does not replay to its record; run 'skillstate verify {record.id}'"
-    )
+    pieces = export_chunks(store, store.get(run_id), now, host.merge)
+    first = next(pieces)
+
+    def encoded() -> Iterator[bytes]:
+        yield first.encode("utf-8")
+        for piece in pieces:
+            yield piece.encode("utf-8")
+
+    return encoded()

@@ -326,10 +326,12 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
     from skillstate.plugin import mask_url
 
     from .http import http_app
+    from .scrub import public_store_url
     from .server import skillstate_version
 
     version = skillstate_version()
     store_url = mask_url(str(ctx.config.store))
+    shown_store = public_store_url(store_url)  # /health: no server path (the banner keeps it)
     health_threads = anyio.CapacityLimiter(2)  # a stuck store never takes the tool calls' threads
 
     async def health() -> dict[str, Any]:
@@ -340,7 +342,7 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
             "status": "ok",
             "server": {"name": server.name, "version": version},
             "version": version,
-            "store": store_url,
+            "store": shown_store,
             "durability": str(getattr(runtime.store, "durability", "unstated")),
             "active_skill_sessions": index["active_sessions"],
             "active_mcp_sessions": 0,

@@ -17,13 +17,24 @@ JSON-RPC errors it deserves:
   be known, as JSON-RPC 2.0 prescribes);
 - a notification (no id) or a response → nothing.
 
+The SDK also reads a request whose ``id`` is neither a string nor an integer (``1.5``,
+``true``, ``null``, an object, ``NaN``, even ``1e2``) as a *notification*, which
+nothing answers. :func:`read` is the one way both transports read a message: an id
+that is an integral number (``1e2``, ``1.0``, within ±2⁵³, where a JavaScript client's
+numbers are exact) is the integer it equals (``1e2`` is ``100`` to such a client, so
+the answer carries ``100``); any other id gets a ``-32600`` error with ``id: null``
+(JSON-RPC 2.0 §5: the id could not be read; MCP asks for a string or an integer).
+
 Each message is bounded (:func:`skillstate.plugin.excerpt`) and pure ASCII-safe JSON.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
+
+from mcp_types import JSONRPCMessage, JSONRPCNotification, jsonrpc_message_adapter
 
 from skillstate.plugin import excerpt
 
@@ -33,6 +44,7 @@ __all__ = [
     "PARSE_ERROR",
     "encode",
     "error_message",
+    "read",
     "reject",
 ]
 
@@ -168,6 +180,62 @@ def reject(raw: bytes | str) -> list[dict[str, Any]]:
         ]
     code, why = _why(message)
     return [error_message(rid, code, why)]
+
+
+_EXACT = 2**53
+"""Integral numbers up to this size are exact in a JavaScript client (``Number``)."""
+
+
+def _id_kind(rid: Any) -> str:
+    if isinstance(rid, bool):
+        return "a boolean"
+    if rid is None:
+        return "null"
+    if isinstance(rid, float):
+        return "NaN or Infinity" if not math.isfinite(rid) else "a number with a fraction"
+    if isinstance(rid, int):
+        return "an integer over 2^63"
+    return {"dict": "an object", "list": "an array"}.get(type(rid).__name__, "not a string")
+
+
+def _as_request(raw: bytes | str) -> tuple[bytes | None, list[dict[str, Any]]]:
+    """For ``raw``, which the SDK read as a notification: ``(raw re-encoded with an
+    integer id, [])`` when its id is an integral number, ``(None, [the error])`` when it
+    has any other id, ``(None, [])`` when it is a notification (no ``id``)."""
+    parsed, message = _loads(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)
+    if not parsed or not isinstance(message, dict) or "id" not in message:
+        return None, []
+    rid = message["id"]
+    if isinstance(rid, float) and math.isfinite(rid) and rid.is_integer() and abs(rid) <= _EXACT:
+        message["id"] = int(rid)
+        return json.dumps(message, ensure_ascii=True).encode("ascii"), []
+    why = f'invalid request: "id" must be a string or an integer, not {_id_kind(rid)}'
+    return None, [error_message(None, INVALID_REQUEST, why)]
+
+
+def read(raw: bytes | str) -> tuple[JSONRPCMessage | None, bytes | str, list[dict[str, Any]]]:
+    """``raw`` read as the SDK reads it, with every request answerable.
+
+    Returns ``(message, text, errors)``: the SDK's message and the text it was read from
+    (``raw``, or ``raw`` with an integral id written as an integer), or ``None`` and the
+    JSON-RPC errors owed for ``raw`` (none for a notification or a response the SDK
+    refused).
+    """
+    try:
+        message = jsonrpc_message_adapter.validate_json(raw, by_name=False)
+    except Exception:  # the SDK would drop it: answered here
+        return None, raw, reject(raw)
+    if not isinstance(message, JSONRPCNotification):
+        return message, raw, []
+    fixed, errors = _as_request(raw)
+    if errors:
+        return None, raw, errors
+    if fixed is None:
+        return message, raw, []
+    try:
+        return jsonrpc_message_adapter.validate_json(fixed, by_name=False), fixed, []
+    except Exception:  # e.g. invalid params besides: what it is owed, with its new id
+        return None, raw, reject(fixed)
 
 
 def encode(answer: dict[str, Any] | list[dict[str, Any]]) -> bytes:

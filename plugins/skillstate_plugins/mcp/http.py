@@ -14,7 +14,10 @@ Every request passes the gate, in this order:
 4. **JSON-RPC framing**: a ``POST /mcp`` body the SDK cannot take (not UTF-8, a lone
    surrogate escape, ``params`` that is an array, a batch, not JSON) gets 400 with the
    JSON-RPC error(s) it is owed, carrying the request's id (:mod:`skillstate_plugins.mcp.framing`);
-   a batch gets an array of them.
+   a batch gets an array of them. A request whose id is not a string or an integer
+   (``1.5``, ``true``, ``null``, an object), which the SDK would take for a notification
+   and answer 202 with no body, gets 400 with an error whose id is ``null``; an
+   integral id (``1e2``) is the integer it equals.
 
 ``GET /mcp`` (the server-initiated event stream) answers 405: the server is stateless,
 so there is nothing it could push, and an event stream held open would be held
@@ -45,7 +48,6 @@ from typing import Any
 import anyio
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types import jsonrpc_message_adapter
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -53,7 +55,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from skillstate.plugin import SkillstateError
 from skillstate.plugin.http import ServeSettings, check_request
 
-from .framing import INVALID_REQUEST, error_message, reject
+from .framing import INVALID_REQUEST, error_message, read
 from .scrub import scrub
 
 __all__ = [
@@ -161,8 +163,10 @@ class HttpGate:
                 body, response = await self._body(receive)
                 if response is None:
                     assert body is not None
-                    response = _framing(body)
-                    receive = _replay(body, receive)
+                    response, fixed = _framing(body)
+                    if fixed != body:  # an integral id written as an integer (1e2: 100)
+                        scope = _with_length(scope, len(fixed))
+                    receive = _replay(fixed, receive)
         if response is not None:
             await response(scope, receive, send)
             return
@@ -224,21 +228,26 @@ def _too_large(size: int, limit: int, prefix: str = "") -> Response:
     )
 
 
-def _framing(body: bytes) -> Response | None:
-    """400 with the JSON-RPC errors owed for ``body`` when the SDK could not take it."""
-    try:
-        jsonrpc_message_adapter.validate_json(body, by_name=False)
-        return None
-    except Exception:  # answered here, with the request's id
-        pass
-    replies = reject(body)
+def _framing(body: bytes) -> tuple[Response | None, bytes]:
+    """``(None, the body for the SDK)``, or 400 with the JSON-RPC errors owed for ``body``
+    when the SDK would not answer it (it cannot parse it, or reads a request with an
+    unusable id as a notification: :func:`.framing.read`)."""
+    message, text, replies = read(body)
+    if message is not None:
+        return None, text.encode("utf-8") if isinstance(text, str) else text
     if not replies:
         replies = [error_message(None, INVALID_REQUEST, "invalid notification or response")]
     is_batch = body.lstrip()[:1] == b"["
     payload = json.dumps(
         replies if is_batch else replies[0], separators=(",", ":"), ensure_ascii=True
     )
-    return Response(payload, status_code=400, media_type="application/json")
+    return Response(payload, status_code=400, media_type="application/json"), body
+
+
+def _with_length(scope: Scope, length: int) -> Scope:
+    """``scope`` with its ``Content-Length`` header saying ``length``."""
+    headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
+    return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -25,7 +25,15 @@ from pathlib import Path
 
 from skillstate.plugin import excerpt
 
-__all__ = ["MAX_MESSAGE", "configure", "mask_secrets", "scrub", "store_path", "url_secrets"]
+__all__ = [
+    "MAX_MESSAGE",
+    "configure",
+    "mask_secrets",
+    "public_store_url",
+    "scrub",
+    "store_path",
+    "url_secrets",
+]
 
 MAX_MESSAGE = 2000
 """The most characters of one error message sent to a client."""
@@ -89,6 +97,17 @@ def store_path(url: str) -> str | None:
     if rest.startswith("//"):
         rest = rest[2:]
     return rest or None
+
+
+def public_store_url(url: str) -> str:
+    """``url`` (credentials already masked) fit for a client: a ``file:`` or ``sqlite:``
+    store's path is ``<store>`` (``file:<store>?durability=process``), as in error
+    messages; any other absolute path in it (a socket directory) is ``<path>``."""
+    if store_path(url):
+        scheme = url.partition(":")[0]
+        query = url.partition("?")[2]
+        return f"{scheme}:<store>" + (f"?{query}" if query else "")
+    return _ABSOLUTE.sub("<path>", url)
 
 
 def _default_roots() -> list[tuple[str, str]]:

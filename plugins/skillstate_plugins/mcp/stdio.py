@@ -18,8 +18,9 @@ options)``; an ``MCPServer`` hands it out as ``server.session_manager.app`` once
 
 In both, fd 0 points at the null device and fd 1 at stderr while serving (the wire is
 a private duplicate of each), so a stray ``print`` cannot corrupt the wire, and a line
-the SDK cannot parse is answered here (:mod:`.framing`): the SDK would drop it, leaving
-the client waiting. Both pass the same client tests.
+the SDK cannot parse, or a request whose id it cannot use (``1.5``, ``true``, ``null``),
+is answered here (:mod:`.framing`): the SDK would drop it, leaving the client waiting;
+an integral id such as ``1e2`` is the integer it equals. Both pass the same client tests.
 
 A line longer than ``max_line`` bytes is dropped (logged), the rest of the stream
 is served; the SDK answers nothing for it, as for any unparsable line.
@@ -44,9 +45,8 @@ from typing import Any, Self
 import anyio
 from mcp.server import MCPServer
 from mcp.shared.message import SessionMessage
-from mcp_types import jsonrpc_message_adapter
 
-from .framing import encode, reject
+from .framing import encode, read
 
 __all__ = ["DEFAULT_MAX_LINE", "TRANSPORTS", "run_interruptible", "serve_stdio"]
 
@@ -74,14 +74,17 @@ class _Closable:
 class _LineReadStream(_Closable):
     """The SDK's read side over a pipe: each line parsed by the SDK's own message adapter.
 
-    Exactly what ``stdio_server``'s reader task does per line (``jsonrpc_message_adapter
-    .validate_json``; a parse failure is passed on as the exception, which the SDK answers
-    as it does for its own transport), without the task and the memory stream between.
+    What ``stdio_server``'s reader task does per line (``jsonrpc_message_adapter
+    .validate_json``), without the task and the memory stream between; a line the SDK
+    would drop (it cannot parse it, or reads a request with an unusable id as a
+    notification) is answered here instead (:func:`.framing.read`).
     Blank lines are skipped; a line longer than the reader's limit is dropped (logged).
     """
 
     def __init__(
-        self, reader: asyncio.StreamReader, answer: Callable[[bytes], Awaitable[None]]
+        self,
+        reader: asyncio.StreamReader,
+        answer: Callable[[list[dict[str, Any]]], Awaitable[None]],
     ) -> None:
         self._reader = reader
         self._answer = answer
@@ -90,11 +93,10 @@ class _LineReadStream(_Closable):
         if self._closed:
             raise anyio.ClosedResourceError
         while True:
-            line = await self._line()
-            try:
-                return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
-            except Exception:  # the SDK would drop it: answer it here
-                await self._answer(line)
+            message, _, errors = read(await self._line())
+            if message is not None:
+                return SessionMessage(message)
+            await self._answer(errors)  # the SDK would drop it: answered here
 
     async def _line(self) -> bytes:
         while True:
@@ -182,9 +184,8 @@ class _LineWriteStream(_Closable):
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
         await self._write(text.encode("utf-8") + b"\n")
 
-    async def answer(self, line: bytes) -> None:
-        """Write the JSON-RPC errors owed for ``line``, which the SDK cannot parse."""
-        replies = reject(line)
+    async def answer(self, replies: list[dict[str, Any]]) -> None:
+        """Write the JSON-RPC errors owed for a line the SDK would drop."""
         if replies and not self._closed:
             await self._write(b"".join(encode(reply) + b"\n" for reply in replies))
 
@@ -251,8 +252,7 @@ class _GuardedOut:
         async with self._lock:
             await self._file.flush()
 
-    async def answer(self, line: bytes) -> None:
-        replies = reject(line)
+    async def answer(self, replies: list[dict[str, Any]]) -> None:
         if replies:
             async with self._lock:
                 await self._file.write(b"".join(encode(reply) + b"\n" for reply in replies))
@@ -276,12 +276,11 @@ class _GuardedIn:
                 raise StopAsyncIteration
             if not line.strip():
                 continue
-            try:
-                jsonrpc_message_adapter.validate_json(line, by_name=False)
-            except Exception:  # the SDK would drop it: answer it here
-                await self._out.answer(line)
+            message, text, errors = read(line)
+            if message is None:  # the SDK would drop it: answered here
+                await self._out.answer(errors)
                 continue
-            return line.decode("utf-8")
+            return text.decode("utf-8") if isinstance(text, bytes) else text
 
 
 @asynccontextmanager

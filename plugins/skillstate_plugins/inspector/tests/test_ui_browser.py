@@ -15,6 +15,7 @@ the reason when either is missing, failed under ``CI=true``.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 from pathlib import Path
@@ -160,3 +161,80 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
         server.stop()
     for name in ("list", "run", "run-live", "diff", "session", "list-narrow", "run-narrow"):
         assert (ARTIFACTS / f"{name}.png").stat().st_size > 5000, name
+
+
+_UNISOLATED = """() => {
+  const found = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+    if (!/[\\u202a-\\u202e\\u2066-\\u2069]/.test(node.data)) continue;
+    const style = getComputedStyle(node.parentElement).unicodeBidi;
+    if (!['isolate', 'isolate-override', 'plaintext'].includes(style)) {
+      found.push(node.parentElement.tagName + ' ' + style + ': ' + node.data.slice(0, 40));
+    }
+  }
+  return found;
+}"""
+"""The text nodes holding a bidi override whose element does not isolate them."""
+
+
+def test_bidi_overrides_an_agent_wrote_are_isolated_in_a_real_browser(
+    browser, tmp_path: Path
+) -> None:
+    """A U+202E in a next action, a step label, a state key and value, a skill name:
+    before, shown unisolated (it could reorder the text after it on the line); now every
+    element holding one is ``unicode-bidi: isolate``, on every page and in a live row."""
+    url = f"file:{tmp_path}/state"
+    seed(url)
+    rlo = "\u202egnp.exe"
+    done = run_skillstate(
+        "--store",
+        url,
+        "init",
+        "rig-task",
+        "bidi-1",
+        "--json",
+        json.dumps({"nextAction": rlo}),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    patch = {"decisions": [f"keep {rlo} here"], "nextAction": f"{rlo} then"}
+    done = run_skillstate(
+        "--store",
+        url,
+        "patch",
+        "bidi-1",
+        "--step",
+        f"label {rlo}",
+        "--json",
+        json.dumps(patch),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    server = UiServer(url, tmp_path)
+    try:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        for path in ("/", "/runs/bidi-1", "/runs/bidi-1/at/1", "/runs/bidi-1/diff/2"):
+            page.goto(server.base + path)
+            page.wait_for_selector("main")
+            page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            assert "\u202e" in page.inner_text("main"), path  # shown, as the agent wrote it
+            assert page.evaluate(_UNISOLATED) == [], path
+        page.goto(server.base + "/runs/bidi-1")
+        page.wait_for_selector("#timeline tbody tr")
+        done = run_skillstate(
+            "--store",
+            url,
+            "patch",
+            "bidi-1",
+            "--step",
+            f"live {rlo}",
+            "--json",
+            json.dumps({"decisions": [rlo]}),
+            cwd=tmp_path,
+        )
+        assert done.returncode == 0, done.stderr
+        page.locator('#timeline tr[data-version="3"]').wait_for(timeout=WAIT_MS)
+        assert page.evaluate(_UNISOLATED) == []
+    finally:
+        server.stop()

@@ -292,3 +292,45 @@ def test_the_gate_and_the_server_are_the_serving_kits() -> None:
             assert own not in source, (module.__name__, own)
     assert "check_request(" in inspect.getsource(gate)
     assert "serve(" in inspect.getsource(command)
+
+
+def test_a_session_cookie_opens_only_the_server_that_issued_it(
+    file_url: str, tmp_path: Path
+) -> None:
+    """Before, the cookie was ``sha256(token)`` under one name, with no expiry: browsers
+    send it to every port of 127.0.0.1, and any local service that got it could replay it
+    to any inspector with that token. Now it is random per server, named for the port,
+    expires, and the old digest opens nothing."""
+    import hashlib
+
+    seed(file_url)
+    token = "shared-token-77"
+    first = UiServer(file_url, tmp_path, ["--token", token])
+    second = UiServer(file_url, tmp_path, ["--token", token])
+    try:
+        status, headers, _ = fetch(first.port, f"/?token={token}")
+        assert status == 303
+        attributes = [part.strip() for part in headers["set-cookie"].split(";")]
+        name, value = attributes[0].split("=", 1)
+        assert name == f"skillstate_ui_{first.port}"
+        assert {"HttpOnly", "SameSite=Strict", "Max-Age=43200"} <= set(attributes)
+        assert token not in value and hashlib.sha256(token.encode()).hexdigest() not in value
+        assert fetch(first.port, "/", headers={"Cookie": f"{name}={value}"})[0] == 200
+        # the same cookie, under its own name or under the other server's, opens nothing there
+        for other_name in (name, f"skillstate_ui_{second.port}"):
+            cookie = {"Cookie": f"{other_name}={value}"}
+            assert fetch(second.port, "/runs/abc-18/export", headers=cookie)[0] == 401
+        # the other server's own login gives a different value
+        status, headers, _ = fetch(second.port, f"/?token={token}")
+        assert headers["set-cookie"].split(";")[0].split("=", 1)[1] != value
+        # the old cookie, sha256 of the token, under the old name and the new ones
+        digest = hashlib.sha256(b"skillstate-ui\0" + token.encode()).hexdigest()
+        for old_name in ("skillstate_ui_token", name):
+            assert fetch(first.port, "/", headers={"Cookie": f"{old_name}={digest}"})[0] == 401
+        # a value whose time was changed (to live longer) is refused: it is signed
+        issued, signature = value.split(".", 1)
+        forged = f"{int(issued) + 1}.{signature}"
+        assert fetch(first.port, "/", headers={"Cookie": f"{name}={forged}"})[0] == 401
+    finally:
+        first.stop()
+        second.stop()

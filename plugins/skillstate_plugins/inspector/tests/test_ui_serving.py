@@ -5,6 +5,8 @@ a deadline for each request's headers), and its app handed to another server thr
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import socket
 import threading
 import time
@@ -17,7 +19,7 @@ import pytest
 from skillstate.testing import make_host
 
 from .. import MISSING_EXTRA, skillstate_register_http_apps
-from .support import UiServer, seed
+from .support import UiServer, run_skillstate, seed
 
 
 @pytest.fixture
@@ -153,3 +155,101 @@ def test_the_hook_hands_the_app_to_a_server_that_mounts_it(
         assert str(missing.value) == MISSING_EXTRA and missing.value.kind == "error"
     finally:
         host.close()
+
+
+@pytest.mark.parametrize("kind", ["file", "sqlite"])
+def test_health_names_the_store_without_its_path(tmp_path: Path, kind: str) -> None:
+    """``GET /health``: the store as ``file:<store>`` / ``sqlite:<store>`` (errors already
+    hid the path), its options kept, and how many runs it lists; the token applies."""
+    url = (
+        f"file:{tmp_path}/state?durability=process"
+        if kind == "file"
+        else f"sqlite:///{tmp_path}/runs.db?durability=process"
+    )
+    seed(url)
+    server = UiServer(url, tmp_path, ["--token", "health-token"])
+    try:
+        assert server.get("/health")[0] == 401
+        auth = {"Authorization": "Bearer health-token"}
+        status, headers, body = server.get("/health", headers=auth)
+    finally:
+        server.stop()
+    assert status == 200 and headers["content-type"] == "application/json", body
+    health = json.loads(body)
+    assert health["status"] == "ok"
+    assert health["store"] == f"{kind}:<store>?durability=process"
+    assert health["runs"] == 3 and health["unreadable_runs"] == 0
+    assert str(tmp_path) not in body
+
+
+def _open_fds(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/fd").iterdir()))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux)")
+def test_many_idle_sockets_are_shed_and_the_server_keeps_serving(tmp_path: Path) -> None:
+    """60 idle sockets against ``--max-connections 20 --header-timeout 1`` (at
+    02f8891 the inspector held 19,900 until accept failed with EMFILE): beyond the cap a
+    request is refused with 503, every idle socket is closed by the server, and then it
+    serves again holding no more descriptors than before; a keep-alive connection left
+    idle after its answer is closed too (after 5 s)."""
+    url = f"file:{tmp_path}/state"
+    seed(url)
+    server = UiServer(url, tmp_path, ["--max-connections", "20", "--header-timeout", "1"])
+    try:
+        assert server.get("/")[0] == 200
+        before = _open_fds(server.proc.pid)
+        idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(60)]
+        try:
+            time.sleep(0.3)
+            assert server.get("/")[0] == 503  # the cap, not a 61st slot
+            closed = [_closed_within(sock, 15) for sock in idle]
+            assert all(closed), f"{closed.count(False)} of 60 idle sockets kept open"
+        finally:
+            for sock in idle:
+                sock.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and server.get("/")[0] != 200:
+            time.sleep(0.1)
+        assert server.get("/runs/abc-18")[0] == 200
+        kept = socket.create_connection(("127.0.0.1", server.port))
+        kept.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
+        kept.settimeout(10)
+        assert kept.recv(65536).startswith(b"HTTP/1.1 200")
+        started = time.monotonic()
+        assert _closed_within(kept, 15), "an idle keep-alive connection was kept open"
+        assert time.monotonic() - started < 12
+        kept.close()
+        time.sleep(0.3)
+        assert _open_fds(server.proc.pid) <= before + 2
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("kind", ["file", "sqlite"])
+def test_a_streamed_export_is_byte_for_byte_skillstate_export(tmp_path: Path, kind: str) -> None:
+    """``/runs/RUN/export`` is now streamed from the journal a page at a time (it built
+    the whole file in memory per request); a run of 600 versions, three pages, comes
+    out byte for byte as ``skillstate export`` writes it (but the time of the export),
+    and ``skillstate import`` takes it back."""
+    url = f"file:{tmp_path}/state" if kind == "file" else f"sqlite:///{tmp_path}/runs.db"
+    facts = seed(url, versions=600)
+    server = UiServer(url, tmp_path)
+    try:
+        status, headers, body = server.get(f"/runs/{facts['rig']}/export")
+    finally:
+        server.stop()
+    assert status == 200 and headers.get("transfer-encoding") == "chunked"
+    cli = run_skillstate("--store", url, "export", facts["rig"], cwd=tmp_path)
+    assert cli.returncode == 0, cli.stderr
+
+    def timeless(text: str) -> str:
+        return re.sub(r'"exported":"[^"]*"', '"exported":"T"', text, count=1)
+
+    assert timeless(body) == timeless(cli.stdout)
+    assert json.loads(body)["journal"][-1]["version"] == facts["rig_head"]
+    (tmp_path / "streamed.json").write_text(body, encoding="utf-8")
+    back = run_skillstate(
+        "--store", f"file:{tmp_path}/again", "import", "streamed.json", cwd=tmp_path
+    )
+    assert back.returncode == 0, back.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
@@ -309,7 +310,19 @@ def serve_raw(
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     writer = threading.Thread(target=lambda: (proc.stdin.write(payload), proc.stdin.flush()))
     writer.start()
-    got = [json.loads(proc.stdout.readline()) for _ in range(answers)]
+    lines: queue.Queue[bytes] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True)
+    reader.start()
+    got = []
+    for _ in range(answers):
+        try:  # a missing answer fails the test instead of hanging it
+            got.append(json.loads(lines.get(timeout=TIMEOUT)))
+        except queue.Empty:
+            proc.kill()
+            proc.wait()
+            raise AssertionError(
+                f"{len(got)} answers of {answers} within {TIMEOUT:g} s: {got}"
+            ) from None
     writer.join(60)
     proc.stdin.close()
     assert proc.wait(60) == 0

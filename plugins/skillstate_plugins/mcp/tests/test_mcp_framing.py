@@ -191,3 +191,38 @@ def test_reject_is_bounded_and_names_no_more_than_it_must() -> None:
     assert reject(b'{"jsonrpc":"2.0","id":3,"result":{}}') == []
     deep = b'{"jsonrpc":"2.0","id":4,"method":"ping","params":' + b"[" * 5000 + b"]" * 5000 + b"}"
     assert reject(deep)[0]["error"]["code"] == -32700  # too deep to read: id unknown
+
+
+BAD_IDS = [b"1.5", b"true", b"null", b'{"n":1}', b"NaN", b"[1]"]
+"""Ids the SDK reads as a notification's (never answered): each gets ``id: null``."""
+
+
+@pytest.mark.parametrize("transport", ["fast", "sdk"])
+def test_a_request_with_an_unusable_id_gets_an_error_with_a_null_id(
+    tmp_path: Path, transport: str
+) -> None:
+    """A float, a boolean, null, an object, NaN or an array as the id: before, no answer at
+    all (the client waited for ever); now a -32600 error with ``id: null`` each, in order.
+    ``1e2`` and ``7.0`` are the integers 100 and 7 (as a JavaScript client sends them)."""
+    lines = [INIT, INITIALIZED]
+    lines += [b'{"jsonrpc":"2.0","id":' + rid + b',"method":"ping"}' for rid in BAD_IDS]
+    lines += [b'{"jsonrpc":"2.0","id":1e2,"method":"ping"}']
+    lines += [b'{"jsonrpc":"2.0","id":7.0,"method":"tools/list"}']
+    lines += [b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}']
+    lines += [b'{"jsonrpc":"2.0","id":99,"method":"ping"}']
+    got, stderr = _serve(tmp_path, transport, lines, 1 + len(BAD_IDS) + 3)
+    errors = got[1 : 1 + len(BAD_IDS)]
+    assert [(e["id"], e["error"]["code"]) for e in errors] == [(None, -32600)] * len(BAD_IDS)
+    kinds = [e["error"]["message"].rsplit("not ", 1)[1] for e in errors]
+    assert kinds == [
+        "a number with a fraction",
+        "a boolean",
+        "null",
+        "an object",
+        "NaN or Infinity",
+        "an array",
+    ]
+    assert got[-3] == {"jsonrpc": "2.0", "id": 100, "result": {}}
+    assert got[-2]["id"] == 7 and isinstance(got[-2]["id"], int) and got[-2]["result"]["tools"]
+    assert got[-1] == {"jsonrpc": "2.0", "id": 99, "result": {}}  # the notification: nothing
+    assert "Traceback" not in stderr

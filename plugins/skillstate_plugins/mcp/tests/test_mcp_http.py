@@ -121,7 +121,8 @@ async def test_health_and_a_session_with_token(guarded: HttpServer, tmp_path: Pa
     health = json.loads(data)
     assert health["status"] == "ok"
     assert health["version"] == health["server"]["version"]
-    assert health["store"] == f"file:{tmp_path / 'store'}"
+    assert health["store"] == "file:<store>"  # as in errors: no server path to a client
+    assert str(tmp_path) not in data.decode()
     assert health["durability"] == "full"  # the open store's level (docs/reliability.md)
     assert health["active_skill_sessions"] == 0
 
@@ -220,3 +221,16 @@ async def _step_on(client: Any, session: str, n: int, obs: str) -> dict[str, Any
     assert not result.is_error, text_of(result)
     data: dict[str, Any] = result.structured_content
     return data
+
+
+def test_health_names_a_sqlite_store_without_its_path(tmp_path: Path) -> None:
+    """Before, /health showed ``sqlite:////abs/path/runs.db``; now the path is ``<store>``,
+    as error messages already had it, and the options stay."""
+    server = start_http(f"sqlite:///{tmp_path}/runs.db?durability=process", tmp_path, [])
+    try:
+        status, _, data = request(server, "GET", "/health")
+    finally:
+        server.stop()
+    assert status == 200
+    assert json.loads(data)["store"] == "sqlite:<store>?durability=process"
+    assert str(tmp_path) not in data.decode()

@@ -81,6 +81,23 @@ def test_bodies_the_sdk_cannot_parse_get_400_with_the_request_id(served: HttpSer
     assert (status, body["id"], body["error"]["code"]) == (400, None, -32700)
 
 
+def test_a_request_with_an_unusable_id_gets_400_with_a_null_id(served: HttpServer) -> None:
+    """Before, the SDK took these for notifications: 202 and no body, the client waiting
+    for ever. Now each is a -32600 error with ``id: null``; ``1e2`` is the integer 100."""
+    for rid in (b"1.5", b"true", b"null", b'{"n":1}', b"NaN", b"-Infinity"):
+        status, body = _post(served, b'{"jsonrpc":"2.0","id":' + rid + b',"method":"ping"}')
+        assert (status, body["id"], body["error"]["code"]) == (400, None, -32600), rid
+        assert 'invalid request: "id" must be a string or an integer' in body["error"]["message"]
+    status, body = _post(served, b'{"jsonrpc":"2.0","id":1e2,"method":"ping"}')
+    assert (status, body) == (200, {"jsonrpc": "2.0", "id": 100, "result": {}})
+    status, body = _post(served, b'{"jsonrpc":"2.0" , "id" : 2.0, "method":"tools/list"}')
+    assert status == 200 and body["id"] == 2 and body["result"]["tools"]
+    status, _, data = request(
+        served, "POST", "/mcp", b'{"jsonrpc":"2.0","method":"notifications/initialized"}', HEADERS
+    )
+    assert (status, data) == (202, b"")  # a notification is still not answered
+
+
 def test_get_mcp_ends_at_once_instead_of_holding_an_event_stream(served: HttpServer) -> None:
     start = time.monotonic()
     status, headers, data = request(served, "GET", "/mcp", None, {"Accept": "text/event-stream"})
