@@ -88,7 +88,11 @@ def read_document(text: str | None, stdin: TextIO | None = None, limit: int | No
         over = limit is not None and len(data) > limit
     else:
         data = text
-        over = limit is not None and len(text) * 4 > limit and len(text.encode()) > limit
+        over = (  # surrogatepass: a lone surrogate is refused by the parser, with its path
+            limit is not None
+            and len(text) * 4 > limit
+            and len(text.encode("utf-8", "surrogatepass")) > limit
+        )
     if over:
         raise InvalidInput(
             f"patch is over the {limit:,}-byte input limit (the setting max_input_bytes, "

@@ -334,3 +334,21 @@ def test_the_api_returns_a_bounded_list_of_problems() -> None:
     assert len(codes) <= 102
     assert store.get("r1").version == 1
     host.close()
+
+
+def test_a_long_patch_holding_a_lone_surrogate_is_refused_with_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the fuzz harness: measuring a long argv patch must not trip on a lone
+    surrogate (Python's argv of bytes that are not UTF-8) before the parser names it."""
+    from skillstate.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["--store", "file:ss", "init", "rig-task", "t1"]) == 0
+    document = '{"phase": ["\ud800", {"' + "\\u0000" * 70_000 + '": null}]}'
+    assert main(["--store", "file:ss", "patch", "t1", "--json", document]) == 1
+    err = capsys.readouterr().err
+    assert err.endswith(
+        "phase[0]: text is not valid Unicode (a lone surrogate, U+D800, at "
+        "character 0); send UTF-8 text\n"
+    )
