@@ -68,6 +68,37 @@ def help_pages() -> list[tuple[str, str]]:
             os.environ["COLUMNS"] = saved
 
 
+JSON_SHAPES = (
+    "## JSON output",
+    "",
+    "With `--json`, a command prints one JSON document on stdout (UTF-8, indented) in",
+    "the shape below, instead of its text; errors and exit codes are the same as",
+    "without it. Keys may be added in later versions; none is removed or renamed.",
+    "",
+    "| command | shape |",
+    "|---|---|",
+    "| `list --json` | an array, by id, of `{id, skill, status, version, phase, updated, "
+    "next_action}`; `phase`, `updated`, `next_action` are `null` where the text leaves "
+    "the column empty |",
+    "| `show RUN --json` | `{id, skill, version, step, status, text}`; `text` is the compact "
+    "rendering `show` prints |",
+    "| `journal RUN --json` | an array of the journal's entries, each "
+    "`{ts, step, patch, version, …}` as the journal line has them, without a store's own "
+    "keys (the file store's `record`) |",
+    "| `doctor --json` | `{findings: [{check, severity, message, fix, source}], fixed: "
+    "[line]}`; `fix` is `null` when there is no advice, `fixed` lists what `--fix` did |",
+    "| `config list --json` | `{KEY: {value, source}}` for every key, by name; `value` as "
+    "`config get` prints it, `source` as `config list` names it |",
+    "| `log RUN --json` | an array of the rows `log` prints |",
+    "| `diff RUN A B --json` | an RFC 6902 JSON Patch from version A's state to B's |",
+    "| `plugins --json`, `migrate --json`, `verify --json`, `gc --json` | see each command "
+    "below; `get` prints the state as JSON already (`init --json`, `patch --json` take JSON "
+    "input) |",
+    "",
+)
+"""The ``--json`` shapes, one per command (docs/cli.md, "JSON output")."""
+
+
 def render() -> str:
     """The Markdown page."""
     from skillstate.cli.exits import EXIT_CODES
@@ -80,7 +111,7 @@ def render() -> str:
         "     --help; do not edit by hand (tests/docs/test_docs.py checks it is current). -->",
         "",
         "Every command accepts the global options `--store URL` and `--disable-plugin NAME`",
-        "before the command name (`skillstate --store sqlite:///tmp/runs.db list`).",
+        "before the command name (`skillstate --store sqlite:////tmp/runs.db list`).",
         "`rig-state` (rig's own command line, provided by the bundled `rig` plugin) keeps",
         "rig's interface: `rig-state <init|patch|get|show|list|journal|rm|doctor> [args]`",
         "([rig.md](rig.md)). The MCP server's tools are in [mcp.md](mcp.md).",
@@ -99,6 +130,7 @@ def render() -> str:
         "|---|---|---|",
         *[f"| {code} | {name} | {meaning} |" for code, name, meaning in EXIT_CODES],
         "",
+        *JSON_SHAPES,
         "## Commands",
         "",
         "Commands marked with a plugin's name come from that bundled plugin",

@@ -43,6 +43,25 @@ class HostContext:
     def store(self) -> Store:
         return self.host.open_store()
 
+    def existing_store(self) -> Store:
+        """:attr:`store`, refused when nothing is at its location yet (``Store.found``).
+
+        What a read uses: a mistyped path says so in one line (``StoreNotFound``, exit 2)
+        instead of starting a new, empty store there. Writes that create (``init``,
+        ``import``) use :attr:`store`, which creates it on the first write.
+        """
+        store = self.store
+        if not store.found():
+            from skillstate.errors import StoreNotFound
+            from skillstate.masking import mask_url
+
+            raise StoreNotFound(
+                f"no store at {mask_url(getattr(store, 'url', '') or self.config.store)}: "
+                "nothing was created (check the URL; a write such as 'skillstate init' "
+                "creates the store)"
+            )
+        return store
+
     def run(self, body: Callable[[], int]) -> int:
         """``body()``'s exit code, every expected failure one ``prog: message`` line.
 

@@ -8,7 +8,9 @@ code   name        meaning
                    JSON input, a missing ``get --field``, ``verify`` or ``doctor`` finding
                    a problem
 2      USAGE       the command line is wrong: bad syntax or flags, an invalid run id, an
-                   unknown run, skill, key or store scheme, a run that already exists
+                   unknown run, skill, key or store scheme, a run that already exists, a
+                   read (``list``, ``get``, ``ui``, ...) on a store that does not exist (a
+                   read never creates one; a write such as ``init`` does)
 3      ERROR       the request was fine but something failed: the store cannot be opened,
                    read or written (disk full, read-only, unreachable), a plugin or
                    configuration file is broken, an optional extra is missing (``mcp``
@@ -101,7 +103,9 @@ EXIT_CODES: tuple[tuple[int, str, str], ...] = (
         USAGE,
         "usage",
         "the command line is wrong: bad syntax or flags, an invalid run id, an unknown run, "
-        "skill, key or store scheme, a run that already exists",
+        "skill, key or store scheme, a run that already exists, a read (`list`, `get`, `show`, "
+        "`ui`, ...) on a store that does not exist: a read never creates a store, a write "
+        "such as `init` does",
     ),
     (
         ERROR,

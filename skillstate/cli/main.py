@@ -24,6 +24,12 @@ __all__ = ["all_commands", "build_parser", "console", "core_commands", "main"]
 _REPORTING = ("plugins", "doctor", "config")
 """Core commands that run despite a command conflict: the ones that show what is wrong."""
 
+_CREATING = ("plugins", "config", "migrate", "init", "import", "doctor")
+"""Core commands that may run on a store that does not exist yet: ``init`` and ``import``
+create it, ``migrate`` checks its source itself, ``doctor`` reports it. Every other core
+command reads or changes existing runs, so it refuses a missing store
+(:meth:`CliContext.existing_store`) instead of creating one at a mistyped path."""
+
 
 def core_commands() -> list[CommandSpec]:
     """The commands of ``skillstate`` itself, in ``--help`` order."""
@@ -148,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return USAGE
         ctx.args = args
+        if name in core and name not in _CREATING:
+            ctx.existing_store()  # one line, exit 2: never a new, empty store at a typo
         code: int = spec.run(ctx)
         return code
 

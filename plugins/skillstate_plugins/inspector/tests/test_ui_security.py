@@ -181,6 +181,7 @@ def test_usage_errors_are_one_line(file_url: str, tmp_path: Path) -> None:
 
 
 def test_a_port_in_use_is_one_line(file_url: str, tmp_path: Path) -> None:
+    (tmp_path / "state").mkdir()  # an empty store: ui shows a store, never makes one
     server = UiServer(file_url, tmp_path)
     try:
         done = run_skillstate("--store", file_url, "ui", "--port", str(server.port), cwd=tmp_path)
