@@ -200,7 +200,8 @@ def test_without_the_ui_extra_the_command_says_what_to_install(tmp_path: Path) -
         assert (done.returncode, done.stdout) == (3, ""), (args, done.stderr)
         assert done.stderr == (
             "skillstate: the run inspector needs the 'ui' extra, which is not installed: "
-            "pip install 'skillstate[ui]'\n"
+            "pip install -e '.[ui]' from a checkout (pip install 'skillstate[ui]' after the first "
+            "release)\n"
         )
 
 
