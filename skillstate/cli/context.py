@@ -72,7 +72,8 @@ class HostContext:
         """
         from skillstate.cli.exits import install_log_lines, install_warning_format, run_guarded
 
-        install_warning_format(self.prog)
+        quiet = bool(getattr(getattr(self, "args", None), "quiet", False))
+        install_warning_format(self.prog, quiet=quiet)
         install_log_lines(self.prog)  # a library's logged warnings: one line each too
         return run_guarded(body, self.error)
 
@@ -119,6 +120,20 @@ class CliContext(HostContext):
         if self.check_commands:
             host.commands  # noqa: B018 - raises PluginConflictError naming both
         return host
+
+    @cached_property
+    def store(self) -> Store:
+        store = self.host.open_store()
+        if getattr(self.args, "verbose", False):  # -v: which store, and why that one
+            from skillstate.masking import mask_url
+
+            config = self.config
+            print(
+                f"{self.prog}: store {mask_url(config.store)} (from {config.source('store')}; "
+                f"project directory {config.root})",
+                file=self.err,
+            )
+        return store
 
     @cached_property
     def config(self) -> Config:

@@ -225,14 +225,17 @@ def _warning_line(prog: str, text: str) -> None:
         pass
 
 
-def install_warning_format(prog: str) -> None:
+def install_warning_format(prog: str, *, quiet: bool = False) -> None:
     """Show every warning of this process as one ``prog: warning: …`` line, each text once.
 
     skillstate's own categories (plugin, store, observer warnings) print their message
     alone; any other category is named before it (``prog: warning: ResourceWarning: …``).
+    ``quiet`` (``skillstate -q``): no warning is shown.
     """
 
     def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if quiet:
+            return
         text = " ".join(str(message).split())
         if not getattr(category, "__module__", "").startswith("skillstate"):
             text = f"{category.__name__}: {text}"

@@ -62,6 +62,16 @@ def _parser(parser_class: type[argparse.ArgumentParser] | None = None) -> argpar
         action="append",
         help="do not load this plugin (entry-point or distribution name); repeatable",
     )
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-q", "--quiet", action="store_true", help="no warning lines on stderr (errors only)"
+    )
+    loudness.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also say on stderr which store the command uses and where that came from",
+    )
     return parser
 
 
@@ -76,6 +86,19 @@ def _command_index(argv: Sequence[str]) -> int | None:
         elif not arg.startswith("-"):
             return index
     return None
+
+
+def _unknown_command(name: str | None, known: Sequence[str]) -> str | None:
+    """Why ``name`` is not a command, with the nearest one ("did you mean"); ``None`` if it is."""
+    if name is None or name in known:
+        return None
+    from difflib import get_close_matches
+
+    from skillstate.display import excerpt
+
+    near = get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" (did you mean '{near[0]}'?)" if near else ""
+    return f"unknown command '{excerpt(name, 40)}'{hint}; 'skillstate --help' lists them"
 
 
 def build_parser(
@@ -145,6 +168,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             commands = core_commands()
         else:
             commands, owners = all_commands(ctx)
+        unknown = _unknown_command(name, [spec.name for spec in commands])
+        if unknown:
+            ctx.error(unknown)
+            from skillstate.cli.exits import USAGE
+
+            return USAGE
         parser = build_parser(commands, name, owners)
         args = parser.parse_args(args_list)
         spec = getattr(args, "_spec", None)
