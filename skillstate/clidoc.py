@@ -115,7 +115,7 @@ def render() -> str:
         "it came from, on stderr) before the command name",
         "(`skillstate --store sqlite:////tmp/runs.db list`). `python -m skillstate` is the",
         "same command line. A mistyped command is named with the nearest one",
-        "(`unknown command 'lsit' (did you mean 'list'?)`, exit 2).",
+        "(`invalid choice: 'lsit' is not a command (did you mean 'list'?)`, exit 2).",
         "`rig-state` (rig's own command line, provided by the bundled `rig` plugin) keeps",
         "rig's interface: `rig-state <init|patch|get|show|list|journal|rm|doctor> [args]`",
         "([rig.md](rig.md)). The MCP server's tools are in [mcp.md](mcp.md).",

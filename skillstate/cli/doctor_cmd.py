@@ -115,11 +115,13 @@ def doctor_report(
     fix: bool = False,
     store_problem: str | None = None,
     as_json: bool = False,
+    notes: Sequence[DoctorFinding] = (),
 ) -> int:
     """Collect the core's and every plugin's findings for ``root``, print them, apply
     ``--fix``; the exit code (1 when a ``warn`` or ``error`` is found). ``as_json``: one
-    object, ``{"findings": [{check, severity, message, fix, source}], "fixed": [line]}``."""
-    findings = core_findings(ctx.host, store_problem) + ctx.host.doctor(root, store)
+    object, ``{"findings": [{check, severity, message, fix, source}], "fixed": [line]}``.
+    ``notes``: findings of the caller's own, listed first."""
+    findings = [*notes, *core_findings(ctx.host, store_problem), *ctx.host.doctor(root, store)]
     fixed: list[str] = []
     if not findings and not as_json:
         print("doctor: no findings", file=ctx.out)
@@ -153,15 +155,31 @@ def doctor_report(
 
 def run(ctx: CliContext) -> int:
     from skillstate.errors import SkillstateError
+    from skillstate.masking import mask_url
+    from skillstate.records import DoctorFinding
 
     store: Store | None = None
     problem: str | None = None
+    notes: list[DoctorFinding] = []
     try:
-        ctx.existing_store()  # a store not created yet is reported, never created by a probe
+        opened = ctx.store
     except SkillstateError as exc:
         problem = str(exc)
     else:
-        store, problem = open_store_problem(ctx)
+        if opened.found():
+            store, problem = open_store_problem(ctx)
+        else:  # reported, never created by a probe; a new project has none yet: a nit
+            url = mask_url(getattr(opened, "url", "") or ctx.config.store)
+            notes.append(
+                DoctorFinding(
+                    "store",
+                    "nit",
+                    f"no store at {url} yet: reads refuse it (exit 2) until a write such as "
+                    "'skillstate init' creates it",
+                    "if runs were expected there, check the URL and its source with "
+                    "`skillstate config list`",
+                )
+            )
     return doctor_report(
         ctx,
         ctx.config.root.resolve(),
@@ -169,4 +187,5 @@ def run(ctx: CliContext) -> int:
         fix=ctx.args.fix,
         store_problem=problem,
         as_json=ctx.args.json,
+        notes=notes,
     )

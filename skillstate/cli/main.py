@@ -88,17 +88,30 @@ def _command_index(argv: Sequence[str]) -> int | None:
     return None
 
 
-def _unknown_command(name: str | None, known: Sequence[str]) -> str | None:
-    """Why ``name`` is not a command, with the nearest one ("did you mean"); ``None`` if it is."""
+_GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "-h", "--help", "--version")
+
+
+def _unknown_command(name: str | None, before: Sequence[str], known: Sequence[str]) -> str | None:
+    """Why ``name`` is not a command, with the nearest one ("did you mean"); ``None`` if it
+    is, or when a word before it is not a global option argparse knows (its own message)."""
     if name is None or name in known:
         return None
+    values = ("--store", "--disable-plugin")
+    for index, arg in enumerate(before):
+        if arg in values or (index and before[index - 1] in values) or arg in _GLOBAL_FLAGS:
+            continue
+        if not arg.startswith(tuple(f"{v}=" for v in values)):
+            return None  # `--sto memory: list`: argparse names the option itself
     from difflib import get_close_matches
 
     from skillstate.display import excerpt
 
     near = get_close_matches(name, known, n=1, cutoff=0.6)
     hint = f" (did you mean '{near[0]}'?)" if near else ""
-    return f"unknown command '{excerpt(name, 40)}'{hint}; 'skillstate --help' lists them"
+    return (
+        f"invalid choice: '{excerpt(name, 40)}' is not a command{hint}; "
+        "'skillstate --help' lists them"
+    )
 
 
 def build_parser(
@@ -168,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             commands = core_commands()
         else:
             commands, owners = all_commands(ctx)
-        unknown = _unknown_command(name, [spec.name for spec in commands])
+        unknown = _unknown_command(name, before, [spec.name for spec in commands])
         if unknown:
             ctx.error(unknown)
             from skillstate.cli.exits import USAGE

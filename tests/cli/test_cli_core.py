@@ -125,5 +125,5 @@ def test_a_mistyped_block_list_name_is_reported(tmp_path: Path) -> None:
 
 def test_unknown_command_is_a_usage_error() -> None:
     out = run("frobnicate")
-    assert out.returncode == 2 and "unknown command 'frobnicate'" in out.stderr
+    assert out.returncode == 2 and "invalid choice: 'frobnicate'" in out.stderr
     assert run().returncode == 2

@@ -38,7 +38,7 @@ def test_a_mistyped_command_gets_the_nearest_one(tmp_path: Path) -> None:
     done = run_skillstate("lsit", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        "skillstate: unknown command 'lsit' (did you mean 'list'?); "
+        "skillstate: invalid choice: 'lsit' is not a command (did you mean 'list'?); "
         "'skillstate --help' lists them\n"
     )
     plugin = run_skillstate("--store", "memory:", "skils", cwd=tmp_path)  # a plugin's command

@@ -70,8 +70,8 @@ def test_doctor_reports_a_missing_store_without_creating_it(tmp_path: Path, kind
     url, _ = STORES[kind]
     url = url.format(tmp=str(tmp_path).lstrip("/"))
     done = run_skillstate("--store", url, "doctor", cwd=tmp_path)
-    assert done.returncode == 1
-    assert "error: store: " in done.stdout and "no store at" in done.stdout
+    assert done.returncode == 0  # a new project has no store yet: a nit, not a failure
+    assert "nit: store: no store at" in done.stdout, done.stdout
     assert not (tmp_path / "typo").exists()
 
 
