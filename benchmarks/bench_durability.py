@@ -45,7 +45,7 @@ def _url(store: str, base: str, level: str, schema: str) -> str:
     if store == "file":
         return f"file:{base}/file-{level}?durability={level}"
     if store == "sqlite":
-        return f"sqlite:///{base.lstrip('/')}/sqlite-{level}.db?durability={level}"
+        return f"sqlite:///{base}/sqlite-{level}.db?durability={level}"
     joiner = "&" if "?" in PG_URL else "?"
     return f"{PG_URL}{joiner}schema={schema}_{level}&durability={level}"
 

@@ -84,7 +84,7 @@ def _urls(names: list[str], tmp: str, schema: str) -> dict[str, str]:
     urls = {
         "memory": "memory:",
         "file": f"file:{tmp}/state",
-        "sqlite": f"sqlite:///{tmp.lstrip('/')}/runs.db",
+        "sqlite": f"sqlite:///{tmp}/runs.db",
         "postgresql": f"{PG_URL}{'&' if '?' in PG_URL else '?'}schema={schema}",
     }
     return {name: urls[name] for name in names}

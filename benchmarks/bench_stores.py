@@ -173,7 +173,7 @@ def _urls(names: list[str], tmp: str, schema: str) -> dict[str, str]:
     urls = {
         "memory": f"memory:bench-{uuid.uuid4().hex[:6]}",
         "file": f"file:{tmp}/file-store",
-        "sqlite": f"sqlite://{tmp}/bench.db",
+        "sqlite": f"sqlite:///{tmp}/bench.db",
         "postgresql": f"{PG_URL}?schema={schema}&pool_min=1&pool_max=2",
     }
     return {n: urls[n] for n in names if n in known}

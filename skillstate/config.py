@@ -190,6 +190,11 @@ def _anchored(url: str, root: Path) -> str:
     if not colon or scheme.lower() not in _PATH_SCHEMES or not rest:
         return url
     path, question, query = rest.partition("?")
+    if scheme.lower() == "sqlite" and path.startswith("//"):
+        # SQLAlchemy's rule: sqlite:///relative.db (three slashes), sqlite:////absolute.db
+        authority, slash, path = path[2:].partition("/")
+        if authority not in ("", "localhost") or not slash:
+            return url  # malformed: the store says why when it opens
     if not path or path.startswith(("/", "~")):
         return url
     return f"{scheme}:{root / path}{question}{query}"

@@ -51,7 +51,7 @@ KEYS: dict[str, ConfigKey] = {
         ConfigKey(
             "store",
             "str",
-            "Store URL: file:PATH (default file:.skillstate/state), memory:, sqlite:///PATH, postgresql://...",
+            "Store URL: file:PATH (default file:.skillstate/state), memory:, sqlite:///relative.db or sqlite:////abs.db, postgresql://...",
             "SKILLSTATE_STORE",
             "file:.skillstate/state",
         ),

@@ -378,6 +378,16 @@ class Store(ABC):
             return item
         raise StoreError(f"run '{run_id}': its journal has no version {version}")
 
+    def found(self) -> bool:
+        """Whether anything is at this store's location yet (a first write creates it).
+
+        The command lines' reads refuse a store that is not found instead of starting an
+        empty one at a mistyped path. The default (``True``) suits stores with nothing to
+        create (a database server, memory); the file and SQLite stores look for their
+        directory or file, and touch nothing.
+        """
+        return True
+
     def exists(self, run_id: str) -> bool:
         """Whether a run with this id exists."""
         from skillstate.errors import RunNotFound

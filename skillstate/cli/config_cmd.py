@@ -1,4 +1,4 @@
-"""``skillstate config list|get KEY|set KEY VALUE``: effective values and where they came from."""
+"""``skillstate config list [--json]|get KEY|set KEY VALUE``: effective values and where they came from."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ __all__ = ["configure", "run"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    sub.add_parser("list", help="every key, its effective value and its source")
+    listing = sub.add_parser("list", help="every key, its effective value and its source")
+    listing.add_argument(
+        "--json", action="store_true", help='{"KEY": {"value": VALUE, "source": SOURCE}, ...}'
+    )
     get = sub.add_parser("get", help="one key's effective value")
     get.add_argument("key")
     put = sub.add_parser("set", help="write KEY = VALUE into ./skillstate.toml (other keys kept)")
@@ -62,6 +65,11 @@ def run(ctx: CliContext) -> int:
                 getattr(value, ctx.args.key.split(".", 1)[1], None) if value is not None else None
             )
         print(_show(value, name), file=ctx.out)
+        return 0
+    if ctx.args.json:
+        values = {name: json.loads(_show(config.get(name), name)) for name in sorted(KEYS)}
+        payload = {name: {"value": values[name], "source": config.source(name)} for name in values}
+        print(json.dumps(payload, indent=2, ensure_ascii=False), file=ctx.out)
         return 0
     width = max(len(k) for k in KEYS)
     for name in sorted(KEYS):

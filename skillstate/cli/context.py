@@ -43,6 +43,25 @@ class HostContext:
     def store(self) -> Store:
         return self.host.open_store()
 
+    def existing_store(self) -> Store:
+        """:attr:`store`, refused when nothing is at its location yet (``Store.found``).
+
+        What a read uses: a mistyped path says so in one line (``StoreNotFound``, exit 2)
+        instead of starting a new, empty store there. Writes that create (``init``,
+        ``import``) use :attr:`store`, which creates it on the first write.
+        """
+        store = self.store
+        if not store.found():
+            from skillstate.errors import StoreNotFound
+            from skillstate.masking import mask_url
+
+            raise StoreNotFound(
+                f"no store at {mask_url(getattr(store, 'url', '') or self.config.store)}: "
+                "nothing was created (check the URL; a write such as 'skillstate init' "
+                "creates the store)"
+            )
+        return store
+
     def run(self, body: Callable[[], int]) -> int:
         """``body()``'s exit code, every expected failure one ``prog: message`` line.
 
@@ -53,7 +72,8 @@ class HostContext:
         """
         from skillstate.cli.exits import install_log_lines, install_warning_format, run_guarded
 
-        install_warning_format(self.prog)
+        quiet = bool(getattr(getattr(self, "args", None), "quiet", False))
+        install_warning_format(self.prog, quiet=quiet)
         install_log_lines(self.prog)  # a library's logged warnings: one line each too
         return run_guarded(body, self.error)
 
@@ -100,6 +120,20 @@ class CliContext(HostContext):
         if self.check_commands:
             host.commands  # noqa: B018 - raises PluginConflictError naming both
         return host
+
+    @cached_property
+    def store(self) -> Store:
+        store = self.host.open_store()
+        if getattr(self.args, "verbose", False):  # -v: which store, and why that one
+            from skillstate.masking import mask_url
+
+            config = self.config
+            print(
+                f"{self.prog}: store {mask_url(config.store)} (from {config.source('store')}; "
+                f"project directory {config.root})",
+                file=self.err,
+            )
+        return store
 
     @cached_property
     def config(self) -> Config:

@@ -1,4 +1,4 @@
-"""``skillstate doctor [--fix]``: the checks every plugin contributes through ``skillstate_doctor``.
+"""``skillstate doctor [--fix] [--json]``: the checks every plugin contributes through ``skillstate_doctor``.
 
 The core checks first: plugins that failed to load, plugin name conflicts, and whether
 the configured store opens. Read-only by default. ``--fix`` applies each finding's ``autofix`` (the safe,
@@ -44,6 +44,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--fix",
         action="store_true",
         help="apply the safe automatic fixes plugins offer (e.g. a missing .gitignore entry)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='{"findings": [{check, severity, message, fix, source}], "fixed": [...]}',
     )
 
 
@@ -109,14 +114,20 @@ def doctor_report(
     store: Store | None,
     fix: bool = False,
     store_problem: str | None = None,
+    as_json: bool = False,
+    notes: Sequence[DoctorFinding] = (),
 ) -> int:
     """Collect the core's and every plugin's findings for ``root``, print them, apply
-    ``--fix``; the exit code (1 when a ``warn`` or ``error`` is found)."""
-    findings = core_findings(ctx.host, store_problem) + ctx.host.doctor(root, store)
-    if not findings:
+    ``--fix``; the exit code (1 when a ``warn`` or ``error`` is found). ``as_json``: one
+    object, ``{"findings": [{check, severity, message, fix, source}], "fixed": [line]}``.
+    ``notes``: findings of the caller's own, listed first."""
+    findings = [*notes, *core_findings(ctx.host, store_problem), *ctx.host.doctor(root, store)]
+    fixed: list[str] = []
+    if not findings and not as_json:
         print("doctor: no findings", file=ctx.out)
         return 0
-    _print(findings, ctx.out)
+    if not as_json:
+        _print(findings, ctx.out)
     if fix:
         for finding in findings:
             if finding.autofix is None:
@@ -126,13 +137,55 @@ def doctor_report(
             except Exception as exc:  # a plugin's fix failing is reported, never fatal
                 ctx.error(f"fix for {finding.check} ({finding.source}) failed: {exc}")
                 continue
-            if done:
+            if done and not as_json:
                 print(f"fixed: {done}", file=ctx.out)
+            elif done:
+                fixed.append(done)
+    if as_json:
+        import json
+
+        keys = ("check", "severity", "message", "fix", "source")
+        payload = {
+            "findings": [{k: getattr(f, k) for k in keys} for f in findings],
+            "fixed": fixed,
+        }
+        print(json.dumps(payload, indent=2, ensure_ascii=False), file=ctx.out)
     return 1 if any(f.severity in ("warn", "error") for f in findings) else 0
 
 
 def run(ctx: CliContext) -> int:
-    store, problem = open_store_problem(ctx)
+    from skillstate.errors import SkillstateError
+    from skillstate.masking import mask_url
+    from skillstate.records import DoctorFinding
+
+    store: Store | None = None
+    problem: str | None = None
+    notes: list[DoctorFinding] = []
+    try:
+        opened = ctx.store
+    except SkillstateError as exc:
+        problem = str(exc)
+    else:
+        if opened.found():
+            store, problem = open_store_problem(ctx)
+        else:  # reported, never created by a probe; a new project has none yet: a nit
+            url = mask_url(getattr(opened, "url", "") or ctx.config.store)
+            notes.append(
+                DoctorFinding(
+                    "store",
+                    "nit",
+                    f"no store at {url} yet: reads refuse it (exit 2) until a write such as "
+                    "'skillstate init' creates it",
+                    "if runs were expected there, check the URL and its source with "
+                    "`skillstate config list`",
+                )
+            )
     return doctor_report(
-        ctx, ctx.config.root.resolve(), store, fix=ctx.args.fix, store_problem=problem
+        ctx,
+        ctx.config.root.resolve(),
+        store,
+        fix=ctx.args.fix,
+        store_problem=problem,
+        as_json=ctx.args.json,
+        notes=notes,
     )

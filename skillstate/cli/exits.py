@@ -8,7 +8,9 @@ code   name        meaning
                    JSON input, a missing ``get --field``, ``verify`` or ``doctor`` finding
                    a problem
 2      USAGE       the command line is wrong: bad syntax or flags, an invalid run id, an
-                   unknown run, skill, key or store scheme, a run that already exists
+                   unknown run, skill, key or store scheme, a run that already exists, a
+                   read (``list``, ``get``, ``ui``, ...) on a store that does not exist (a
+                   read never creates one; a write such as ``init`` does)
 3      ERROR       the request was fine but something failed: the store cannot be opened,
                    read or written (disk full, read-only, unreachable), a plugin or
                    configuration file is broken, an optional extra is missing (``mcp``
@@ -101,7 +103,9 @@ EXIT_CODES: tuple[tuple[int, str, str], ...] = (
         USAGE,
         "usage",
         "the command line is wrong: bad syntax or flags, an invalid run id, an unknown run, "
-        "skill, key or store scheme, a run that already exists",
+        "skill, key or store scheme, a run that already exists, a read (`list`, `get`, `show`, "
+        "`ui`, ...) on a store that does not exist: a read never creates a store, a write "
+        "such as `init` does",
     ),
     (
         ERROR,
@@ -221,14 +225,17 @@ def _warning_line(prog: str, text: str) -> None:
         pass
 
 
-def install_warning_format(prog: str) -> None:
+def install_warning_format(prog: str, *, quiet: bool = False) -> None:
     """Show every warning of this process as one ``prog: warning: …`` line, each text once.
 
     skillstate's own categories (plugin, store, observer warnings) print their message
     alone; any other category is named before it (``prog: warning: ResourceWarning: …``).
+    ``quiet`` (``skillstate -q``): no warning is shown.
     """
 
     def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if quiet:
+            return
         text = " ".join(str(message).split())
         if not getattr(category, "__module__", "").startswith("skillstate"):
             text = f"{category.__name__}: {text}"

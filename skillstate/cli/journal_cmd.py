@@ -1,4 +1,4 @@
-"""``skillstate journal RUN_ID``: the run's journal, one JSON object per line."""
+"""``skillstate journal RUN_ID [--json]``: the run's journal, one JSON object per line (or an array)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ __all__ = ["configure", "run"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_id", metavar="RUN_ID")
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON array of the entries instead of JSON lines"
+    )
 
 
 def run(ctx: CliContext) -> int:
     from skillstate.cli.runs import do_journal
 
-    return do_journal(ctx, ctx.args.run_id)
+    return do_journal(ctx, ctx.args.run_id, as_json=ctx.args.json)

@@ -24,6 +24,12 @@ __all__ = ["all_commands", "build_parser", "console", "core_commands", "main"]
 _REPORTING = ("plugins", "doctor", "config")
 """Core commands that run despite a command conflict: the ones that show what is wrong."""
 
+_CREATING = ("plugins", "config", "migrate", "init", "import", "doctor")
+"""Core commands that may run on a store that does not exist yet: ``init`` and ``import``
+create it, ``migrate`` checks its source itself, ``doctor`` reports it. Every other core
+command reads or changes existing runs, so it refuses a missing store
+(:meth:`CliContext.existing_store`) instead of creating one at a mistyped path."""
+
 
 def core_commands() -> list[CommandSpec]:
     """The commands of ``skillstate`` itself, in ``--help`` order."""
@@ -56,6 +62,16 @@ def _parser(parser_class: type[argparse.ArgumentParser] | None = None) -> argpar
         action="append",
         help="do not load this plugin (entry-point or distribution name); repeatable",
     )
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-q", "--quiet", action="store_true", help="no warning lines on stderr (errors only)"
+    )
+    loudness.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also say on stderr which store the command uses and where that came from",
+    )
     return parser
 
 
@@ -70,6 +86,32 @@ def _command_index(argv: Sequence[str]) -> int | None:
         elif not arg.startswith("-"):
             return index
     return None
+
+
+_GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "-h", "--help", "--version")
+
+
+def _unknown_command(name: str | None, before: Sequence[str], known: Sequence[str]) -> str | None:
+    """Why ``name`` is not a command, with the nearest one ("did you mean"); ``None`` if it
+    is, or when a word before it is not a global option argparse knows (its own message)."""
+    if name is None or name in known:
+        return None
+    values = ("--store", "--disable-plugin")
+    for index, arg in enumerate(before):
+        if arg in values or (index and before[index - 1] in values) or arg in _GLOBAL_FLAGS:
+            continue
+        if not arg.startswith(tuple(f"{v}=" for v in values)):
+            return None  # `--sto memory: list`: argparse names the option itself
+    from difflib import get_close_matches
+
+    from skillstate.display import excerpt
+
+    near = get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" (did you mean '{near[0]}'?)" if near else ""
+    return (
+        f"invalid choice: '{excerpt(name, 40)}' is not a command{hint}; "
+        "'skillstate --help' lists them"
+    )
 
 
 def build_parser(
@@ -139,6 +181,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             commands = core_commands()
         else:
             commands, owners = all_commands(ctx)
+        unknown = _unknown_command(name, before, [spec.name for spec in commands])
+        if unknown:
+            ctx.error(unknown)
+            from skillstate.cli.exits import USAGE
+
+            return USAGE
         parser = build_parser(commands, name, owners)
         args = parser.parse_args(args_list)
         spec = getattr(args, "_spec", None)
@@ -148,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return USAGE
         ctx.args = args
+        if name in core and name not in _CREATING:
+            ctx.existing_store()  # one line, exit 2: never a new, empty store at a typo
         code: int = spec.run(ctx)
         return code
 

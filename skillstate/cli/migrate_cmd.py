@@ -82,6 +82,9 @@ def run(ctx: CliContext) -> int:
     for run_id in args.runs or ():
         check_run_id(run_id)
     source = ctx.host.open_store(args.source)
+    if not source.found():  # a mistyped --from: say so, create nothing there
+        ctx.error(f"no store at {mask_url(args.source)} (--from): nothing was created")
+        return 2
     target = ctx.host.open_store(args.target)
     if args.runs:
         missing = [r for r in args.runs if not source.exists(r)]

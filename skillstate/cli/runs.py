@@ -379,8 +379,11 @@ def do_get(
     return OK
 
 
-def do_show(ctx: RunContext, run_id: str, *, at: int | None = None) -> int:
-    """The compact rendering a skill reads at the start of each step (``at``: of that version)."""
+def do_show(ctx: RunContext, run_id: str, *, at: int | None = None, as_json: bool = False) -> int:
+    """The compact rendering a skill reads at the start of each step (``at``: of that version).
+
+    ``as_json``: ``{id, skill, version, step, status, text}``, ``text`` the rendering.
+    """
     if not _valid_id(ctx, run_id):
         return USAGE
     current = _load(ctx, run_id)
@@ -389,16 +392,30 @@ def do_show(ctx: RunContext, run_id: str, *, at: int | None = None) -> int:
     record = _at(ctx, current, at)
     if record is None:
         return USAGE
-    print(_render(ctx, record), file=ctx.out)
+    text = _render(ctx, record)
+    if as_json:
+        fields = ("id", "skill", "version", "step", "status")
+        return _json_out(ctx, {**{k: getattr(record, k) for k in fields}, "text": text})
+    print(text, file=ctx.out)
     return OK
 
 
-def do_list(ctx: RunContext, skill: str | None = None) -> int:
+def _json_out(ctx: RunContext, value: Any) -> int:
+    """``value`` as indented JSON on ``ctx.out`` (every ``--json``); exit 0."""
+    import json
+
+    print(json.dumps(value, indent=2, ensure_ascii=False), file=ctx.out)
+    return OK
+
+
+def do_list(ctx: RunContext, skill: str | None = None, *, as_json: bool = False) -> int:
     """One line per run, by id: ``id<TAB>skill<TAB>phase<TAB>updated<TAB>next action``.
 
     The phase and next action are read with each run's skill's own ``phase_key`` and
     ``next_action_key`` (empty for a skill that has none, or is not installed). A
-    record the store cannot read is skipped with a warning on stderr.
+    record the store cannot read is skipped with a warning on stderr. ``as_json``: a
+    JSON array of ``{id, skill, status, version, phase, updated, next_action}``
+    (``null`` where the text has an empty column).
     """
     import warnings
 
@@ -419,6 +436,7 @@ def do_list(ctx: RunContext, skill: str | None = None) -> int:
             )
     from skillstate.display import printable
 
+    rows = []
     for s in summaries:
         run_skill = skills.get(s.skill)
         phase = next_action = ""
@@ -426,16 +444,30 @@ def do_list(ctx: RunContext, skill: str | None = None) -> int:
             phase = s.fields.get(run_skill.phase_key, "")
             if run_skill.next_action_key:
                 next_action = s.fields.get(run_skill.next_action_key, "")
-        line = f"{s.id}\t{s.skill}\t{phase}\t{s.updated or ''}\t{next_action}"
-        print(printable(line), file=ctx.out)  # no ESC, no U+202E reordering the columns
-    return OK
+        if not as_json:
+            line = f"{s.id}\t{s.skill}\t{phase}\t{s.updated or ''}\t{next_action}"
+            print(printable(line), file=ctx.out)  # no ESC, no U+202E reordering the columns
+            continue
+        rows.append(
+            {
+                "id": s.id,
+                "skill": s.skill,
+                "status": s.status,
+                "version": s.version,
+                "phase": phase or None,
+                "updated": s.updated or None,
+                "next_action": next_action or None,
+            }
+        )
+    return _json_out(ctx, rows) if as_json else OK
 
 
-def do_journal(ctx: RunContext, run_id: str) -> int:
+def do_journal(ctx: RunContext, run_id: str, *, as_json: bool = False) -> int:
     """The run's journal, one compact JSON object per line (``ts``, ``step``, ``patch`` first).
 
     A store that keeps a text journal (the file store) has it printed byte for byte
-    (complete lines only; :meth:`Store.raw_journal`).
+    (complete lines only; :meth:`Store.raw_journal`). ``as_json``: one JSON array of
+    the entries (each as :meth:`JournalEntry.to_dict` gives it), from any store.
     """
     from skillstate.errors import RunNotFound
     from skillstate.jsondoc import compact
@@ -448,6 +480,8 @@ def do_journal(ctx: RunContext, run_id: str) -> int:
     except RunNotFound:
         ctx.error(f"no journal for '{run_id}'")
         return USAGE
+    if as_json:
+        return _json_out(ctx, [entry.to_dict() for entry in entries])
     raw = store.raw_journal(run_id)
     if raw is not None:
         ctx.out.write(raw)

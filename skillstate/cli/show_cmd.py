@@ -1,4 +1,4 @@
-"""``skillstate show RUN_ID [--at V]``: the compact rendering a skill reads at each step."""
+"""``skillstate show RUN_ID [--at V] [--json]``: the compact rendering a skill reads at each step."""
 
 from __future__ import annotations
 
@@ -16,6 +16,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="V",
         help="the run as it was at version V (1 is the creation; see 'skillstate log')",
     )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="{id, skill, version, step, status, text}: text is the compact rendering",
+    )
 
 
 def run(ctx: CliContext) -> int:
@@ -24,4 +29,4 @@ def run(ctx: CliContext) -> int:
     at = version_arg(ctx, ctx.args.at, "--at")
     if at is False:
         return USAGE
-    return do_show(ctx, ctx.args.run_id, at=at)
+    return do_show(ctx, ctx.args.run_id, at=at, as_json=ctx.args.json)

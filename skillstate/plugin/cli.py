@@ -2,7 +2,9 @@
 
 A plugin's :class:`~skillstate.plugin.CommandSpec` receives a :class:`CliContext` in
 ``run(ctx)``: the parsed ``ctx.args``, ``ctx.out`` / ``ctx.err``, and ``ctx.config``,
-``ctx.host``, ``ctx.store`` built on first use; ``ctx.error(message)`` prints one
+``ctx.host``, ``ctx.store`` built on first use (``ctx.existing_store()`` for a command
+that only reads: a store that does not exist yet is refused, exit 2, never created);
+``ctx.error(message)`` prints one
 ``prog: message`` line with the store's credentials masked. ``run`` returns an
 :class:`ExitCode` (``docs/cli.md``, "Exit codes").
 

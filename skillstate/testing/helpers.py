@@ -193,7 +193,7 @@ def temporary_store_url(kind: str, directory: Path | str) -> Iterator[str]:
     elif kind == "file":
         yield f"file:{base.resolve() / 'state'}"
     elif kind == "sqlite":
-        yield f"sqlite:///{str(base.resolve() / 'runs.db').lstrip('/')}"
+        yield f"sqlite:///{base.resolve() / 'runs.db'}"  # four slashes: absolute
     elif kind in ("postgresql", "postgres"):
         require_postgres()
         import psycopg

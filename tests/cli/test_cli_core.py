@@ -109,6 +109,7 @@ def test_an_allow_list_without_the_essentials_still_validates(tmp_path: Path) ->
 
 
 def test_a_mistyped_block_list_name_is_reported(tmp_path: Path) -> None:
+    (tmp_path / ".skillstate" / "state").mkdir(parents=True)  # an empty store: list reads it
     out = run("--disable-plugin", "rgi", "list", cwd=tmp_path)
     assert out.returncode == 0
     assert out.stderr.startswith(

@@ -262,7 +262,8 @@ def test_exit_codes_are_distinct(tmp_path: Path) -> None:
     rejected = run_skillstate("patch", "t1", "--json", '{"phase":"nope"}', cwd=tmp_path)
     usage = run_skillstate("show", "no-such-run", cwd=tmp_path)
     syntax = run_skillstate("patch", cwd=tmp_path)
-    error = run_skillstate("--store", "sqlite:///proc/no/such/dir/x.db", "list", cwd=tmp_path)
+    (tmp_path / "bad.db").write_text("not a database: " + "x" * 100)
+    error = run_skillstate("--store", "sqlite:///bad.db", "list", cwd=tmp_path)
     assert [p.returncode for p in (rejected, usage, syntax, error)] == [1, 2, 2, 3]
     for done in (rejected, usage, syntax, error):
         assert "Traceback" not in done.stderr
@@ -287,8 +288,9 @@ def test_doctor_reports_broken_plugins_conflicts_and_a_store_that_will_not_open(
             register(SkillDefinition(name="rig-task", description="mine"))
     """
     make_distribution(tmp_path, "twin-skill", "twin_skill", twin, {"twin": "twin_skill"})
+    (tmp_path / "bad.db").write_text("not a database: " + "x" * 100)
     done = subprocess.run(
-        [SKILLSTATE, "--store", "sqlite:///proc/no/such/dir/runs.db", "doctor"],
+        [SKILLSTATE, "--store", "sqlite:///bad.db", "doctor"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -46,7 +46,7 @@ def _migrate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, 
 
 @pytest.fixture
 def src(tmp_path: Path) -> str:
-    url = f"sqlite://{tmp_path}/src.db"
+    url = f"sqlite:///{tmp_path}/src.db"
     _fill(url, {"a-run": 3, "b-run": 0, "c-run": 12})
     return url
 
@@ -73,7 +73,7 @@ def test_copies_everything_then_nothing_the_second_time(
 
 
 def test_round_trip_back_to_sqlite_in_a_real_process(src: str, pg: str, tmp_path: Path) -> None:
-    back = f"sqlite://{tmp_path}/back.db"
+    back = f"sqlite:///{tmp_path}/back.db"
     for a, b in ((src, pg), (pg, back)):
         done = subprocess.run(
             [sys.executable, "-m", "skillstate.cli.main", "migrate", "--from", a, "--to", b],
@@ -99,7 +99,7 @@ def test_round_trip_back_to_sqlite_in_a_real_process(src: str, pg: str, tmp_path
 def test_a_different_run_in_the_target_is_not_overwritten(
     src: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dst = f"sqlite://{tmp_path}/dst.db"
+    dst = f"sqlite:///{tmp_path}/dst.db"
     _fill(dst, {"b-run": 5})
     before = _snapshot(dst)["b-run"]
     code, out, _ = _migrate(capsys, "--from", src, "--to", dst)
@@ -112,9 +112,9 @@ def test_a_different_run_in_the_target_is_not_overwritten(
 def test_a_source_run_that_does_not_replay_is_not_copied(
     src: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with sqlite3.connect(src.removeprefix("sqlite://")) as conn:  # damage one journal
+    with sqlite3.connect(src.removeprefix("sqlite:///")) as conn:  # damage one journal
         conn.execute("DELETE FROM journal WHERE run_id = 'a-run' AND version = 2")
-    dst = f"sqlite://{tmp_path}/dst.db"
+    dst = f"sqlite:///{tmp_path}/dst.db"
     code, out, _ = _migrate(capsys, "--from", src, "--to", dst)
     assert code == 1
     assert "invalid  a-run: source does not replay: journal versions are [1, 3, 4]" in out
@@ -124,7 +124,7 @@ def test_a_source_run_that_does_not_replay_is_not_copied(
 def test_dry_run_and_run_filter(
     src: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dst = f"sqlite://{tmp_path}/dst.db"
+    dst = f"sqlite:///{tmp_path}/dst.db"
     code, out, _ = _migrate(capsys, "--from", src, "--to", dst, "--dry-run", "--run", "c-run")
     assert code == 0 and "would copy 1 run(s)" in out
     assert _snapshot(dst) == {}
@@ -142,7 +142,7 @@ def test_dry_run_and_run_filter(
 def test_bad_requests_fail_clearly_and_write_nothing(
     src: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    dst = f"sqlite://{tmp_path}/dst.db"
+    dst = f"sqlite:///{tmp_path}/dst.db"
     code, _, err = _migrate(capsys, "--from", src, "--to", dst, *args)
     assert code == 2 and message in err
     assert _snapshot(dst) == {}

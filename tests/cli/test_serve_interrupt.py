@@ -114,6 +114,7 @@ def test_sigint_stops_a_server_started_with_it_ignored_with_130(
 ) -> None:
     """uvicorn stops on SIGINT even where the parent ignored it (``skillstate ui &`` in a
     script, then ``kill -INT``); the exit code is 130 then too, not 0."""
+    (tmp_path / "store").mkdir()  # an empty store: ui shows a store, never makes one
     server = ServerProcess(
         [*command, "--port", "0"],
         cwd=tmp_path,

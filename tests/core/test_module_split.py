@@ -38,4 +38,4 @@ def test_the_old_imports_still_work() -> None:
     assert backend.parse_sqlite_url is sqlite_url.parse_sqlite_url
     assert backend.parse_sqlite_options is sqlite_url.parse_sqlite_options
     assert issubclass(backend.SQLiteStore, connections.SQLiteConnections)
-    assert parse_sqlite_url("sqlite:///tmp/x.db?timeout=2") == (Path("/tmp/x.db"), 2.0)
+    assert parse_sqlite_url("sqlite:////tmp/x.db?timeout=2") == (Path("/tmp/x.db"), 2.0)

@@ -32,7 +32,7 @@ WORKER = str(Path(__file__).with_name("store_worker.py"))
 @pytest.fixture(params=["sqlite", "postgresql"])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
-        yield f"sqlite://{tmp_path}/runs.db"
+        yield f"sqlite:///{tmp_path}/runs.db"
     else:
         yield from fresh_schema_url()
 

@@ -71,7 +71,7 @@ def test_the_parametrized_store_covers_every_bundled_kind() -> None:
 def test_sqlite_and_file_stores_live_in_the_test_directory(
     sqlite_store: Any, file_store: Any, tmp_path: Path
 ) -> None:
-    assert sqlite_store.url == f"sqlite:///{str(tmp_path / 'runs.db').lstrip('/')}"
+    assert sqlite_store.url == f"sqlite:///{tmp_path / 'runs.db'}"
     assert file_store.url == f"file:{tmp_path / 'state'}"
 
 

@@ -116,7 +116,8 @@ def test_the_base_install_does_not_pull_the_mcp_sdk(plugin_env: Path, tmp_path: 
     assert (out.returncode, out.stdout) == (3, "")  # exits.ERROR: an optional extra is missing
     assert out.stderr == (
         "skillstate: the MCP server needs the 'mcp' extra, which is not installed: "
-        "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)\n"
+        "pip install -e '.[mcp]' from a checkout (pip install 'skillstate[mcp]' after the first "
+        "release)\n"
     )
 
 

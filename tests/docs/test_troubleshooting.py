@@ -148,11 +148,13 @@ def test_the_exit_code_table_quotes_the_real_messages(tmp_path: Path) -> None:
         ).returncode
         == 0
     )
+    (tmp_path / "bad.db").write_text("not a database: " + "x" * 100)
     cases = [
         (1, _skillstate(tmp_path, "patch", "t1", "--json", '{"nextAction":"\\ud800"}')),
         (2, _skillstate(tmp_path, "show", "nope")),
         (2, _skillstate(tmp_path, "show", "../x")),
-        (3, _skillstate(tmp_path, "--store", "sqlite:////proc/no/such/dir/x.db", "list")),
+        (2, _skillstate(tmp_path, "--store", "sqlite:////proc/no/such/dir/x.db", "list")),
+        (3, _skillstate(tmp_path, "--store", "sqlite:///bad.db", "list")),
         (3, _skillstate(tmp_path, "show", "t1", PYTHONIOENCODING="ascii")),
         (
             3,

@@ -37,6 +37,7 @@ def test_the_url_line_is_the_one_the_command_prints(tmp_path: Path) -> None:
     start = next(i for i, (kind, body) in enumerate(kinds) if "skillstate ui" in body)
     expected = next(body for kind, body in kinds[start:] if kind == "text").strip()
     log = tmp_path / "ui.log"
+    (tmp_path / ".skillstate" / "state").mkdir(parents=True)  # ui shows a store, never makes one
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [SKILLSTATE, "ui", "--port", "0"],

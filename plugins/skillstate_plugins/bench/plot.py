@@ -74,7 +74,8 @@ def _pyplot() -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise MissingPlotting(
-            "skillstate bench plot needs matplotlib: pip install 'skillstate[plot]'"
+            "skillstate bench plot needs matplotlib: pip install -e '.[plot]' from a checkout "
+            "(pip install 'skillstate[plot]' after the first release)"
         ) from None
     return plt
 

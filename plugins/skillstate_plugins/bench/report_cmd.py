@@ -152,7 +152,7 @@ def plot(ctx: CliContext) -> int:
         figure = draw(runs, args.figure, title=args.title or "")
     except MissingPlotting as exc:
         ctx.error(str(exc))
-        return 2
+        return 3  # a missing extra is exit 3, as for mcp, ui and postgres (docs/cli.md)
     except ValueError as exc:
         ctx.error(f"{args.results}: {exc}")
         return 2

@@ -120,6 +120,10 @@ class FileStore(Committing, Deleting, Store):
             except StoreError as exc:
                 self.warn(str(exc), stacklevel=2)
 
+    def found(self) -> bool:
+        """Whether the store's directory exists (a first write creates it)."""
+        return os.path.lexists(self.root)
+
     def _files(self, run_id: str) -> RunFiles:
         base = f"{self.root}{os.sep}{check_run_id(run_id)}"
         return RunFiles(base + ".json", base + ".jsonl", base + ".json.new", base + ".lock")

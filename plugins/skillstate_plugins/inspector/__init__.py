@@ -27,7 +27,8 @@ __all__ = ["EXTRA_MODULES", "MISSING_EXTRA", "extra_installed", "ui_app"]
 EXTRA_MODULES = ("starlette", "jinja2", "uvicorn", "anyio")
 """What the inspector imports from the ``ui`` extra."""
 MISSING_EXTRA = (
-    "the run inspector needs the 'ui' extra, which is not installed: pip install 'skillstate[ui]'"
+    "the run inspector needs the 'ui' extra, which is not installed: pip install -e '.[ui]' "
+    "from a checkout (pip install 'skillstate[ui]' after the first release)"
 )
 
 if TYPE_CHECKING:

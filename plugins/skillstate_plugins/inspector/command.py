@@ -47,7 +47,7 @@ def run(ctx: CliContext) -> int:
     try:
         app = ui_app(
             ctx.host,
-            ctx.store,
+            ctx.existing_store(),  # a mistyped path: one line, exit 2, no new store
             bind=settings.host,
             allowed_hosts=settings.allowed_hosts,
             token=settings.token,

@@ -53,7 +53,8 @@ EXTRA_MODULES = ("mcp", "mcp_types", "anyio", "starlette", "pydantic", "uvicorn"
 """What this plugin imports from the ``mcp`` extra."""
 MISSING_EXTRA = (
     "the MCP server needs the 'mcp' extra, which is not installed: "
-    "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)"
+    "pip install -e '.[mcp]' from a checkout (pip install 'skillstate[mcp]' after the first "
+    "release)"
 )
 
 
@@ -194,7 +195,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 NO_UI = (
     "--ui: no plugin serves the inspector app ('ui'): the inspector plugin is blocked or "
-    "not installed (pip install 'skillstate[ui]')"
+    "not installed (pip install -e '.[ui]' from a checkout)"
 )
 
 

@@ -123,7 +123,8 @@ class PostgresStore(Store):
             except ImportError as exc:
                 raise StoreError(
                     "the PostgreSQL store needs the 'postgres' extra, which is not installed "
-                    f"({exc}): pip install 'skillstate[postgres]'"
+                    f"({exc}): pip install -e '.[postgres]' from a checkout "
+                    "(pip install 'skillstate[postgres]' after the first release)"
                 ) from None
 
             pool = psycopg_pool.ConnectionPool(

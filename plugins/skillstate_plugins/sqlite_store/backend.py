@@ -2,8 +2,8 @@
 
 Every run in one SQLite database file (standard library only).
 
-URLs: ``sqlite:///abs/path/runs.db`` (absolute) and ``sqlite:relative/runs.db``
-(relative to the working directory). Query options: ``?timeout=SECONDS`` (how long a
+URLs, as SQLAlchemy writes them: ``sqlite:///relative/runs.db`` (relative to the
+working directory) and ``sqlite:////abs/path/runs.db`` (absolute). Query options: ``?timeout=SECONDS`` (how long a
 writer waits for the write lock, default 30) and ``durability=full|process`` (default:
 the ``durability`` setting).
 

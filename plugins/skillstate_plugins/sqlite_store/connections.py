@@ -40,6 +40,10 @@ class SQLiteConnections:
         self._closed = False
         self._why_read_only: str | None = None
 
+    def found(self) -> bool:
+        """Whether the database file exists (a first write creates it)."""
+        return os.path.lexists(self.path)
+
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is not None:

@@ -1,7 +1,9 @@
 """The ``sqlite:`` store's URLs: the database file and the store's query options.
 
-``sqlite:///abs/path/runs.db`` (absolute; ``sqlite:////abs``, SQLAlchemy's form, too)
-and ``sqlite:relative/runs.db`` (relative to the working directory). Query options:
+SQLAlchemy's convention: ``sqlite:///relative/runs.db`` (three slashes: relative to the
+working directory) and ``sqlite:////abs/path/runs.db`` (four slashes: absolute); without
+an authority, ``sqlite:relative/runs.db`` and ``sqlite:/abs/path/runs.db`` mean the same.
+Query options:
 ``?timeout=SECONDS`` (how long a writer waits for the write lock, default 30) and
 ``durability=full|process`` (default: the ``durability`` setting; read by
 :func:`skillstate.plugin.durability`). Anything else is a
@@ -29,7 +31,7 @@ def parse_sqlite_options(url: str) -> tuple[Path, float, str]:
     scheme, _, rest = url.partition(":")
     if scheme.lower() != "sqlite" or not rest:
         raise StoreError(
-            f"bad SQLite URL '{url}': expected sqlite:///absolute/path.db or sqlite:relative.db"
+            f"bad SQLite URL '{url}': expected sqlite:///relative.db or sqlite:////absolute/path.db"
         )
     bare, level = durability(url)
     rest, _, query = bare.partition(":")[2].partition("?")
@@ -38,9 +40,9 @@ def parse_sqlite_options(url: str) -> tuple[Path, float, str]:
         if host not in ("", "localhost") or not slash:
             raise StoreError(
                 f"bad SQLite URL '{url}': a host ('{host}') is not supported; "
-                "use sqlite:///absolute/path.db"
+                "use sqlite:///relative.db or sqlite:////absolute/path.db"
             )
-        rest = "/" + path.lstrip("/")  # sqlite:////abs (SQLAlchemy's form) is /abs too
+        rest = path  # SQLAlchemy's rule: sqlite:///relative.db, sqlite:////absolute.db
     if rest in ("", "/") or rest.endswith("/"):
         raise StoreError(f"bad SQLite URL '{url}': it names no database file")
     timeout = 30.0

@@ -19,7 +19,7 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if kind == "file":
         yield f"file:{tmp_path}/state"
     elif kind == "sqlite":
-        yield f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db"
+        yield f"sqlite:///{tmp_path}/runs.db"
     else:
         require_postgres()
         import psycopg

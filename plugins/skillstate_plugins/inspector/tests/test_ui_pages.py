@@ -189,7 +189,7 @@ def test_the_list_is_served_from_a_listing_refreshed_in_the_background(tmp_path:
     from ..listing import Listing
     from ..queries import list_view
 
-    host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db")
+    host = make_host(f"sqlite:///{tmp_path}/runs.db")
     store = host.open_store()
     rig = host.skill("rig-task")
     create_run(host, store, rig, "first", {})
@@ -240,7 +240,7 @@ def test_concurrent_list_pages_all_see_every_run(tmp_path: Path) -> None:
     from ..listing import Listing
     from ..queries import list_view
 
-    host = make_host(f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db?durability=process")
+    host = make_host(f"sqlite:///{tmp_path}/runs.db?durability=process")
     store = host.open_store()
     rig = host.skill("rig-task")
     runs = 3000
@@ -274,7 +274,7 @@ def test_a_failing_background_refresh_is_logged_and_the_old_listing_kept(
 
     from ..listing import Listing
 
-    url = f"sqlite:///{str(tmp_path).lstrip('/')}/runs.db"
+    url = f"sqlite:///{tmp_path}/runs.db"
     host = make_host(url)
     store = host.open_store()
     create_run(host, store, host.skill("rig-task"), "kept", {})

@@ -181,6 +181,7 @@ def test_usage_errors_are_one_line(file_url: str, tmp_path: Path) -> None:
 
 
 def test_a_port_in_use_is_one_line(file_url: str, tmp_path: Path) -> None:
+    (tmp_path / "state").mkdir()  # an empty store: ui shows a store, never makes one
     server = UiServer(file_url, tmp_path)
     try:
         done = run_skillstate("--store", file_url, "ui", "--port", str(server.port), cwd=tmp_path)
@@ -199,7 +200,8 @@ def test_without_the_ui_extra_the_command_says_what_to_install(tmp_path: Path) -
         assert (done.returncode, done.stdout) == (3, ""), (args, done.stderr)
         assert done.stderr == (
             "skillstate: the run inspector needs the 'ui' extra, which is not installed: "
-            "pip install 'skillstate[ui]'\n"
+            "pip install -e '.[ui]' from a checkout (pip install 'skillstate[ui]' after the first "
+            "release)\n"
         )
 
 

@@ -89,5 +89,6 @@ def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Any) -
     assert (done.returncode, done.stdout) == (3, "")  # ExitCode.ERROR: an optional extra is missing
     assert done.stderr == (
         "skillstate: the MCP server needs the 'mcp' extra, which is not installed: "
-        "pip install 'skillstate[mcp]' (or: uvx --from 'skillstate[mcp]' skillstate mcp)\n"
+        "pip install -e '.[mcp]' from a checkout (pip install 'skillstate[mcp]' after the first "
+        "release)\n"
     )

@@ -16,14 +16,18 @@ from .. import parse_sqlite_url
 class TestSQLiteStore(StoreConformance):
     @pytest.fixture
     def store_url(self, tmp_path: Path) -> str:
-        return f"sqlite://{tmp_path}/runs.db"
+        return f"sqlite:///{tmp_path}/runs.db"
 
 
 @pytest.mark.parametrize(
     ("url", "path", "timeout"),
     [
-        ("sqlite:///abs/dir/runs.db", Path("/abs/dir/runs.db"), 30.0),
-        ("sqlite://localhost/abs/runs.db", Path("/abs/runs.db"), 30.0),
+        # SQLAlchemy's convention: three slashes relative, four absolute
+        ("sqlite:///runs.db", Path("runs.db"), 30.0),
+        ("sqlite:///rel/dir/runs.db", Path("rel/dir/runs.db"), 30.0),
+        ("sqlite:////abs/dir/runs.db", Path("/abs/dir/runs.db"), 30.0),
+        ("sqlite://localhost//abs/runs.db", Path("/abs/runs.db"), 30.0),
+        ("sqlite:/abs/runs.db", Path("/abs/runs.db"), 30.0),
         ("sqlite:rel/runs.db", Path("rel/runs.db"), 30.0),
         ("sqlite:runs.db?timeout=2.5", Path("runs.db"), 2.5),
     ],
@@ -35,8 +39,9 @@ def test_urls(url: str, path: Path, timeout: float) -> None:
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("sqlite:", "expected sqlite:///absolute/path.db"),
+        ("sqlite:", "expected sqlite:///relative.db or sqlite:////absolute/path.db"),
         ("sqlite:///", "names no database file"),
+        ("sqlite:////", "names no database file"),
         ("sqlite://db.example.com/x.db", "a host ('db.example.com') is not supported"),
         ("sqlite:x.db?mode=ro", "unknown option 'mode'"),
         ("sqlite:x.db?timeout=soon", "timeout must be a number of seconds, got 'soon'"),
@@ -51,7 +56,7 @@ def test_opening_is_lazy_and_the_file_uses_wal(tmp_path: Path) -> None:
     import sqlite3
 
     db = tmp_path / "sub" / "runs.db"
-    host = make_host(f"sqlite://{db}")
+    host = make_host(f"sqlite:///{db}")
     store = host.open_store()
     assert not db.exists()  # nothing touches the disk until the first operation
     assert store.list() == []
@@ -64,7 +69,7 @@ def test_opening_is_lazy_and_the_file_uses_wal(tmp_path: Path) -> None:
 def test_unusable_path_fails_clearly(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    store = make_host().open_store(f"sqlite://{blocker}/runs.db")
+    store = make_host().open_store(f"sqlite:///{blocker}/runs.db")
     with pytest.raises(StoreError, match="cannot open SQLite database") as caught:
         store.list()
     assert str(caught.value).endswith(": file is a file, not a directory")
@@ -73,7 +78,7 @@ def test_unusable_path_fails_clearly(tmp_path: Path) -> None:
 @pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux's /sys")
 def test_a_pseudo_filesystem_is_not_called_a_full_disk() -> None:
     # /sys reports no free blocks, like a full disk, but it has no blocks at all.
-    store = make_host().open_store("sqlite:///sys/kernel/skillstate-test.db")
+    store = make_host().open_store("sqlite:////sys/kernel/skillstate-test.db")
     with pytest.raises(StoreError, match="cannot open SQLite database") as caught:
         store.list()
     assert "disk is full" not in str(caught.value)
@@ -82,7 +87,7 @@ def test_a_pseudo_filesystem_is_not_called_a_full_disk() -> None:
 def test_nul_in_spec_observation_and_journal_round_trips(tmp_path: Path) -> None:
     from skillstate.plugin import JournalEntry, RunRecord
 
-    store = make_host().open_store(f"sqlite://{tmp_path}/runs.db")
+    store = make_host().open_store(f"sqlite:///{tmp_path}/runs.db")
     record = RunRecord(
         id="nul", skill="s", state={"b": 1, "a": 2}, spec="a\x00b", observation="\x00"
     )
@@ -110,7 +115,7 @@ def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path: Path) -> 
             " next_action, record) VALUES ('r1', 's', 1, 0, 'active', 't', 't', 'x', NULL, ?)",
             (json.dumps(record),),
         )
-    host = make_host(f"sqlite://{db}")
+    host = make_host(f"sqlite:///{db}")
     [summary] = host.open_store().list(keys=("stage", "phase"))
     assert summary.fields == {"stage": "y", "phase": "x"}
     host.close()
@@ -129,7 +134,7 @@ def test_a_record_edited_to_hold_half_a_pair_is_damaged_and_skipped(tmp_path: Pa
     from skillstate.testing import sample_skill
 
     db = tmp_path / "runs.db"
-    host = make_host(f"sqlite://{db}")
+    host = make_host(f"sqlite:///{db}")
     store = host.open_store()
     for run_id in ("bad", "good"):
         assert create_run(host, store, sample_skill(), run_id, {"counter": 0}).accepted

@@ -27,7 +27,7 @@ from ..backend import SQLiteStore
 
 
 def _url(tmp_path: Path, level: str, name: str = "runs.db") -> str:
-    return f"sqlite:///{str(tmp_path / name).lstrip('/')}?durability={level}"
+    return f"sqlite:///{tmp_path / name}?durability={level}"
 
 
 @pytest.mark.parametrize(("level", "pragma"), [("full", 2), ("process", 1)])
@@ -40,7 +40,7 @@ def test_each_level_sets_its_synchronous_pragma(tmp_path: Path, level: str, prag
 
 
 def test_the_level_comes_from_the_configuration_when_the_url_names_none(tmp_path: Path) -> None:
-    url = f"sqlite:///{str(tmp_path / 'runs.db').lstrip('/')}"
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
     host = make_host(url, durability="process")
     assert host.open_store().durability == "process"
     assert host.open_store(url + "?durability=full").durability == "full"  # the URL wins
@@ -80,7 +80,7 @@ def test_process_a_power_loss_gives_back_a_committed_version_from_the_last_check
         (cut / "runs.db").write_bytes(main)
         if length:
             (cut / "runs.db-wal").write_bytes(wal[:length])
-        copy = SQLiteStore(f"sqlite:///{str(cut / 'runs.db').lstrip('/')}")
+        copy = SQLiteStore(f"sqlite:///{cut / 'runs.db'}")
         try:
             got = copy.get("r")
             assert copy.journal("r")[-1].version == got.version

@@ -1,0 +1,7 @@
+"""``python -m skillstate``: the ``skillstate`` command line, for an interpreter without the script."""
+
+import sys
+
+from skillstate.cli.main import console
+
+sys.exit(console())

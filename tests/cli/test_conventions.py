@@ -1,0 +1,76 @@
+"""Issue 27 section 4, conventions people expect: ``python -m skillstate``, "did you
+mean" for a mistyped command, ``-q`` and ``-v``.
+
+Before, ``python -m skillstate`` said there is no ``skillstate.__main__``, a mistyped
+command got argparse's list of every choice with no hint, and there was neither
+``-q`` nor ``-v``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from support import clean_env, run_skillstate
+
+
+def test_python_dash_m_is_the_command_line(tmp_path: Path) -> None:
+    def module(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "skillstate", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=clean_env(),
+            timeout=60,
+        )
+
+    assert module("--version").stdout == run_skillstate("--version").stdout
+    done = module("init", "rig-task", "t1")
+    assert done.returncode == 0, done.stderr
+    assert module("list").stdout == run_skillstate("list", cwd=tmp_path).stdout
+    assert module("lsit").returncode == 2
+    assert module("--help").stdout.startswith("usage: skillstate ")
+
+
+def test_a_mistyped_command_gets_the_nearest_one(tmp_path: Path) -> None:
+    done = run_skillstate("lsit", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "skillstate: invalid choice: 'lsit' is not a command (did you mean 'list'?); "
+        "'skillstate --help' lists them\n"
+    )
+    plugin = run_skillstate("--store", "memory:", "skils", cwd=tmp_path)  # a plugin's command
+    assert plugin.returncode == 2 and "(did you mean 'skills'?)" in plugin.stderr
+    far = run_skillstate("frobnicate", cwd=tmp_path)
+    assert far.returncode == 2 and "did you mean" not in far.stderr
+    assert far.stderr.count("\n") == 1
+    hostile = run_skillstate("\x1b[31mlist", cwd=tmp_path)
+    assert hostile.returncode == 2 and "\x1b" not in hostile.stderr
+    assert not (tmp_path / ".skillstate").exists()
+
+
+def test_quiet_drops_warning_lines_and_keeps_errors(tmp_path: Path) -> None:
+    loud = run_skillstate("--disable-plugin", "rgi", "init", "rig-task", "t1", cwd=tmp_path)
+    assert loud.returncode == 0 and "warning: disable_plugins names no installed plugin" in (
+        loud.stderr
+    )
+    quiet = run_skillstate("-q", "--disable-plugin", "rgi", "list", cwd=tmp_path)
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+    assert quiet.stdout.startswith("t1\t")
+    error = run_skillstate("-q", "show", "nope", cwd=tmp_path)
+    assert error.returncode == 2 and error.stderr.startswith("skillstate: no run 'nope'")
+
+
+def test_verbose_names_the_store_and_where_it_came_from(tmp_path: Path) -> None:
+    (tmp_path / "skillstate.toml").write_text('store = "sqlite:///runs.db"\n')
+    done = run_skillstate("-v", "init", "rig-task", "t1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    line = done.stderr.splitlines()[0]
+    assert line.startswith("skillstate: store sqlite:///runs.db (from ")
+    assert "skillstate.toml" in line and f"project directory {tmp_path}" in line
+    plain = run_skillstate("list", cwd=tmp_path)
+    assert plain.stderr == ""
+    both = run_skillstate("-q", "-v", "list", cwd=tmp_path)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
