@@ -231,21 +231,47 @@ class CreatingCalls(RuntimeBase):
             provenance=spec.get("provenance"),
         )
 
-    def list_sessions(self, include_closed: bool = False) -> dict[str, Any]:
-        """The session index (``active_sessions``, ``sessions``), sorted by id; closed ones on request."""
+    def list_sessions(
+        self,
+        include_closed: bool = False,
+        *,
+        after: str | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """The session index (``active_sessions``, ``sessions``), sorted by id; closed ones on request.
+
+        Paged with ``limit`` (at most that many sessions, whose records alone are read)
+        and ``after`` (the sessions whose id sorts after it: the last page's
+        ``next_cursor``). A paged answer adds ``next_cursor``: the id to pass as
+        ``after`` for the next page, ``None`` on the last one; ``active_sessions``
+        then counts the sessions of the page.
+        """
+        if limit is not None and (type(limit) is not int or limit < 1):
+            raise SessionInputError(f"limit must be a whole number of at least 1, got {limit!r}")
+        if after is not None:
+            after = inputs.check_session_id(after)
         if self.session_idle_ttl > 0:
             self.expire_idle_sessions()
         found: list[RunRecord] = []
+        more = False
         for summary in self.store.list():
             if summary.status == "closed" and not include_closed:
+                continue
+            if after is not None and summary.id <= after:
                 continue
             try:
                 record = self.store.get(summary.id)
             except RunNotFound:  # deleted meanwhile
                 continue
             if pl.is_session(record) and (include_closed or record.status != "closed"):
+                if limit is not None and len(found) == limit:
+                    more = True
+                    break
                 found.append(record)
-        return pl.index_payload(found)
+        payload = pl.index_payload(found)
+        if limit is not None:
+            payload["next_cursor"] = found[-1].id if more else None
+        return payload
 
 
 def _build_env(name: str, make: Callable[[], Any]) -> Any:

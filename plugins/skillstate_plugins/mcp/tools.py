@@ -195,7 +195,13 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         )
 
     def list_sessions(a: dict[str, Any]) -> Any:
-        return ok_result(runtime.list_sessions(include_closed=a.get("include_closed", False)))
+        return ok_result(
+            runtime.list_sessions(
+                include_closed=a.get("include_closed", False),
+                after=a.get("cursor"),
+                limit=a.get("limit"),
+            )
+        )
 
     init_params = [
         _SESSION_ID,
@@ -357,14 +363,28 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
             "list_sessions",
             "List SKILL.state sessions",
             "The session index: for each session its id, status, step count, timestamps, state "
-            "keys, environment and a spec preview. Closed sessions only with include_closed.",
+            "keys, environment and a spec preview. Closed sessions only with include_closed. "
+            "Paged with limit and cursor.",
             [
                 Param(
                     "include_closed",
                     "boolean",
                     "Also list closed sessions (default false).",
                     required=False,
-                )
+                ),
+                Param(
+                    "limit",
+                    "integer",
+                    "Optional: at most this many sessions (at least 1); the answer then has "
+                    "next_cursor, null on the last page.",
+                    required=False,
+                ),
+                Param(
+                    "cursor",
+                    "id",
+                    "Optional: the next_cursor of the previous page: list the sessions after it.",
+                    required=False,
+                ),
             ],
             list_sessions,
             read_only=True,
