@@ -267,31 +267,33 @@ def test_import_refuses_a_forged_export_and_writes_nothing(
 # -- a refusal costs what its first problems cost (issue 26, item 5) ---------------------
 
 
+def _patch_stdin(
+    url: str, cwd: Path, document: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``skillstate patch r1 --json -`` with ``document`` on standard input."""
+    return subprocess.run(
+        [SKILLSTATE, "--store", url, "patch", "r1", "--json", "-"],
+        input=document,
+        capture_output=True,
+        text=True,
+        env=clean_env(**env),
+        cwd=cwd,
+        timeout=120,
+    )
+
+
 def test_a_huge_patch_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
     url = f"file:{tmp_path / 'state'}"
     _init(url, tmp_path, "r1")
     big = json.dumps({f"k{i}": i for i in range(1_000_000)})  # 16 MB of unknown keys
-    out = subprocess.run(
-        [SKILLSTATE, "--store", url, "patch", "r1", "--json", "-"],
-        input=big,
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        cwd=tmp_path,
-        timeout=120,
-    )
+    out = _patch_stdin(url, tmp_path, big)
     assert out.returncode == 1
     assert out.stderr == (
         "skillstate: patch is over the 1,048,576-byte input limit (the setting "
         "max_input_bytes, SKILLSTATE_MAX_INPUT_BYTES), refused unread\n"
     )
-    raised = subprocess.run(
-        [SKILLSTATE, "--store", url, "patch", "r1", "--json", "-"],
-        input=json.dumps({"nextAction": "x" * 1500}),
-        capture_output=True,
-        text=True,
-        env=clean_env(SKILLSTATE_MAX_INPUT_BYTES="1024"),
-        cwd=tmp_path,
+    raised = _patch_stdin(
+        url, tmp_path, json.dumps({"nextAction": "x" * 1500}), SKILLSTATE_MAX_INPUT_BYTES="1024"
     )
     assert raised.returncode == 1 and "1,024-byte input limit" in raised.stderr
 
@@ -300,15 +302,7 @@ def test_a_refusal_stops_collecting_at_the_cap(tmp_path: Path) -> None:
     url = f"file:{tmp_path / 'state'}"
     _init(url, tmp_path, "r1")
     many = json.dumps({f"k{i}": i for i in range(50_000)})  # under the input limit
-    out = subprocess.run(
-        [SKILLSTATE, "--store", url, "patch", "r1", "--json", "-"],
-        input=many,
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        cwd=tmp_path,
-        timeout=120,
-    )
+    out = _patch_stdin(url, tmp_path, many)
     assert out.returncode == 1
     lines = out.stderr.splitlines()
     assert lines[0] == "skillstate: patch rejected:"

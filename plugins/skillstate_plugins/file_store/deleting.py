@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .fileio import RunFiles
     from .format import RecordFile
 
-__all__ = ["Deleting"]
+__all__ = ["Deleting", "valid_id"]
 
 RECORD, JOURNAL, PENDING, LOCK = ".json", ".jsonl", ".json.new", ".lock"
 
@@ -126,10 +126,11 @@ class Deleting:
 
 def _ids(names: builtins.list[str], suffix: str) -> set[str]:
     """The run ids of the names that end with ``suffix`` (valid ids only)."""
-    return {n[: -len(suffix)] for n in names if n.endswith(suffix) and _valid(n[: -len(suffix)])}
+    return {n[: -len(suffix)] for n in names if n.endswith(suffix) and valid_id(n[: -len(suffix)])}
 
 
-def _valid(run_id: str) -> bool:
+def valid_id(run_id: str) -> bool:
+    """Whether ``run_id`` is a valid run id (a file name the store may have written)."""
     try:
         check_run_id(run_id)
     except InvalidRunId:

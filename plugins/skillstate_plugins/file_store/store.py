@@ -37,7 +37,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin import (
-    InvalidRunId,
     JournalEntry,
     RunExists,
     RunNotFound,
@@ -49,7 +48,7 @@ from skillstate.plugin import (
 
 from .cache import OpenRuns
 from .commit import Committing, snapshot_of
-from .deleting import Deleting
+from .deleting import Deleting, valid_id
 from .fileio import (
     OpenJournal,
     RunFiles,
@@ -86,14 +85,6 @@ if TYPE_CHECKING:
     from .history import JournalView
 
 __all__ = ["DEFAULT_ROOT", "FileStore", "root_from_url"]
-
-
-def _valid_id(run_id: str) -> bool:
-    try:
-        check_run_id(run_id)
-    except InvalidRunId:
-        return False
-    return True
 
 
 class FileStore(Committing, Deleting, Store):
@@ -297,7 +288,7 @@ class FileStore(Committing, Deleting, Store):
         for name in sorted(names):
             run_id = name[:-5]
             try:
-                if not _valid_id(run_id):
+                if not valid_id(run_id):
                     raise StoreError(f"'{name}' is not named after a valid run id")
                 if name in entries and entries[name].is_symlink():
                     raise StoreError(f"{entries[name].path} is a symbolic link")
