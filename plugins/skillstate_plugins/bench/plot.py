@@ -11,7 +11,8 @@
   (a point of one seed has no interval, and no error bar).
 
 A figure compares runtimes over T and noise in **one setting**: :func:`draw` refuses
-runs that differ in anything else (policy, strict parsing, retries, the endpoint...;
+runs that differ in anything else (policy, strict parsing, retries, the endpoint, a
+drift scenario beside runs without one...;
 see :func:`~skillstate_plugins.bench.results.setting_of`) with one line naming what differs —
 ``bench plot --where FIELD=VALUE`` picks one (:func:`select`).
 
@@ -97,14 +98,19 @@ _Run = TypeVar("_Run", bound=Mapping[str, Any])
 
 
 def mixed_settings(runs: Sequence[Mapping[str, Any]]) -> str | None:
-    """What the drawn runs differ in besides runtime, T, noise and seed (``None``: nothing)."""
-    drawn = [{**setting_of(r), "runtime": r.get("runtime")} for r in _plain(runs)]
+    """What ``runs`` differ in besides runtime, T, noise and seed (``None``: nothing).
+
+    Every run counts, drift runs too: a file with runs with and without a scenario is
+    mixed (``scenario (null, "audit")``), never drawn with the drift runs left out. A
+    value is shown as ``--where`` reads it (``null``: no scenario)."""
+    drawn = [{**setting_of(r), "runtime": r.get("runtime")} for r in runs]
     fields = varying(drawn, skip=_AXES)
     if not fields:
         return None
     values = []
     for field in fields:
-        seen = sorted({json.dumps(r[field]) for r in drawn if r[field] is not None})
+        scope = [r for r in drawn if r["runtime"] == RUNTIME_ONLY.get(field, r["runtime"])]
+        seen = sorted({json.dumps(r[field]) for r in scope})
         values.append(f"{field} ({', '.join(seen)})")
     return ", ".join(values)
 

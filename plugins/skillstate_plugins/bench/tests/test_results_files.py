@@ -81,6 +81,29 @@ def test_a_figure_shows_one_setting(two_settings: Path, tmp_path: Path) -> None:
     )
 
 
+def test_a_figure_refuses_drift_runs_beside_runs_without_drift(tmp_path: Path) -> None:
+    """A file with a drift scenario and runs without one is refused, naming both; it was drawn
+    from the runs without drift alone, the drift runs dropped without a word."""
+    out = tmp_path / "mixed.jsonl"
+    for extra in ([], ["--scenario", "audit"]):
+        done = skillstate(
+            "bench", "warehouse", "--runtime", "skill-state,react", "--horizon", "10",
+            "--seeds", "2", "--out", str(out), "--resume", *extra, cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    mixed = skillstate("bench", "plot", str(out), "-o", str(tmp_path / "f.svg"), cwd=tmp_path)
+    assert (mixed.returncode, mixed.stdout) == (2, "")
+    assert mixed.stderr == (
+        f"skillstate: {out}: the runs differ in more than runtime, T, noise and seed: "
+        'scenario ("audit", null); plot one setting (--where FIELD=VALUE)\n'
+    )
+    assert not (tmp_path / "f.svg").exists()
+    for where in ("scenario=null", "scenario=audit"):
+        one = skillstate("bench", "plot", str(out), "-o", str(tmp_path / "f.svg"),
+                         "--where", where, cwd=tmp_path)  # fmt: skip
+        assert one.returncode == 0, one.stderr
+
+
 def test_a_window_budget_is_a_setting_of_the_window_only(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     bench(out)
