@@ -15,8 +15,9 @@ noise and scenario, and any other setting that differs between their rows.
 also asks the model to fold each turn that scrolls out into its summary;
 ``sent_calls``, ``sent_prompt_chars`` and ``sent_prompt_tokens_est`` are the turns'
 plus those summary calls, and the tables' ``total chars`` / ``total tok~`` columns are
-them (``summary calls`` is shown when there are any). :func:`write_csv` writes either
-table as CSV.
+them (``summary calls`` is shown when there are any). A drift setting's row also has its
+recovery over the seeds (``recovered`` of ``recovery_seeds``, mean ``recovery_lag`` and
+``stale_turns``; the ``recovery`` column). :func:`write_csv` writes either table as CSV.
 """
 
 from __future__ import annotations
@@ -206,9 +207,38 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 if found.low is None or found.high is None
                 else [round(found.low, digits), round(found.high, digits)]
             )
+        row.update(_recovery(group))
         row.update(_rest(setting))
         out.append(row)
     return out
+
+
+def _recovery(group: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A drift setting's recovery over its seeds (nothing for runs without drift):
+    ``recovered`` of ``recovery_seeds``, the mean ``recovery_lag`` of the recovered ones
+    (``None`` when none recovered) and the mean ``stale_turns``."""
+    found = [r["recovery"] for r in group if r.get("recovery")]
+    if not found:
+        return {}
+    lags = [int(r["lag"]) for r in found if r["recovered"]]
+    return {
+        "recovered": len(lags),
+        "recovery_seeds": len(found),
+        "recovery_lag": round(sum(lags) / len(lags), 2) if lags else None,
+        "stale_turns": round(sum(int(r["stale_turns"]) for r in found) / len(found), 2),
+    }
+
+
+def _recovery_cell(row: Mapping[str, Any]) -> str:
+    """``5/5, lag 0``, ``0/5, 4 stale``, ``3/5, lag 0.5, 1.2 stale``; ``-`` without drift."""
+    if not row.get("recovery_seeds"):
+        return "-"
+    cell = f"{row['recovered']}/{row['recovery_seeds']}"
+    if row["recovery_lag"] is not None:
+        cell += f", lag {round(row['recovery_lag'], 1):g}"
+    if row["stale_turns"]:
+        cell += f", {round(row['stale_turns'], 1):g} stale"
+    return cell
 
 
 def paired_differences(
@@ -284,13 +314,15 @@ def _setting_cells(row: Mapping[str, Any], extra: Sequence[str]) -> list[str]:
 
 def format_summary(summary: Sequence[Mapping[str, Any]]) -> str:
     """Mean ± SD and the 95% CI over seeds (Table 1's columns: characters and token estimates;
-    the totals count every prompt sent, Memory's summary calls included)."""
+    the totals count every prompt sent, Memory's summary calls included); with drift runs,
+    Table 3's ``recovery``: seeds recovered, mean lag, mean stale turns."""
     extra = varying(summary)
     summaries = any(row.get("summary_calls") for row in summary)
+    drift = any(row.get("recovery_seeds") for row in summary)
     headers = [
         "runtime", "T", "noise", "scenario", *(_LABELS[f] for f in extra), "seeds", "score",
         "95% CI", "avg chars", "total chars", "total tok~",
-        *(["summary calls"] if summaries else []),
+        *(["summary calls"] if summaries else []), *(["recovery"] if drift else []),
     ]  # fmt: skip
     rows = []
     for row in summary:
@@ -304,6 +336,7 @@ def format_summary(summary: Sequence[Mapping[str, Any]]) -> str:
                 _spread(row, "sent_prompt_chars", ",.0f"),
                 f"{row['sent_prompt_tokens_est']:,.0f}",
                 *([f"{row.get('summary_calls', 0):,.0f}"] if summaries else []),
+                *([_recovery_cell(row)] if drift else []),
             ]
         )
     return _table(headers, rows)

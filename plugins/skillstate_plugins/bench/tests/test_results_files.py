@@ -104,6 +104,44 @@ def test_a_figure_refuses_drift_runs_beside_runs_without_drift(tmp_path: Path) -
         assert one.returncode == 0, one.stderr
 
 
+def test_the_report_has_a_recovery_column_for_drift_runs(tmp_path: Path) -> None:
+    """Table 3's recovery per drift setting: seeds recovered, mean lag, mean stale turns (the
+    summary had no recovery at all; only ``--runs`` showed each episode's)."""
+    out = tmp_path / "drift.jsonl"
+    for extra in (
+        ["--runtime", "skill-state"],
+        ["--runtime", "skill-state,react", "--scenario", "audit"],
+        ["--policy", "stale", "--env-retries", "3", "--scenario", "audit"],
+    ):
+        done = skillstate("bench", "warehouse", "--horizon", "10", "--seeds", "2",
+                          "--out", str(out), "--resume", *extra, cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    text = skillstate("bench", "report", str(out), cwd=tmp_path).stdout
+    lines = text.split("(Memory's summary calls included)\n", 1)[1].split("\n\n")[0].splitlines()
+    assert lines[0].split()[-1] == "recovery"
+    cells = {tuple(line.split()[:6]): line.rsplit("  ", 1)[1].strip() for line in lines[2:]}
+    assert cells == {
+        ("skill-state", "10", "0", "-", "oracle", "0"): "-",  # no drift, no recovery
+        ("skill-state", "10", "0", "audit", "oracle", "0"): "2/2, lag 0",
+        ("react", "10", "0", "audit", "oracle", "0"): "2/2, lag 0",
+        ("skill-state", "10", "0", "audit", "stale", "3"): "0/2, 4 stale",
+    }
+    data = json.loads(skillstate("bench", "report", str(out), "--json", cwd=tmp_path).stdout)
+    found = [
+        (r["policy"], r["scenario"], r.get("recovered"), r.get("recovery_seeds"),
+         r.get("recovery_lag"), r.get("stale_turns"))
+        for r in data["summary"]
+        if r["runtime"] == "skill-state"
+    ]  # fmt: skip
+    assert found == [
+        ("oracle", None, None, None, None, None),
+        ("oracle", "audit", 2, 2, 0.0, 0.0),
+        ("stale", "audit", 0, 2, None, 4.0),
+    ]
+    csv_out = skillstate("bench", "report", str(out), "--csv", "-", cwd=tmp_path).stdout
+    assert "recovered,recovery_seeds,recovery_lag,stale_turns" in csv_out.splitlines()[0]
+
+
 def test_a_window_budget_is_a_setting_of_the_window_only(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     bench(out)
