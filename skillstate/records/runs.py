@@ -91,7 +91,8 @@ class JournalEntry:
     the text); ``status`` and ``turn`` (session status and step after the write);
     ``origin`` (where a run or a version came from: ``{"op": "fork", "run": PARENT,
     "version": V}`` on a fork's first entry, ``{"op": "rewind", "version": V}`` on a
-    rewind's entry). Replaying entries in order rebuilds the state: see
+    rewind's entry, ``{"op": "rollback", "rejection": KIND, "action": ..., "problems":
+    [...]}`` on a rolled-back session step's: what it attempted and why it was refused). Replaying entries in order rebuilds the state: see
     :func:`skillstate.journal.replay`. Reasoning text is never part of an entry.
     """
 

@@ -2,7 +2,9 @@
 
 See :mod:`skillstate.runtime.sessions` for the semantics. A rollback still records
 its observation (and, for an environment rejection, the last action) with a
-``keep_state`` write, compare-and-swapped on the same version as the attempt.
+``keep_state`` write, compare-and-swapped on the same version as the attempt. Its
+journal entry says why, in every store: ``origin = {"op": "rollback", "rejection":
+KIND, "action": THE ATTEMPTED ACTION, "problems": [...]}`` (:func:`rejection_origin`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from skillstate.runtime.errors import SessionCorrupt, SessionNotActive
 from skillstate.runtime.retries import MARKER, marker
 from skillstate.store import Store
 
-__all__ = ["Call", "action_status", "raise_if_inactive", "run_step"]
+__all__ = ["Call", "action_status", "raise_if_inactive", "rejection_origin", "run_step"]
 
 Call = tuple[str, int, str]
 """A retry-safe call: its tool, its ``expected_step`` and its request's digest."""
@@ -72,7 +74,7 @@ def run_step(
             f"state_update is {size} bytes, over the {budget.document_bytes}-byte state budget "
             "— send only the keys that change",
         )
-        return _schema_rollback(host, store, record, skill, (problem,), drift, call)
+        return _schema_rollback(host, store, record, skill, (problem,), drift, call, action)
 
     def meta(result: ActionResult | None) -> dict[str, Any]:
         out: dict[str, Any] = {"last_action": action}
@@ -106,7 +108,17 @@ def run_step(
     inputs.raise_input_problem(outcome.problems, state_update=patch, action=action)
     if outcome.action is not None:
         return _env_rollback(host, store, record, skill, outcome, action, drift, call)
-    return _schema_rollback(host, store, record, skill, outcome.problems, drift, call)
+    return _schema_rollback(host, store, record, skill, outcome.problems, drift, call, action)
+
+
+def rejection_origin(kind: str, action: Any, problems: tuple[Problem, ...]) -> dict[str, Any]:
+    """The ``origin`` of a rollback's journal entry: what was attempted and why it was refused."""
+    return {
+        "op": "rollback",
+        "rejection": kind,
+        "action": action,
+        "problems": [p.to_dict() for p in problems],
+    }
 
 
 def action_status(result: ActionResult | None) -> str:
@@ -139,9 +151,15 @@ def _record_rollback(
     label: str,
     observation: str,
     meta: Any,
+    origin: dict[str, Any],
 ) -> RunRecord:
     change = Change(
-        keep_state=True, label=label, observation=observation, meta=meta, require_active=True
+        keep_state=True,
+        label=label,
+        observation=observation,
+        meta=meta,
+        require_active=True,
+        origin=origin,
     )
     outcome = commit_change(host, store, record, skill, change)
     raise_if_inactive(record.id, outcome)
@@ -161,11 +179,13 @@ def _schema_rollback(
     problems: tuple[Problem, ...],
     drift: str | None,
     call: Call | None = None,
+    action: Any = None,
 ) -> dict[str, Any]:
     observation = pl.schema_violation_observation(problems, record.step)
     warning = pl.join_warnings(drift, pl.schema_violation_warning(problems))
     meta = _rollback_marker(call, record, observation, "schema", problems, warning)
-    new = _record_rollback(host, store, record, skill, "rollback:schema", observation, meta)
+    origin = rejection_origin("schema", action, problems)
+    new = _record_rollback(host, store, record, skill, "rollback:schema", observation, meta, origin)
     log.debug("session %s step rolled back (schema, %d problems)", record.id, len(problems))
     return pl.step_payload(
         new,
@@ -221,7 +241,10 @@ def _env_rollback(
     meta.update(
         _rollback_marker(call, record, result.observation, kind, outcome.problems, warning) or {}
     )
-    new = _record_rollback(host, store, record, skill, f"rollback:{kind}", result.observation, meta)
+    origin = rejection_origin(kind, action, outcome.problems)
+    new = _record_rollback(
+        host, store, record, skill, f"rollback:{kind}", result.observation, meta, origin
+    )
     log.debug("session %s step rolled back (%s)", record.id, kind)
     return pl.step_payload(
         new,

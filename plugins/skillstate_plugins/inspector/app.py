@@ -250,7 +250,7 @@ def ui_routes(
                 page=_whole(request, "page", 1),
                 listing=pages.listing,
             )
-            return pages.page("list.html", view=view)
+            return pages.page("list.html", view=view, store=public_store_url(pages.store_url))
 
         return await pages.guarded(request, body)
 

@@ -193,20 +193,26 @@ def _state_keys(state: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _phase(host: Host, record: RunRecord) -> str:
+    """The run's phase (its skill's ``phase_key``), ``""`` when it has none."""
+    try:
+        skill = host.skill(record.skill)
+    except Exception:  # a skill that is not installed here: no phase to read
+        return ""
+    value = record.state.get(skill.phase_key)
+    return value if isinstance(value, str) else ""
+
+
 def run_view(host: Host, store: Store, run_id: str) -> dict[str, Any]:
     """The run's page: record fields, Σ (whole and by key), P for a session, meta, environment."""
     record = store.get(run_id)
     session = is_session(record)
-    phase = ""
-    try:
-        skill = host.skill(record.skill)
-        value = record.state.get(skill.phase_key)
-        phase = value if isinstance(value, str) else ""
-    except Exception:  # a skill that is not installed here: no phase to read
-        pass
+    phase = _phase(host, record)
     environment = record.environment
+    first = store.journal_range(run_id, after=0, before=2)
     return {
         "id": record.id,
+        "forked_from": fork_of(first[0].origin) if first else None,
         "skill": record.skill,
         "status": record.status,
         "phase": phase,
@@ -240,6 +246,40 @@ def _outcome(row: Mapping[str, Any], record: RunRecord) -> str:
     return "completed" if row["status"] == "completed" else "ok"
 
 
+def _shown_action(action: Any) -> str:
+    return "" if action is None else (action if isinstance(action, str) else compact(action))
+
+
+def rejection_of(label: str, origin: Any) -> dict[str, Any] | None:
+    """A rolled-back step's ``{"kind", "action", "reasons"}`` from its journal entry (its
+    ``origin``, ``{"op": "rollback", ...}``); ``None`` for any other version. A rollback
+    journaled before entries said why has ``reasons`` ``None``."""
+    if not label.startswith("rollback:"):  # the runtime's label of a rolled-back step
+        return None
+    kind = label.split(":", 1)[1] or "unknown"
+    if not isinstance(origin, Mapping) or origin.get("op") != "rollback":
+        return {"kind": kind, "action": "", "reasons": None}
+    problems = origin.get("problems")
+    reasons = [str(p.get("message", "")) for p in problems or () if isinstance(p, Mapping)]
+    return {
+        "kind": str(origin.get("rejection") or kind),
+        "action": _shown_action(origin.get("action")),
+        "reasons": reasons,
+    }
+
+
+def fork_of(origin: Any) -> dict[str, Any] | None:
+    """A fork's parent ``{"run", "version"}`` from its first entry's ``origin`` (``version``
+    ``None`` unless it is a whole number)."""
+    if isinstance(origin, Mapping) and origin.get("op") == "fork":
+        version = origin.get("version")
+        return {
+            "run": str(origin.get("run", "")),
+            "version": version if type(version) is int and version >= 1 else None,
+        }
+    return None
+
+
 def _row(row: Mapping[str, Any], head: int, record: RunRecord) -> dict[str, Any]:
     """A timeline row; the current version's also has the observation text (the record
     keeps it for the current step only; the journal keeps a digest)."""
@@ -250,9 +290,9 @@ def _row(row: Mapping[str, Any], head: int, record: RunRecord) -> dict[str, Any]
         "ts": row["ts"] or "",
         "label": row["label"] or "",
         "keys": list(row["keys"]),
-        "action": ""
-        if action is None
-        else (action if isinstance(action, str) else compact(action)),
+        "action": _shown_action(action),
+        "rejection": rejection_of(row["label"] or "", row["origin"]),
+        "fork": fork_of(row["origin"]),
         "status": row["status"],
         "step": row["step"],
         "rollback": row["rollback"] or "",
@@ -293,6 +333,7 @@ def versions_after(
     return {
         "head": head,
         "status": record.status,
+        "phase": _phase(host, record),
         "step": record.step,
         "updated": record.updated,
         "rows": rows,
@@ -343,6 +384,7 @@ def diff_view(host: Host, store: Store, run_id: str, old: int, new: int) -> dict
         "old_ts": before.entry.ts,
         "new_ts": after.entry.ts,
         "changes": changes,
+        "rejection": rejection_of(after.entry.step, after.entry.origin),
         "patch_text": pretty(list(patch)),
     }
 

@@ -38,7 +38,11 @@
     v.appendChild(link(base + "/at/" + r.version, r.version)); tr.appendChild(v);
     var t = cell("Time"); t.appendChild(el("time", r.ts)); tr.appendChild(t);
     var l = cell("Label"); l.appendChild(document.createTextNode(r.label));
-    if (r.note) { l.appendChild(document.createTextNode(" ")); l.appendChild(el("span", r.note, "note")); }
+    if (r.fork) {
+      var f = link(base.replace(/\/runs\/[^\/]*$/, "/runs/") + encodeURIComponent(r.fork.run) +
+        (r.fork.version ? "/at/" + r.fork.version : ""), r.note);
+      f.className = "note fork"; l.appendChild(document.createTextNode(" ")); l.appendChild(f);
+    } else if (r.note) { l.appendChild(document.createTextNode(" ")); l.appendChild(el("span", r.note, "note")); }
     tr.appendChild(l);
     var k = cell("Keys");
     (r.keys || []).forEach(function (key) {
@@ -46,7 +50,16 @@
     });
     tr.appendChild(k);
     var a = cell("Action");
-    if (r.action) {
+    if (r.rejection) {
+      var rj = r.rejection;
+      a.appendChild(el("span", "rejected (" + rj.kind + ")", "rejected"));
+      if (rj.action) { a.appendChild(document.createTextNode(" attempted ")); a.appendChild(el("code", rj.action, "attempted")); }
+      if (rj.reasons && rj.reasons.length) {
+        var ul = el("ul", null, "reasons");
+        rj.reasons.forEach(function (why) { ul.appendChild(el("li", why)); });
+        a.appendChild(ul);
+      }
+    } else if (r.action) {
       a.appendChild(el("code", r.action));
       if (r.action_status) { a.appendChild(document.createTextNode(" ")); a.appendChild(el("span", r.action_status, "note")); }
     }
@@ -84,6 +97,18 @@
     setText("run-status", answer.status);
     setText("run-step", answer.step);
     setText("run-updated", answer.updated);
+    setText("run-phase", answer.phase || "");
+    var phaseRow = document.getElementById("run-phase-row");
+    if (phaseRow) { phaseRow.hidden = !answer.phase; }
+    setText("version-count", answer.head + (answer.head === 1 ? " version" : " versions"));
+    // the diff inputs follow the head: from the one before it, to it (unless edited)
+    var from = document.getElementById("diff-from");
+    var to = document.getElementById("diff-to");
+    if (from && to) {
+      var followed = to.value === to.getAttribute("max");
+      from.setAttribute("max", String(answer.head)); to.setAttribute("max", String(answer.head));
+      if (followed) { to.value = String(answer.head); from.value = String(Math.max(answer.head - 1, 1)); }
+    }
     var shown = document.getElementById("state-version");
     var stale = document.getElementById("stale");
     if (shown && stale && String(answer.head) !== shown.textContent) { stale.hidden = false; }

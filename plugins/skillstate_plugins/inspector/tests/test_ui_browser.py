@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from skillstate.testing import require_service
+from skillstate.plugin.runtime import Runtime
+from skillstate.testing import make_host, require_service
 
 from .support import IMG, UiServer, run_skillstate, seed
 
@@ -94,6 +95,7 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
         page.screenshot(path=str(ARTIFACTS / "run.png"), full_page=True)
 
         page.evaluate("window.__sameDocument = 'yes'")  # gone if the page were reloaded
+        assert page.inner_text("#run-phase") == "green"
         done = run_skillstate(
             "--store",
             url,
@@ -102,7 +104,7 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
             "--step",
             f"written-live {IMG}",
             "--json",
-            '{"tests": {"fail": 7, "pass": 1}}',
+            '{"tests": {"fail": 7, "pass": 1}, "phase": "red"}',
             cwd=tmp_path,
         )
         assert done.returncode == 0, done.stderr
@@ -114,6 +116,12 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
         assert IMG in new.inner_text()
         assert page.evaluate(_INJECTED) == 0
         assert page.inner_text("#run-version") == str(head + 1)
+        # the header and the diff inputs follow too, not only the table
+        assert page.inner_text("#run-phase") == "red"
+        assert page.inner_text("#version-count") == f"{head + 1} versions"
+        assert page.input_value("#diff-to") == str(head + 1)
+        assert page.input_value("#diff-from") == str(head)
+        assert page.get_attribute("#diff-to", "max") == str(head + 1)
         assert page.evaluate("window.__sameDocument") == "yes"
         assert page.is_visible("#stale")
         page.screenshot(path=str(ARTIFACTS / "run-live.png"), full_page=True)
@@ -132,6 +140,22 @@ def test_list_run_live_diff_and_no_xss_in_a_real_browser(browser, tmp_path: Path
         assert "<script>window.__pwned = 1</script>" in text  # a state key / value, as text
         assert "observed <script>" in text
         page.screenshot(path=str(ARTIFACTS / "session.png"), full_page=True)
+
+        # a step the environment rejects appears live with its attempt and its reason
+        version = int(page.get_attribute("#timeline", "data-head") or 0)
+        host = make_host(url)
+        runtime = Runtime(host=host)
+        attempt = {"type": "fail", "reason": f"refused {IMG}", "reject_transition": True}
+        answer = runtime.execute_step("sess-1", "r", {"count": 3}, attempt)
+        runtime.close()
+        host.close()
+        assert answer["meta"]["rolled_back"] is True, answer
+        live = page.locator(f'#timeline tr[data-version="{version + 1}"]')
+        live.wait_for(timeout=WAIT_MS)
+        cell = live.locator('td[data-label="Action"]').inner_text()
+        assert "rejected (" in cell and "reject_transition" in cell, cell
+        assert f"refused {IMG}" in cell, cell
+        assert page.evaluate(_INJECTED) == 0
 
         page.goto(server.base + "/runs/sess-1/diff?from=1&to=4")
         page.wait_for_selector("table.diff")
