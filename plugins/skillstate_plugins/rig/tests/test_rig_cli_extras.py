@@ -220,6 +220,7 @@ def test_rig_state_leftovers_match_it_or_say_why(cli: Cli) -> None:
     # rm of a missing run: exit 0 as rig-state (a clean-up run twice), with a warning
     r = cli.rig("rm", "nope")
     assert (r.code, r.out, r.err) == (0, "", "rig-state: warning: no run 'nope'; nothing removed\n")
+    assert cli.ss("init", "rig-task", "other").code == 0  # a store (rm refuses a missing one)
     r = cli.ss("rm", "nope")
     assert (r.code, r.err) == (0, "skillstate: warning: no run 'nope'; nothing removed\n")
     assert sorted(p.name for p in cli.state_dir.iterdir() if p.suffix != ".lock") == [
