@@ -23,7 +23,8 @@ code   name        meaning
                    down cleanly and closes its store
 143    TERMINATED  SIGTERM (``kill PID``) on ``ui`` or ``mcp --http``: the server shuts down
                    as for Ctrl-C, closes its store (pending syncs flushed) and exits 128 + 15,
-                   the code a shell shows for a process the signal ended
+                   the code a shell shows for a process the signal ended; on ``bench``,
+                   the run stops as for Ctrl-C
 141    CLOSED      the output was closed early (``… | head``), as for any command stopped
                    by ``SIGPIPE``; nothing is printed
 =====  ==========  ==========================================================================
@@ -138,7 +139,7 @@ EXIT_CODES: tuple[tuple[int, str, str], ...] = (
         "terminated",
         "SIGTERM (`kill PID`) on `ui` or `mcp --http`: the server shuts down as for Ctrl-C, "
         "closes its store (pending syncs flushed) and exits 128 + 15, the code a shell shows "
-        "for a process the signal ended",
+        "for a process the signal ended; on `bench`, the run stops as for Ctrl-C",
     ),
 )
 """``(code, name, meaning)`` of every exit code, for the generated CLI reference."""

@@ -214,5 +214,5 @@ def run(ctx: CliContext) -> int:
         ctx.out.flush()
     except BrokenPipeError:
         _quiet_stdout(ctx.out)
-        return 0
+        return 141  # as every command whose output was closed early (docs/cli.md)
     return code

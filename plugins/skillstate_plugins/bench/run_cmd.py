@@ -2,25 +2,46 @@
 
 The command line's ``bench`` (:mod:`skillstate_plugins.bench.command`) hands a benchmark's
 parsed options here. Exit codes: 0 done, 2 bad usage, 3 the model endpoint failed
-(after its retries; the finished episodes are kept), 130 interrupted (Ctrl-C; likewise).
+(after its retries; the finished episodes are kept), 130 interrupted (Ctrl-C; likewise),
+143 terminated (SIGTERM, ``kill PID``; likewise), 141 the output's reader went away
+(``… | head``: the sweep stops at once, prints nothing more, keeps the finished episodes).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import select
+import stat
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from skillstate.plugin.cli import CliContext
 
     from .spec import BenchmarkSpec, EpisodeConfig
 
-__all__ = ["ENDPOINT_FAILED", "INTERRUPTED", "run_benchmark"]
+__all__ = ["CLOSED", "ENDPOINT_FAILED", "INTERRUPTED", "TERMINATED", "run_benchmark"]
 
 ENDPOINT_FAILED = 3
 INTERRUPTED = 130
+CLOSED = 141
+TERMINATED = 143
+
+
+def _reader_gone(stream: TextIO) -> Callable[[], bool] | None:
+    """For a pipe or socket: a check that is true once its reader closed it (``| head``)."""
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode) and not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            return None
+    except (AttributeError, OSError, ValueError):
+        return None
+    poller = select.poll()
+    poller.register(fd, 0)  # no events asked: only the error and hang-up that poll always reports
+    gone = select.POLLERR | select.POLLHUP
+    return lambda: any(event & gone for _fd, event in poller.poll(0))
 
 
 def _runtimes(text: str) -> list[str]:
@@ -190,10 +211,13 @@ def run_benchmark(ctx: CliContext, spec: BenchmarkSpec) -> int:
             results=results,
             progress=progress,
             turns=args.turns,
+            closed=_reader_gone(ctx.out),
         )
     finally:
         if results is not None:
             results.close()
+    if outcome.closed:  # nobody reads the runs: print nothing more (the results file is kept)
+        return CLOSED
     if mode != "off" and not outcome.interrupted:
         progress.finish()
     new = {line["key"]: line for line in outcome.runs}
@@ -217,6 +241,6 @@ def run_benchmark(ctx: CliContext, spec: BenchmarkSpec) -> int:
         return ENDPOINT_FAILED
     if outcome.interrupted:
         print(file=ctx.err)
-        ctx.error(f"interrupted; {finished}")
-        return INTERRUPTED
+        ctx.error(f"{'terminated' if outcome.terminated else 'interrupted'}; {finished}")
+        return TERMINATED if outcome.terminated else INTERRUPTED
     return 0

@@ -8,8 +8,10 @@ before it is counted) and advances the progress display. Every line is passed
 through the policy's ``redact`` (the LLM policy's removes its API key) and
 :func:`~skillstate_plugins.bench.redaction.redact_secrets`.
 
-The sweep stops at the first :class:`~skillstate_plugins.bench.policies.EndpointError` or at
-Ctrl-C, and reports which: no new episode starts, a policy with ``stop_on`` stops
+The sweep stops at the first :class:`~skillstate_plugins.bench.policies.EndpointError`, at
+Ctrl-C (SIGINT, heard even where the parent ignored it, as for a script's ``bench &``), at
+SIGTERM (``kill PID``), or as soon as ``closed()`` says the output's reader went away
+(``bench … | head``), and reports which: no new episode starts, a policy with ``stop_on`` stops
 waiting between its retries, the episodes already finished are written within
 :data:`GRACE_SECONDS`, and :func:`run_sweep` returns without waiting for the calls
 still running (what finished is in the file).
@@ -47,11 +49,14 @@ GRACE_SECONDS = 0.5
 @attrs.frozen
 class SweepOutcome:
     """``runs`` — the episodes this sweep finished, in configuration order; ``error`` — the
-    endpoint failure that stopped it; ``interrupted`` — Ctrl-C stopped it."""
+    endpoint failure that stopped it; ``interrupted`` — Ctrl-C or SIGTERM stopped it
+    (``terminated`` — SIGTERM); ``closed`` — the output's reader went away."""
 
     runs: list[dict[str, Any]]
     error: str | None = None
     interrupted: bool = False
+    terminated: bool = False
+    closed: bool = False
 
 
 def run_sweep(
@@ -66,8 +71,12 @@ def run_sweep(
     results: ResultsFile | None = None,
     progress: Progress | None = None,
     turns: bool = False,
+    closed: Callable[[], bool] | None = None,
 ) -> SweepOutcome:
-    """Run ``configs``; ``settings`` (model, endpoint, version...) go on every results line."""
+    """Run ``configs``; ``settings`` (model, endpoint, version...) go on every results line.
+
+    ``closed``, asked between results lines: true when nobody reads the output any more.
+    """
     # build the registries and open the store before the worker threads share the host
     host.skills  # noqa: B018
     host.environments  # noqa: B018
@@ -125,16 +134,21 @@ def run_sweep(
     finished: dict[int, dict[str, Any]] = {}
     error: str | None = None
     deadline = float("inf")  # set when an error stops the sweep: then only a short grace
-    # Ctrl-C is taken between two results lines, never inside one: the handler only
-    # flags it, so a line being written is written and counted before the sweep stops.
-    ctrl_c = threading.Event()
-    restore = None
+    # Ctrl-C and SIGTERM are taken between two results lines, never inside one: the
+    # handler only records the signal, so a line being written is written and counted
+    # before the sweep stops.
+    heard: list[int] = []
+    restore: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        restore = signal.signal(signal.SIGINT, lambda signum, frame: ctrl_c.set())
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            restore[signum] = signal.signal(signum, lambda signum, frame: heard.append(signum))
     try:
         while len(finished) < len(configs):
-            if ctrl_c.is_set():
+            if heard:
                 raise KeyboardInterrupt
+            if closed is not None and closed():
+                stop.set()
+                return SweepOutcome([finished[i] for i in sorted(finished)], error, closed=True)
             try:
                 index, value = done.get(timeout=max(0.0, min(0.1, deadline - time.monotonic())))
             except queue.Empty:
@@ -162,10 +176,15 @@ def run_sweep(
                 progress.episode(c.horizon, handled, label)
     except KeyboardInterrupt:
         stop.set()
-        return SweepOutcome([finished[i] for i in sorted(finished)], error, interrupted=True)
+        return SweepOutcome(
+            [finished[i] for i in sorted(finished)],
+            error,
+            interrupted=True,
+            terminated=signal.SIGTERM in heard,
+        )
     finally:
-        if restore is not None:
-            signal.signal(signal.SIGINT, restore)
+        for heard_signum, handler in restore.items():
+            signal.signal(heard_signum, handler)
     if error is None:
         for thread in threads:
             thread.join()
