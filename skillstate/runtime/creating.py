@@ -74,14 +74,14 @@ class CreatingCalls(RuntimeBase):
                 if index.count(fresh=True) >= self.max_active_sessions:
                     raise SessionLimitReached(self.max_active_sessions)
 
-    def _confirm_room(self, session_id: str) -> None:
-        """After creating ``session_id``: if the active sessions now exceed the cap (a
+    def _confirm_room(self, record: RunRecord | None) -> None:
+        """After creating ``record``: if the active sessions now exceed the cap (a
         concurrent creation), remove it again and refuse."""
-        index = self._sessions()
-        try:
-            index.created(self.store.get(session_id))
-        except RunNotFound:
+        if record is None:
             return
+        session_id = record.id
+        index = self._sessions()
+        index.created(record)  # counted at once, from the record the creation returned
         if self.max_active_sessions > 0:
             if index.count() > self.max_active_sessions:
                 if index.count(fresh=True) > self.max_active_sessions:
@@ -169,7 +169,7 @@ class CreatingCalls(RuntimeBase):
                     raise SessionExists(session_id, self._status_of(session_id)) from None
                 archived = moved
         if outcome.accepted:
-            self._confirm_room(session_id)
+            self._confirm_room(outcome.record)
         if not outcome.accepted or outcome.record is None:
             problems = outcome.problems
             inputs.raise_input_problem(problems, initial_state=seed)

@@ -102,7 +102,7 @@ class TravelCalls(CreatingCalls):
         except RunExists:
             raise SessionExists(new_session_id, self._status_of(new_session_id)) from None
         if outcome.accepted:
-            self._confirm_room(new_session_id)
+            self._confirm_room(outcome.record)
         return outcome
 
     def rewind_session(self, session_id: str, to_step: int, force: bool = False) -> dict[str, Any]:
