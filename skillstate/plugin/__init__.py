@@ -104,7 +104,7 @@ Sub-modules, for bigger plugins:
 - :mod:`skillstate.plugin.history` — a run's history as rows, diffs and exports;
 - :mod:`skillstate.plugin.http` — serving a local HTTP surface safely.
 
-:mod:`skillstate.testing` is the pytest plugin: fixtures, and the store and
+:mod:`skillstate_testing` is the pytest plugin: fixtures, and the store and
 environment conformance suites your tests subclass.
 
 Names are imported on first use, so ``from skillstate.plugin import hookimpl`` costs

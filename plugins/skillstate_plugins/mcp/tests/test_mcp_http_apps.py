@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host
 
 from skillstate.plugin import hookimpl
-from skillstate.testing import make_host
 
 from ..command import NO_UI, http_apps
 from .support import SKILLSTATE, HttpServer, initialize_request, post_json, server_env
@@ -30,7 +30,7 @@ FAKE_UI = """
 import pytest
 
 from skillstate.plugin import hookimpl
-from skillstate.testing import make_host
+from skillstate_testing import make_host
 
 
 @hookimpl(optionalhook=True)

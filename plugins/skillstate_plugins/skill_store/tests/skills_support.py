@@ -15,8 +15,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-
-from skillstate.testing import run_command
+from skillstate_testing import run_command
 
 from .. import SkillError, SkillStore
 

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from skillstate.testing import make_host
+from skillstate_testing import make_host
 
 from ..generator import generate
 from ..noise import telemetry_lines
