@@ -180,7 +180,7 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
     (a full disk writing a file, a vanished terminal) → the reason and :data:`ERROR`;
     Ctrl-C → :data:`INTERRUPT`. Standard output is flushed inside the guard, so a pipe
     closed at the very end is caught too. (A server's SIGTERM is its own to turn into
-    :data:`TERMINATED`: :func:`skillstate.http.server.serve` returns it.)
+    :data:`TERMINATED`: :func:`skillstate_serving.server.serve` returns it.)
     """
     from skillstate.errors import SkillstateError
 

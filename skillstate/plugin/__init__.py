@@ -101,8 +101,10 @@ Sub-modules, for bigger plugins:
 
 - :mod:`skillstate.plugin.cli` — commands and command lines of their own;
 - :mod:`skillstate.plugin.runtime` — the SKILL.state session runtime;
-- :mod:`skillstate.plugin.history` — a run's history as rows, diffs and exports;
-- :mod:`skillstate.plugin.http` — serving a local HTTP surface safely.
+- :mod:`skillstate.plugin.history` — a run's history as rows, diffs and exports.
+
+Two kits ship beside the core, written on this API alone: :mod:`skillstate_serving`
+(serving a local HTTP surface safely) and :mod:`skillstate_testing` (below).
 
 :mod:`skillstate_testing` is the pytest plugin: fixtures, and the store and
 environment conformance suites your tests subclass.
