@@ -33,25 +33,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skillstate._lazy import lazy_getattr
+from skillstate._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from skillstate.cli.context import CliContext
-    from skillstate.cli.exits import ExitCode
-    from skillstate.cli.runs import RunCommands
-    from skillstate.config import load_config
+    from skillstate.cli.context import CliContext as CliContext
+    from skillstate.cli.exits import ExitCode as ExitCode
+    from skillstate.cli.runs import RunCommands as RunCommands
+    from skillstate.config import load_config as load_config
 
-__all__ = ["CliContext", "ExitCode", "RunCommands", "load_config"]
-
-_LAZY = {
-    "CliContext": "skillstate.cli.context",
-    "ExitCode": "skillstate.cli.exits",
-    "RunCommands": "skillstate.cli.runs",
-    "load_config": "skillstate.config",
+_WHERE = {
+    "skillstate.cli.context": ("CliContext",),
+    "skillstate.cli.exits": ("ExitCode",),
+    "skillstate.cli.runs": ("RunCommands",),
+    "skillstate.config": ("load_config",),
 }
-
-__getattr__ = lazy_getattr("skillstate.plugin.cli", _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 from fuzzing import FUZZ, hostile_documents, hostile_text, hostile_values, run_ids, tree_hash
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from skillstate_testing import make_host, sample_skill
 
 from skillstate import Change, create_run, transition

@@ -8,8 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from skillstate_testing import make_host, sample_skill
 
 from skillstate import Change, Problem, SkillDefinition, create_run, hookimpl, transition

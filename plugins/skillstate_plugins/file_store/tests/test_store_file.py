@@ -15,8 +15,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from skillstate_testing import StoreConformance, make_host, sample_skill
 
 from skillstate.plugin import (
