@@ -38,13 +38,13 @@ from skillstate._lazy import lazy_exports
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext as CliContext
     from skillstate.cli.exits import ExitCode as ExitCode
-    from skillstate.cli.runs import RunCommands as RunCommands
+    from skillstate.cli.run_commands import RunCommands as RunCommands
     from skillstate.config import load_config as load_config
 
 _WHERE = {
     "skillstate.cli.context": ("CliContext",),
     "skillstate.cli.exits": ("ExitCode",),
-    "skillstate.cli.runs": ("RunCommands",),
+    "skillstate.cli.run_commands": ("RunCommands",),
     "skillstate.config": ("load_config",),
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
