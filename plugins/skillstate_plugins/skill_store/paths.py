@@ -10,7 +10,7 @@ the reference, ``docs/skills.md`` lists them):
 8. (:func:`confine`) the resolved real path leaves the skill directory (symlinks).
 
 Reads (:func:`check_read_path`, :func:`confine_read`) take any file of the skill: rules
-1-5, then a hidden segment (``.x``: hidden files are never listed, and may hold secrets
+1-5 (after :func:`read_path` dropped ``.`` segments), then a hidden segment (``.x``: hidden files are never listed, and may hold secrets
 such as ``.env``), then the resolved real path must stay inside the skill directory.
 """
 
@@ -30,6 +30,7 @@ __all__ = [
     "SUPPORT_DIRS",
     "check_name",
     "check_read_path",
+    "read_path",
     "check_support_path",
     "confine",
     "confine_read",
@@ -119,6 +120,16 @@ def check_support_path(file_path: object) -> str | None:
     if len(segments) < 2:
         return f"Provide a file path, not just a directory. Example: '{excerpt(segments[0])}/myfile.md'"
     return _check_nul(file_path)
+
+
+def read_path(file_path: object) -> object:
+    """``file_path`` without its ``.`` segments (``./reference/api.md`` is
+    ``reference/api.md``, as SKILL.md bodies often link it); anything else unchanged,
+    for :func:`check_read_path` to judge. Writes keep rule 5 whole."""
+    if not isinstance(file_path, str) or "." not in file_path.split("/"):
+        return file_path
+    kept = "/".join(segment for segment in file_path.split("/") if segment != ".")
+    return kept or file_path
 
 
 def check_read_path(file_path: object) -> str | None:

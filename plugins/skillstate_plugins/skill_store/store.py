@@ -31,6 +31,7 @@ from .paths import (
     SUPPORT_DIRS,
     check_name,
     check_read_path,
+    read_path,
     confine_read,
     is_valid_name,
 )
@@ -277,6 +278,7 @@ class SkillStore:
         problem = check_name(name)
         if problem is not None:
             return SkillError("invalid-name", problem)
+        file_path = read_path(file_path)  # type: ignore[assignment]  # a str stays a str
         problem = check_read_path(file_path)
         if problem is not None:
             return SkillError("invalid-path", problem)

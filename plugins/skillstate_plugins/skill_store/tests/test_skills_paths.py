@@ -101,10 +101,11 @@ def test_every_operation_applies_the_path_rules(
     store: SkillStore, tmp_path: Path, path: str, message: str
 ) -> None:
     before = snapshot(tmp_path)
+    dotted = "." in path.split("/")  # a read drops "." segments: it reads the file named
     writes = (
         store.write_file("pdf", path, "x"),
         store.remove_file("pdf", path),
-        store.read("pdf", path),
+        *(() if dotted else (store.read("pdf", path),)),
     )
     for result in writes:
         error = err(result)
@@ -112,7 +113,8 @@ def test_every_operation_applies_the_path_rules(
         if path:
             assert error.message == message
     assert err(store.patch("pdf", "alpha", "beta", path)).message == message
-    assert err(store.read("pdf", path)).message == message
+    if not dotted:
+        assert err(store.read("pdf", path)).message == message
     assert snapshot(tmp_path) == before
 
 

@@ -88,6 +88,18 @@ def test_every_file_of_a_published_skill_is_read(
         assert (data["file"], data["content"]) == (relative, text)
 
 
+def test_a_link_written_with_a_leading_dot_slash_reads_as_written(project: Path) -> None:
+    """anthropics/skills' mcp-builder links ``./reference/*.md``: a read of the link as
+    written gets the file; an empty segment is still refused, and no write takes ``./``."""
+    want = WRITING_FILES["reference/testing.md"]
+    for written in ("./reference/testing.md", "reference/./testing.md"):
+        out = cli(project, "read", "writing-skills", written)
+        assert (out.returncode, out.stdout, out.stderr) == (0, want, ""), written
+    bad = cli(project, "read", "writing-skills", "reference//testing.md")
+    assert bad.returncode == 1 and "empty segments" in bad.stderr  # as every refused read
+    assert cli(project, "read", "writing-skills", "./").returncode == 1
+
+
 @pytest.mark.parametrize(
     ("name", "files", "linked"),
     [
