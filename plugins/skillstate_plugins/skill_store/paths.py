@@ -30,12 +30,12 @@ __all__ = [
     "SUPPORT_DIRS",
     "check_name",
     "check_read_path",
-    "read_path",
     "check_support_path",
     "confine",
     "confine_read",
     "find_surrogate",
     "is_valid_name",
+    "read_path",
 ]
 
 MAX_NAME_LENGTH = 64

@@ -31,9 +31,9 @@ from .paths import (
     SUPPORT_DIRS,
     check_name,
     check_read_path,
-    read_path,
     confine_read,
     is_valid_name,
+    read_path,
 )
 from .reading import (
     SYMLINKED_SKILL,
