@@ -1,8 +1,18 @@
-"""Running the real ``rig-state`` / ``skillstate`` executables in a scratch project."""
+"""Running the real ``rig-state`` / ``skillstate`` executables in a scratch project.
+
+Two environment variables point these tests at another ``rig-state`` (see
+``benchmarks/rig_goldens.py``): ``RIG_STATE_CMD`` (a command line, e.g. ``bun
+/path/rig-state.ts``) runs it instead of ours; ``RIG_STATE_SHADOW`` runs it as well, in
+a scratch project of its own, and ``RIG_STATE_LOG`` names a JSONL file that gets both
+results of every invocation.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -42,9 +52,18 @@ class Cli:
         self.env = clean_env(HOME=str(home), SKILLSTATE_STORE=f"file:{root / 'ss-state'}")
 
     def run(self, prog: str, *args: str, stdin: str | None = None, **env: str) -> Result:
+        other = os.environ.get("RIG_STATE_CMD") if prog == "rig-state" else None
+        argv = [*shlex.split(other), *args] if other else [str(VENV_BIN / prog), *args]
+        result = self._exec(argv, self.root, stdin, env)
+        shadow = os.environ.get("RIG_STATE_SHADOW") if prog == "rig-state" else None
+        if shadow:
+            self._shadow(shlex.split(shadow), args, stdin, env, result)
+        return result
+
+    def _exec(self, argv: list[str], cwd: Path, stdin: str | None, env: dict[str, str]) -> Result:
         done = subprocess.run(
-            [str(VENV_BIN / prog), *args],
-            cwd=self.root,
+            argv,
+            cwd=cwd,
             input=stdin if stdin is not None else "",
             capture_output=True,
             text=True,
@@ -53,6 +72,35 @@ class Cli:
             check=False,
         )
         return Result(done)
+
+    def _shadow(
+        self,
+        cmd: list[str],
+        args: tuple[str, ...],
+        stdin: str | None,
+        env: dict[str, str],
+        mine: Result,
+    ) -> None:
+        """The same invocation of ``cmd`` in a sibling project; both results to the log."""
+        root = self.root.with_name("shadow")
+        root.mkdir(exist_ok=True)
+        moved = [a.replace(str(self.root), str(root)) for a in args]
+        theirs = self._exec([*cmd, *moved], root, stdin, env)
+        entry = {
+            "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0],
+            "args": list(args),
+            "stdin": stdin,
+            **{
+                side: {
+                    "code": r.code,
+                    "out": r.out,
+                    "err": r.err.replace(str(root), str(self.root)),
+                }
+                for side, r in (("ours", mine), ("shadow", theirs))
+            },
+        }
+        with open(os.environ["RIG_STATE_LOG"], "a", encoding="utf-8") as log:
+            log.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
     def rig(self, *args: str, stdin: str | None = None, **env: str) -> Result:
         return self.run("rig-state", *args, stdin=stdin, **env)

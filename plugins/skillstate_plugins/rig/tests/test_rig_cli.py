@@ -1,7 +1,11 @@
 """``rig-state`` through the real executable: the reference's golden transcripts, byte for byte.
 
 Timestamps are normalised to ``<ts>``. Sources: ``docs/rig.md`` and the reference
-(``rig-state.md`` §10); the CLI parser's JSON error text is engine-specific there.
+(``rig-state.md`` §10); the CLI parser's JSON error text is engine-specific there, and
+the journal is compared on its first three keys (ours appends more). Everything here
+must stay true of rig's own ``rig-state.ts`` too: ``benchmarks/rig_goldens.py --cmd
+"bun /path/to/rig-state.ts"`` runs these tests against it. Where ours deliberately
+differs, the test is elsewhere (``test_rig_cli_hardening.py``, ``test_rig_cli_extras.py``).
 """
 
 from __future__ import annotations
@@ -250,7 +254,8 @@ def test_budget_and_type_cases_at_init(cli: Cli) -> None:
         'blockers: expected an array of strings, got "x"',
         "spec: expected an object, got [1]",
     ]
-    assert init([]) == ["patch: expected a JSON object"]
+    # (a seed that is not an object, `--json '[]'`, is refused by ours only: rig-state
+    # takes it as an empty seed; test_rig_cli_hardening.py, docs/rig.md)
     assert not cli.state_dir.exists() or not any(cli.state_dir.glob("*.json"))
 
 
@@ -263,12 +268,9 @@ def test_non_object_patches(cli: Cli) -> None:
 
 def test_an_enum_rejection_quotes_a_long_value_whole_as_rig_state_does(cli: Cli) -> None:
     """rig-state prints the whole offending value (its golden has a 501-character phase);
-    ours quotes values up to 4 KiB whole, and only cuts what is longer."""
+    so do we up to 4 KiB (what is longer is cut: test_rig_cli_hardening.py)."""
     phase = "p" * 501
     r = cli.rig("init", "rig-task", "abc-2", "--json", json.dumps({"phase": phase}))
     assert r.code == 1 and r.out == ""
     assert r.reasons[0] == "phase: 501 chars exceeds the 500-char limit — summarize it"
     assert r.reasons[1].startswith(f'phase: "{phase}" is not a rig-task phase. Declared: spec')
-    huge = "p" * 5000
-    r = cli.rig("init", "rig-task", "abc-3", "--json", json.dumps({"phase": huge}))
-    assert r.code == 1 and f'phase: "{"p" * 4096}… (5,000 characters)" is not' in r.reasons[1]

@@ -7,6 +7,7 @@ traceback, and a closed pipe printed one.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -42,6 +43,16 @@ def test_init_json_null_is_refused_like_an_array(cli: Cli, prog: str) -> None:
         assert (r.code, r.out) == (1, "")
         assert r.err == f"{prog}: rejected:\n  - patch: expected a JSON object\n"
     assert not cli.state_dir.exists() or not list(cli.state_dir.iterdir())
+
+
+def test_a_value_over_4_kib_is_cut_in_a_message(cli: Cli) -> None:
+    """rig-state quotes an offending value whole, however long; ours cuts it at 4 KiB,
+    saying how long it was, so a 50 MB value cannot make a 50 MB error line."""
+    huge = "p" * 5000
+    r = cli.rig("init", "rig-task", "abc-3", "--json", json.dumps({"phase": huge}))
+    assert (r.code, r.out) == (1, "")
+    assert r.reasons[0] == "phase: 5000 chars exceeds the 500-char limit — summarize it"
+    assert r.reasons[1].startswith(f'phase: "{"p" * 4096}… (5,000 characters)" is not a rig-task')
 
 
 def test_a_lone_surrogate_is_refused_naming_the_path(cli: Cli) -> None:
