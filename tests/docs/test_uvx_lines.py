@@ -2,7 +2,8 @@
 
 The lines name the checkout as ``$PWD``, ``$HOME/src/skillstate`` or
 ``/home/me/src/skillstate``; here that is this clone. Running them needs ``uvx`` on PATH
-(``pip install uv``) and the dependencies' index, so that test is skipped without it.
+(the test extras install uv) and the dependencies' index; without uvx the test is skipped,
+and fails under ``CI=true``.
 Measured with uv 0.13.9: each line exits 0; 12 s with an empty uv cache, 2–7 s after.
 """
 
@@ -11,9 +12,11 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from support import ROOT, clean_env
+from support import ROOT, clean_env, require_service
 
 PAGES = ("README.md", "docs/mcp.md")
 SHELL = re.compile(r'uvx --from "(skillstate\[[a-z,]+\] @ file://[^"]+)" skillstate (\w+)')
@@ -43,14 +46,22 @@ def test_every_uvx_line_names_the_checkout_with_a_path_uv_accepts() -> None:
         assert command == "mcp", page
 
 
-@pytest.mark.skipif(shutil.which("uvx") is None, reason="uvx is not on PATH (pip install uv)")
+def _uvx() -> str | None:
+    """uvx beside this interpreter (the test extras install uv), else on PATH."""
+    beside = Path(sys.executable).parent / "uvx"
+    return str(beside) if beside.exists() else shutil.which("uvx")
+
+
 def test_the_uvx_lines_run_from_this_checkout(tmp_path_factory: pytest.TempPathFactory) -> None:
+    uvx = _uvx()
+    require_service(uvx is not None, "uvx is not installed (pip install uv; the test extras do)")
+    assert uvx is not None
     cwd = tmp_path_factory.mktemp("elsewhere")  # clients start servers anywhere
     for requirement in sorted({requirement for _, requirement, _ in _lines()}):
         # as written: the stdio server, which ends at the end of its input; without the
         # extra it would exit 3 (`--help` would not tell: it needs no extra)
         done = subprocess.run(
-            ["uvx", "--from", requirement, "skillstate", "mcp"],
+            [uvx, "--from", requirement, "skillstate", "mcp"],
             cwd=cwd,
             input="",
             capture_output=True,
