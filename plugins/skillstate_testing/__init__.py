@@ -1,13 +1,14 @@
 """``skillstate_testing``: a pytest plugin and kit for plugin authors (entry point ``pytest11``).
 
-Installed with skillstate, it is loaded by pytest on its own (disable it with
+Installed with skillstate (a package beside the core, built on :mod:`skillstate.plugin`
+alone, as your tests are), it is loaded by pytest on its own (disable it with
 ``-p no:skillstate``). ``docs/plugins.md`` shows it at work in three example packages.
 
 Fixtures:
 
-- ``skillstate_pm`` — a fresh plugin manager with every installed plugin loaded;
-- ``skillstate_host`` — a :class:`~skillstate.host.Host` on that manager, with a
-  ``memory:`` store configured;
+- ``skillstate_host`` — a fresh :class:`~skillstate.plugin.Host` with every installed
+  plugin loaded and a ``memory:`` store configured;
+- ``skillstate_pm`` — that host's plugin manager;
 - ``register_plugin`` — ``register_plugin(obj, name=None)`` registers an in-process
   plugin on ``skillstate_pm`` (and so on ``skillstate_host``) for one test and
   unregisters it afterwards; register before the host first looks up a skill,
