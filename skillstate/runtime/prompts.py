@@ -66,7 +66,12 @@ def _dump(value: Any, *, indent: bool, ensure_ascii: bool) -> str:
 
 
 def _a4_parts(
-    spec: Any, state: Mapping[str, Any], observation: str, compact: bool, literal: bool, ascii_: bool
+    spec: Any,
+    state: Mapping[str, Any],
+    observation: str,
+    compact: bool,
+    literal: bool,
+    ascii_: bool,
 ) -> Parts:
     sigma = _dump(dict(state), indent=not compact and not literal, ensure_ascii=ascii_ or literal)
     return [
@@ -94,7 +99,9 @@ def render_skill_state_prompt(
     ``compact`` — Σ on one line (the paper) or pretty JSON; ``literal`` — the
     paper's printed form: ASCII-escaped compact JSON and no closing fence.
     """
-    return "".join(t for _, t in _a4_parts(spec, state, observation, compact, literal, ensure_ascii))
+    return "".join(
+        t for _, t in _a4_parts(spec, state, observation, compact, literal, ensure_ascii)
+    )
 
 
 def _tool_parts(

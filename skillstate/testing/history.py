@@ -181,7 +181,9 @@ class HistoryConformance(StoreSuite):
         from skillstate.runtime.prompts import session_prompt
 
         texts = ["boot", "two\nlines\r\n\ttab é 😀 \u202e", None, "", "x" * (OBSERVATION_KEPT + 1)]
-        outcome = create_run(host, store, skill, "obs-1", {"counter": 0}, spec="P", observation=texts[0])
+        outcome = create_run(
+            host, store, skill, "obs-1", {"counter": 0}, spec="P", observation=texts[0]
+        )
         assert outcome.accepted, outcome.problems
         for n, text in enumerate(texts[1:], 1):
             change = Change(patch={"counter": n}, label=f"o{n}", observation=text)

@@ -115,7 +115,10 @@ def test_each_entry_keeps_its_observation_text_in_every_store(runtime: Runtime) 
     runtime.inject_observation("big", "later")
     past = session_prompt(runtime.store, "big", version)
     assert not past["observation_kept"]
-    assert f"Latest Observation: (observation text not kept: sha256 {past['observation_sha256']})" in past["text"]
+    assert (
+        f"Latest Observation: (observation text not kept: sha256 {past['observation_sha256']})"
+        in past["text"]
+    )
 
 
 def test_bad_requests_are_refused(runtime: Runtime) -> None:
