@@ -122,6 +122,16 @@ def merged(
         return None, [failed.problem]
 
 
+OBSERVATION_KEPT = 16384
+"""A journal entry keeps an observation's text up to this many UTF-8 bytes (the runtime's
+default observation limit), a longer one its digest only."""
+
+
+def kept(text: str | None) -> str | None:
+    """``text`` if a journal entry keeps it (:data:`OBSERVATION_KEPT`), else ``None``."""
+    return text if text is not None and len(text.encode("utf-8")) <= OBSERVATION_KEPT else None
+
+
 def digest(text: str | None) -> str | None:
     if text is None:
         return None

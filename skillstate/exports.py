@@ -245,6 +245,7 @@ _ENTRY_FIELDS: dict[str, tuple[str, bool]] = {
     "set": (_OBJECT, True),
     "action": ("", True),  # any JSON value: an action is the environment's to read
     "observation_sha256": (_TEXT, True),
+    "observation": (_TEXT, True),
     "status": (_TEXT, True),
     "turn": (_COUNT, True),
     "origin": (_OBJECT, True),
@@ -292,6 +293,10 @@ def _type_problem(run: Any, journal: list[Any]) -> str | None:
         problem = _fields_problem(entry, _ENTRY_FIELDS, _REQUIRED_ENTRY, f"journal[{index}]")
         if problem is not None:
             return problem
+        text = entry.get("observation")
+        sha = None if text is None else hashlib.sha256(text.encode("utf-8", "surrogatepass"))
+        if sha is not None and sha.hexdigest() != entry.get("observation_sha256"):
+            return f"journal[{index}].observation does not match its observation_sha256"
     return None
 
 

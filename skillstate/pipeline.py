@@ -24,6 +24,7 @@ from skillstate.changes import NO_ACTION, Change, Outcome, now_iso
 from skillstate.checks import (
     check_candidate,
     digest,
+    kept,
     merged,
     own,
     prechecks,
@@ -141,6 +142,7 @@ def create_run(
         version=1,
         base=base,
         observation_sha256=digest(observation),
+        observation=kept(observation),
         status="active",
         turn=step,
         origin=own(origin) if origin is not None else None,
@@ -318,6 +320,7 @@ def _attempt(
         set=stamped,
         action=None if change.action is NO_ACTION else own(change.action),
         observation_sha256=digest(observation),
+        observation=kept(observation),
         status=status if status != record.status else None,
         turn=step if step != record.step else None,
         origin=own(change.origin) if change.origin is not None else None,

@@ -171,3 +171,31 @@ class HistoryConformance(StoreSuite):
         store.import_run(record, copy.journal("snap-1"))
         assert [s.version for s in store.snapshots("snap-1")] in ([], [4, 8])
         assert list(store.history("snap-1", after=6)) == full[6:]
+
+    def test_each_entry_keeps_its_observation_text(self, host: Any, store: Any, skill: Any) -> None:
+        """A journal entry keeps the observation it recorded, text and digest (a text longer
+        than ``OBSERVATION_KEPT`` bytes: its digest only), read back by every read of the
+        journal, so a session's prompt at any version is rendered from the store alone."""
+        from skillstate.checks import OBSERVATION_KEPT, digest
+        from skillstate.pipeline import Change, create_run, transition
+        from skillstate.runtime.prompts import session_prompt
+
+        texts = ["boot", "two\nlines\r\n\ttab é 😀 \u202e", None, "", "x" * (OBSERVATION_KEPT + 1)]
+        outcome = create_run(
+            host, store, skill, "obs-1", {"counter": 0}, spec="P", observation=texts[0]
+        )
+        assert outcome.accepted, outcome.problems
+        for n, text in enumerate(texts[1:], 1):
+            change = Change(patch={"counter": n}, label=f"o{n}", observation=text)
+            assert transition(host, store, "obs-1", change, skill=skill).accepted
+        kept = [t if t is None or len(t.encode()) <= OBSERVATION_KEPT else None for t in texts]
+        journal = store.journal("obs-1")
+        assert [e.observation for e in journal] == kept
+        assert [e.observation_sha256 for e in journal] == [digest(t) for t in texts]
+        assert [e.observation for e in store.journal_range("obs-1", after=1, before=4)] == kept[1:3]
+        assert [i.entry.observation for i in store.history("obs-1")] == kept
+        assert store.state_at("obs-1", 2).entry.observation == texts[1]
+        shown = [session_prompt(store, "obs-1", v)["text"] for v in range(1, 5)]
+        endings = [texts[0], texts[1], texts[1], ""]  # version 3 recorded none: still version 2's
+        for text, ending in zip(shown, endings, strict=True):
+            assert f"Latest Observation: {ending}\n\n" in text

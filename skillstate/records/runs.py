@@ -87,8 +87,9 @@ class JournalEntry:
     Serialised with the keys ``ts``, ``step`` (the label), ``patch`` (as sent, nulls
     kept) first — rig-state's journal format — then ours: ``version``; ``base`` (the
     starting state of a creation); ``set`` (values the pipeline stamped after the
-    merge, e.g. ``updatedAt``); ``action``; ``observation_sha256`` (a digest, never
-    the text); ``status`` and ``turn`` (session status and step after the write);
+    merge, e.g. ``updatedAt``); ``action``; ``observation_sha256`` (the new observation's
+    digest) and ``observation`` (its text, when at most
+    :data:`~skillstate.checks.OBSERVATION_KEPT` UTF-8 bytes; older entries lack it); ``status`` and ``turn`` (session status and step after the write);
     ``origin`` (where a run or a version came from: ``{"op": "fork", "run": PARENT,
     "version": V}`` on a fork's first entry, ``{"op": "rewind", "version": V}`` on a
     rewind's entry, ``{"op": "rollback", "rejection": KIND, "action": ..., "problems":
@@ -104,6 +105,7 @@ class JournalEntry:
     set: Mapping[str, Any] | None = None
     action: Any = None
     observation_sha256: str | None = None
+    observation: str | None = None
     status: str | None = None
     turn: int | None = None
     origin: Mapping[str, Any] | None = None
@@ -123,6 +125,8 @@ class JournalEntry:
             out["action"] = self.action
         if self.observation_sha256 is not None:
             out["observation_sha256"] = self.observation_sha256
+        if self.observation is not None:
+            out["observation"] = self.observation
         if self.status is not None:
             out["status"] = self.status
         if self.turn is not None:
@@ -146,6 +150,7 @@ class JournalEntry:
             set=data.get("set"),
             action=data.get("action"),
             observation_sha256=data.get("observation_sha256"),
+            observation=data.get("observation"),
             status=data.get("status"),
             turn=data.get("turn"),
             origin=data.get("origin"),

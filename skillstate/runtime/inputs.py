@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from skillstate.checks import OBSERVATION_KEPT
 from skillstate.jsondoc import check_document, json_kind
 from skillstate.runtime.errors import InvalidSessionId, SessionInputError
 from skillstate.runtime.payloads import json_size
@@ -42,7 +43,7 @@ class SessionLimits:
     """
 
     spec_bytes: int = 65536
-    observation_bytes: int = 16384
+    observation_bytes: int = OBSERVATION_KEPT  # and what a journal entry keeps the text of
     action_bytes: int = 16384
     schema_bytes: int = 65536
     options_bytes: int = 65536

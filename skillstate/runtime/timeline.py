@@ -8,8 +8,8 @@ included). Steps never go down as versions go up, so the version of a step is fo
 by bisection over :meth:`Store.state_at <skillstate.store.Store.state_at>`, which reads
 at most ``SNAPSHOT_INTERVAL`` entries each time.
 
-The environment at a past step is not in the journal (only each observation's
-digest is): a fork at a past step rebuilds it by running the accepted actions again
+The environment at a past step is not in the journal (each observation is, as a
+digest and, up to 16 KiB, its text): a fork at a past step rebuilds it by running the accepted actions again
 on a fresh environment from the session's options, and checks each observation
 against its recorded digest, so an environment that does not replay the same way is
 refused rather than guessed. At the current step the stored snapshot is used.
@@ -85,8 +85,8 @@ def session_at(
 
     ``execution_state``, ``stepCount``, ``status``, ``version``, ``updatedAt`` and
     ``lastAction`` are those of that step; ``lastObservation`` and
-    ``environmentState`` are given only for the current step (the journal keeps
-    observations as digests), ``lastObservationSha256`` always.
+    ``environmentState`` are given only for the current step (as before entries kept
+    the text; ``session_prompt`` reads it), ``lastObservationSha256`` always.
     """
     first, last = step_versions(store, record, step, merge)
     item = store.state_at(record.id, last, merge=merge)

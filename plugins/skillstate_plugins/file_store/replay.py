@@ -6,7 +6,8 @@ besides the rig-state-compatible entry (``ts, step, patch, version, ...``), what
 replay of the entry alone would get wrong: under the key ``record``, each record field
 whose new value differs from what the entry implies. A creation line carries every
 field (``skill``, ``created``, ``spec``, ``environment``, ``schema``...), a session
-step its ``observation`` and what changed in its ``environment``, a rig-state
+step what changed in its ``environment`` (its ``observation`` only when the entry does
+not keep the text: one longer than the entry keeps), a rig-state
 ``patch`` usually nothing.
 
 An object-valued field that changed (``environment``, ``meta``) is written, when
@@ -66,6 +67,7 @@ def implied_record(run_id: str, before: RunRecord | None, entry: JournalEntry) -
         step=entry.turn if entry.turn is not None else base.step,
         status=entry.status or base.status,
         updated=entry.ts or base.updated,
+        observation=base.observation if entry.observation is None else entry.observation,
     )
 
 
@@ -84,6 +86,7 @@ def record_delta(
         "step": entry.turn if entry.turn is not None else base.step,
         "status": entry.status or base.status,
         "updated": entry.ts or base.updated,
+        "observation": base.observation if entry.observation is None else entry.observation,
     }
     delta: dict[str, Any] = {}
     patches: dict[str, Any] = {}

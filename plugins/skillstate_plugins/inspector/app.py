@@ -12,6 +12,8 @@ Pages (``{prefix}`` first):
   the timeline of versions, newest first (``?page=``);
 - ``/runs/RUN/at/V`` — Σ at version V;
 - ``/runs/RUN/diff/V`` — version V against V − 1; ``/runs/RUN/diff?from=A&to=B`` any two;
+- ``/runs/RUN/prompt?v=V&style=S`` — a session's prompt at version V (default: now), as the
+  runtime rendered it, P, Σ and O marked; ``/runs/RUN/prompt.txt`` — the same, exact bytes;
 - ``/runs/RUN/export`` — the export file (``skillstate export``'s format), as a download;
 - ``/api/runs/RUN/versions?after=V`` — JSON: the head version and the rows after V
   (what the page's script polls for live updates);
@@ -55,6 +57,7 @@ from skillstate.plugin import (
 from . import queries
 from .gate import UiGate
 from .listing import Listing
+from .prompt_page import NotASession, prompt_view
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -189,7 +192,7 @@ class _Pages:
         try:
             result: Response = await body()
             return result
-        except (RunNotFound, queries.NoSuchVersion) as exc:
+        except (RunNotFound, queries.NoSuchVersion, NotASession) as exc:
             return self.error(request, 404, str(exc))
         except SkillstateError as exc:
             if getattr(exc, "kind", "error") == "usage":  # a bad id, version or bound
@@ -294,6 +297,21 @@ def ui_routes(
 
         return await pages.guarded(request, body)
 
+    async def prompt(request: Request) -> Response:
+        async def body() -> Response:
+            run_id = _run_id(request)
+            version = _whole(request, "v", 0) or None
+            style = request.query_params.get("style") or "paper"
+            view = await pages.call(prompt_view, run_id, version, style[:40])
+            if request.url.path.endswith(".txt"):  # the exact bytes the model was shown
+                kind = "text/plain; charset=utf-8"
+                return Response(
+                    view["text"], media_type=kind, headers={"cache-control": "no-store"}
+                )
+            return pages.page("prompt.html", view=view)
+
+        return await pages.guarded(request, body)
+
     async def export(request: Request) -> Response:
         async def body() -> Response:
             run_id = _run_id(request)
@@ -356,6 +374,8 @@ def ui_routes(
         Route(f"{p}/runs/{{run_id}}/at/{{version}}", state_at, methods=["GET", "HEAD"]),
         Route(f"{p}/runs/{{run_id}}/diff", diff_any, methods=["GET", "HEAD"]),
         Route(f"{p}/runs/{{run_id}}/diff/{{version}}", diff_one, methods=["GET", "HEAD"]),
+        Route(f"{p}/runs/{{run_id}}/prompt", prompt, methods=["GET", "HEAD"]),
+        Route(f"{p}/runs/{{run_id}}/prompt.txt", prompt, methods=["GET", "HEAD"]),
         Route(f"{p}/runs/{{run_id}}/export", export, methods=["GET", "HEAD"]),
         Route(f"{p}/api/runs/{{run_id}}/versions", versions, methods=["GET", "HEAD"]),
         Route(f"{p}/health", health, methods=["GET", "HEAD"]),

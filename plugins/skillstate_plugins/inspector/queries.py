@@ -281,8 +281,8 @@ def fork_of(origin: Any) -> dict[str, Any] | None:
 
 
 def _row(row: Mapping[str, Any], head: int, record: RunRecord) -> dict[str, Any]:
-    """A timeline row; the current version's also has the observation text (the record
-    keeps it for the current step only; the journal keeps a digest)."""
+    """A timeline row; the current version's also has the observation text (the record's;
+    an older row gives the digest, and its prompt page the text the entry kept)."""
     action = row["action"]
     current = row["version"] == head
     out = {

@@ -98,10 +98,12 @@ def test_journal_lines_hold_only_what_the_entry_does_not_imply(tmp_path: Path) -
     root = tmp_path / "state"
     _session(root, 2)
     creation, step, _ = _lines(root)
-    assert {"skill", "spec", "environment", "observation", "meta", "created"} <= set(
-        creation["record"]
+    assert {"skill", "spec", "environment", "meta", "created"} <= set(creation["record"])
+    # the entry keeps the observation's text, so the line does not hold it twice
+    assert "observation" not in creation["record"] and creation["observation"]
+    assert set(step["record"]) == {"merge"} and step["observation"].startswith(
+        "[MOCK ENV · step 1]"
     )
-    assert set(step["record"]) == {"observation", "merge"}
     # what changed in the environment and meta, as merge patches: the mock's step count
     assert step["record"]["merge"]["environment"] == {"state": {"executed": 1}}
     assert set(step["record"]["merge"]["meta"]) == {"last_action"}

@@ -2,6 +2,22 @@
 // new rows at the top of the timeline. Every value is set with textContent (never
 // innerHTML), so whatever an agent wrote stays text.
 (function () {
+  // the prompt page's Copy button: the exact text, fetched from prompt.txt (the page
+  // shows control characters escaped; HTML would turn a CR into a newline)
+  "use strict";
+  var button = document.getElementById("copy-prompt");
+  if (!button || !navigator.clipboard) { return; }
+  var state = document.getElementById("copy-state");
+  button.hidden = false;
+  button.addEventListener("click", function () {
+    fetch(button.dataset.src, { credentials: "same-origin", cache: "no-store" })
+      .then(function (r) { if (!r.ok) { throw new Error(String(r.status)); } return r.text(); })
+      .then(function (text) { return navigator.clipboard.writeText(text); })
+      .then(function () { state.textContent = "copied"; })
+      .catch(function (e) { state.textContent = "not copied: " + e; });
+  });
+})();
+(function () {
   "use strict";
   var table = document.getElementById("timeline");
   if (!table || table.dataset.live !== "1") { return; }
@@ -74,6 +90,11 @@
     tr.appendChild(o);
     var x = cell("");
     if (r.version > 1) { x.appendChild(link(base + "/diff/" + r.version, "diff")); }
+    if (table.dataset.session === "1") {
+      var pl = link(base + "/prompt?v=" + r.version, "prompt"); pl.className = "prompt-link";
+      pl.setAttribute("title", "the prompt the model was shown at this version");
+      x.appendChild(document.createTextNode(" ")); x.appendChild(pl);
+    }
     tr.appendChild(x);
     return tr;
   }

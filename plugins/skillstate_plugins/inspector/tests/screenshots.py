@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m skillstate_plugins.inspector.tests.screenshots docs/img`` (needs
 /usr/bin/chromium and playwright, as the browser test does). Writes ui-list.png, ui-run.png, ui-session.png,
-ui-diff.png (1280 px wide) and ui-phone.png (390 px).
+ui-diff.png, ui-prompt.png (1280 px wide) and ui-phone.png (390 px).
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                     "ui-run.png": "/runs/billing-retry",
                     "ui-session.png": "/runs/triage-7",
                     "ui-diff.png": "/runs/billing-retry/diff/4",
+                    "ui-prompt.png": "/runs/triage-7/prompt?v=3",  # the rolled-back step's
                 }
                 for name, path in shots.items():
                     page.goto(server.base + path)

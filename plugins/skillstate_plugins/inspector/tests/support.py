@@ -7,6 +7,7 @@ this package lifted out under another name run its ``ui``, not the bundled one).
 
 from __future__ import annotations
 
+import html
 import http.client
 import re
 import subprocess
@@ -21,12 +22,15 @@ from skillstate_testing import clean_env, make_host, run_command
 __all__ = [
     "CANARY",
     "REASONING",
+    "SID",
     "TIMEOUT",
     "UiServer",
+    "drive_session",
     "fetch",
     "run_skillstate",
     "run_without",
     "seed",
+    "shown_prompt",
 ]
 
 SKILLSTATE = str(Path(sys.executable).parent / "skillstate")
@@ -127,6 +131,58 @@ def seed(url: str, versions: int = 4) -> dict[str, Any]:
     store.close()
     host.close()
     return {"rig": "abc-18", "rig_head": head, "session": "sess-1", "odd": "odd-skill"}
+
+
+SID = "sess-p"
+"""The session :func:`drive_session` writes."""
+
+
+def drive_session(url: str) -> dict[int, dict[str, str]]:
+    """A session through the public Runtime API (accepted steps, a schema rollback, an
+    environment rejection, an injected observation with a CR and a bidi override, a
+    close), and a plain run; the prompts the runtime rendered after each version."""
+    from skillstate.plugin import create_run
+    from skillstate.plugin.runtime import Runtime
+
+    host = make_host(url)
+    rt = Runtime(host=host, max_active_sessions=0, session_idle_ttl=0)
+    seen: dict[int, dict[str, str]] = {}
+
+    def note() -> None:
+        seen[rt.store.get(SID).version] = {
+            "paper": rt.paper_prompt(SID),
+            "paper-pretty": rt.paper_prompt(SID, compact=False),
+            "turn": rt.turn_prompt(SID),
+        }
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    rt.initialize_skill(SID, "Count <b>up</b> & keep a log.", {"n": 0}, state_schema=schema)
+    note()
+    rt.execute_step(SID, "r", {"n": 1, "log": ["<i>one</i>"]}, "first")
+    note()
+    assert rt.execute_step(SID, "r", {"n": "two"}, "bad")["meta"]["rejection"] == "schema"
+    note()
+    refuse = {"type": "fail", "reason": "nope", "reject_transition": True}
+    assert rt.execute_step(SID, "r", {"n": 9}, refuse)["meta"]["rejection"] == "environment"
+    note()
+    rt.execute_step(SID, "r", {"n": 2}, "second")
+    note()
+    rt.inject_observation(SID, "alert\r\nshelf \u202eA1 & <B2>")
+    note()
+    rt.close_session(SID)
+    note()
+    plain = create_run(host, rt.store, host.skill("rig-task"), "plain-run", {"branch": "b"})
+    assert plain.accepted, plain.problems
+    rt.close()
+    host.close()
+    return seen
+
+
+def shown_prompt(page: str) -> str:
+    """The text of the page's prompt block, as a reader sees it (tags dropped, unescaped)."""
+    found = re.search(r'<pre class="prompt" id="prompt">(.*?)</pre>', page, re.S)
+    assert found, "no prompt block on the page"
+    return html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))
 
 
 class UiServer:

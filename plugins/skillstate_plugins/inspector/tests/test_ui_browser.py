@@ -25,7 +25,7 @@ from skillstate_testing import make_host, require_service
 
 from skillstate.plugin.runtime import Runtime
 
-from .support import IMG, UiServer, run_skillstate, seed
+from .support import IMG, SID, UiServer, drive_session, run_skillstate, seed
 
 CHROMIUM = os.environ.get("SKILLSTATE_TEST_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path("tmp") / "artifacts" / "ui"
@@ -260,5 +260,86 @@ def test_bidi_overrides_an_agent_wrote_are_isolated_in_a_real_browser(
         assert done.returncode == 0, done.stderr
         page.locator('#timeline tr[data-version="3"]').wait_for(timeout=WAIT_MS)
         assert page.evaluate(_UNISOLATED) == []
+    finally:
+        server.stop()
+
+
+_PROMPT = "() => document.getElementById('prompt').textContent"
+_PARTS = """() => Array.from(document.querySelectorAll('#prompt [data-part]'))
+  .map(n => [n.dataset.part, n.textContent])"""
+
+
+def test_the_prompt_page_shows_what_the_model_saw_in_a_real_browser(
+    browser, tmp_path: Path
+) -> None:
+    """The prompt page of each version (a schema rollback and an environment rejection
+    among them) is, character for character, the prompt the runtime rendered then; Copy
+    puts the exact text on the clipboard (the CR the page shows escaped included); a new
+    step's live row links its prompt."""
+    from skillstate.plugin import excerpt
+
+    url = f"file:{tmp_path}/state"
+    seen = drive_session(url)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    server = UiServer(url, tmp_path)
+    errors: list[str] = []
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base)
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.base + f"/runs/{SID}")
+        page.click('#timeline tr[data-version="3"] a.prompt-link')  # the schema rollback
+        page.wait_for_selector("#prompt")
+        for version in (3, 4, 5, 6, 7):
+            assert f"at version {version} of 7" in page.inner_text("h1")
+            shown = page.evaluate(_PROMPT)
+            assert shown == excerpt(seen[version]["paper"], 10**6), version
+            if version < 6:  # no control character in it: the very text
+                assert shown == seen[version]["paper"], version
+            parts = dict(page.evaluate(_PARTS))
+            assert list(parts) == ["P", "Σ", "O"] and parts["P"] == "Count <b>up</b> & keep a log."
+            if version < 7:
+                page.click("#prompt-next")
+                page.wait_for_url(f"**/prompt?v={version + 1}")
+        assert page.locator("#prompt-next").count() == 0
+        page.click("#prompt-styles a:text-is('turn')")
+        page.wait_for_url("**style=turn")
+        assert page.evaluate(_PROMPT) == excerpt(seen[7]["turn"], 10**6)
+        page.click("#prompt-prev")
+        page.wait_for_url("**/prompt?v=6&style=turn")
+        page.click("#copy-prompt")
+        page.wait_for_function("document.getElementById('copy-state').textContent !== ''")
+        assert page.inner_text("#copy-state") == "copied"
+        assert page.evaluate("navigator.clipboard.readText()") == seen[6]["turn"]
+        assert "\r\n" in seen[6]["turn"] and page.is_visible("#escaped")
+        page.screenshot(path=str(ARTIFACTS / "prompt.png"), full_page=True)
+
+        # a live session: the row the script adds links the new version's prompt
+        host = make_host(url)
+        runtime = Runtime(host=host)
+        runtime.initialize_skill("live-p", "Say hi.", {"n": 0})
+        page.goto(server.base + "/runs/live-p")
+        page.wait_for_selector("#timeline")
+        runtime.execute_step("live-p", "r", {"n": 1}, "hi")
+        expected = runtime.paper_prompt("live-p")
+        runtime.close()
+        host.close()
+        row = page.locator('#timeline tr[data-version="2"]')
+        row.wait_for(timeout=WAIT_MS)
+        row.locator("a.prompt-link").click()
+        page.wait_for_selector("#prompt")
+        assert page.evaluate(_PROMPT) == expected
+
+        phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+        small = phone.new_page()
+        small.goto(server.base + f"/runs/{SID}/prompt?v=2&style=paper-pretty")
+        small.wait_for_selector("#prompt")
+        width = small.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390 + 2, f"the prompt page scrolls sideways on a phone ({width}px)"
+        small.screenshot(path=str(ARTIFACTS / "prompt-narrow.png"), full_page=True)
+        assert errors == []
+        phone.close()
+        context.close()
     finally:
         server.stop()
