@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import pytest
@@ -9,6 +10,11 @@ import pytest
 from skillstate_testing.store_suite import StoreSuite
 
 __all__ = ["HistoryConformance"]
+
+
+OBSERVATION_KEPT = 16384
+"""The longest observation (UTF-8 bytes) a journal entry keeps the text of (the contract's
+figure, ``docs/stores.md``); a longer one keeps its digest only."""
 
 
 class HistoryConformance(StoreSuite):
@@ -176,9 +182,11 @@ class HistoryConformance(StoreSuite):
         """A journal entry keeps the observation it recorded, text and digest (a text longer
         than ``OBSERVATION_KEPT`` bytes: its digest only), read back by every read of the
         journal, so a session's prompt at any version is rendered from the store alone."""
-        from skillstate.checks import OBSERVATION_KEPT, digest
-        from skillstate.pipeline import Change, create_run, transition
-        from skillstate.runtime.prompts import session_prompt
+        from skillstate.plugin import Change, create_run, transition
+        from skillstate.plugin.runtime import session_prompt
+
+        def digest(text: str | None) -> str | None:
+            return None if text is None else hashlib.sha256(text.encode()).hexdigest()
 
         texts = ["boot", "two\nlines\r\n\ttab é 😀 \u202e", None, "", "x" * (OBSERVATION_KEPT + 1)]
         outcome = create_run(
