@@ -27,6 +27,9 @@ exactly as ``skillstate``'s own::
 
     ctx = MyContext(".")
     code = ctx.run(lambda: RunCommands(ctx).show("abc-18"))
+
+:func:`build_parser` and :func:`all_commands` give the whole ``skillstate`` command line
+(the core's commands and every plugin's) as one parser, as ``skillstate completion`` does.
 """
 
 from __future__ import annotations
@@ -38,15 +41,18 @@ from skillstate._lazy import lazy_getattr
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext
     from skillstate.cli.exits import ExitCode
+    from skillstate.cli.main import all_commands, build_parser
     from skillstate.cli.runs import RunCommands
     from skillstate.config import load_config
 
-__all__ = ["CliContext", "ExitCode", "RunCommands", "load_config"]
+__all__ = ["CliContext", "ExitCode", "RunCommands", "all_commands", "build_parser", "load_config"]
 
 _LAZY = {
     "CliContext": "skillstate.cli.context",
     "ExitCode": "skillstate.cli.exits",
     "RunCommands": "skillstate.cli.runs",
+    "all_commands": "skillstate.cli.main",
+    "build_parser": "skillstate.cli.main",
     "load_config": "skillstate.config",
 }
 
