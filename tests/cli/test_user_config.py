@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
-from support import run_skillstate
+from support import VENV_BIN, clean_env, run_skillstate
 
 
 @pytest.fixture
@@ -129,9 +130,50 @@ def test_a_broken_user_file_is_one_line_naming_it_and_exit_3(
         assert done.stdout == ""
         lines = done.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"skillstate: {user_file}: {problem}")
+    rig = subprocess.run(
+        [str(VENV_BIN / "rig-state"), "list"],
+        cwd=project,
+        env=clean_env(XDG_CONFIG_HOME=str(xdg)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert rig.returncode == 3
+    assert rig.stderr.startswith(f"rig-state: {user_file}: {problem}")
 
 
 def test_a_directory_in_the_files_place_is_no_file(places: tuple[Path, Path, Path]) -> None:
     project, xdg, _ = places
     (xdg / "skillstate" / "config.toml").mkdir(parents=True)
     assert sources(project, XDG_CONFIG_HOME=str(xdg))["store"]["source"] == "default"
+
+
+def _block(heading: str, fence: str) -> str:
+    """The first ``fence`` block under ``heading`` in docs/configuration.md."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    section = page.split(f"\n{heading}\n", 1)[1]
+    return section.split(f"```{fence}\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_documented_user_file_session_is_the_real_one(tmp_path: Path) -> None:
+    """The console block of "The user's file", run with HOME=/home/me moved to a temp dir."""
+    home = tmp_path / "home" / "me"
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir(parents=True)
+    block = _block("## The user's file", "console").replace("/home/me", str(home))
+    commands = [part for part in block.split("$ ") if part]
+    assert len(commands) == 2
+    for part in commands:
+        line, *expected = part.splitlines()
+        args = line.split()
+        assert args[0] == "skillstate"
+        done = run_skillstate(*args[1:], cwd=project, HOME=str(home), XDG_CONFIG_HOME="")
+        assert done.returncode == 0, done.stderr
+        if expected[:1] == ["..."]:  # a listing shown in part: each shown line is in it
+            # (its columns are padded for /home/me: compare the words)
+            words = {" ".join(row.split()) for row in done.stdout.splitlines()}
+            assert {" ".join(row.split()) for row in expected[1:]} <= words, done.stdout
+        else:
+            assert done.stdout.splitlines() == expected

@@ -157,3 +157,34 @@ def test_without_shtab_it_is_one_line_and_exit_3(tmp_path: Path) -> None:
         "skillstate: shell completion needs shtab, a dependency of skillstate, which is not "
         "installed: pip install shtab"
     ]
+
+
+def test_the_documented_install_lines_work(tmp_path: Path) -> None:
+    """docs/configuration.md's install block, run by bash with HOME in a temp dir; the
+    bash file it writes then completes in bash."""
+    page = Path(__file__).resolve().parents[4] / "docs" / "configuration.md"
+    block = page.read_text().split("\n## Shell completion\n", 1)[1]
+    block = block.split("```bash\n", 1)[1].split("```", 1)[0]
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    done = subprocess.run(
+        ["bash", "--norc", "-euo", "pipefail", "-c", block],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    written = {
+        "bash": home / ".local/share/bash-completion/completions/skillstate",
+        "zsh": home / ".zfunc/_skillstate",
+        "fish": home / ".config/fish/completions/skillstate.fish",
+        "tcsh": home / ".skillstate.completion.csh",
+    }
+    for shell, path in written.items():
+        assert path.read_text() == script(shell, tmp_path).read_text()
+    assert bash_complete(written["bash"], "skillstate pa") == ["patch"]
