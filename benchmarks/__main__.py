@@ -127,8 +127,9 @@ def file_store(quick: bool) -> tuple[dict[str, Any], list[Row]]:
 
 
 def durability(quick: bool) -> tuple[dict[str, Any], list[Row]]:
+    from skillstate_testing.helpers import postgres_unavailable
+
     from benchmarks import bench_durability
-    from skillstate.testing.helpers import postgres_unavailable
 
     names = ["file", "sqlite"]
     if postgres_unavailable(bench_durability.PG_URL) is None:
@@ -148,8 +149,9 @@ def durability(quick: bool) -> tuple[dict[str, Any], list[Row]]:
 
 
 def stores(quick: bool) -> tuple[dict[str, Any], list[Row]]:
+    from skillstate_testing.helpers import postgres_unavailable
+
     from benchmarks import bench_stores
-    from skillstate.testing.helpers import postgres_unavailable
 
     names = ["memory", "file", "sqlite", "postgresql"]
     reason = postgres_unavailable(bench_stores.PG_URL)
@@ -340,9 +342,10 @@ def warehouse(quick: bool) -> tuple[dict[str, Any], list[Row]]:
 
 
 def history(quick: bool) -> tuple[dict[str, Any], list[Row]]:
+    from skillstate_testing.helpers import postgres_unavailable
+
     from benchmarks import bench_history
     from benchmarks.bench_stores import PG_URL, drop_schema
-    from skillstate.testing.helpers import postgres_unavailable
 
     versions = 20_000 if quick else 100_000
     names = ["memory", "file", "sqlite", "postgresql"]

@@ -25,8 +25,7 @@ import time
 import warnings
 from typing import Any
 
-from skillstate_plugins.file_store import FileStore
-from skillstate_plugins.file_store import store as store_module
+from skillstate_plugins.file_store import FileStore, store as store_module
 
 from skillstate.runtime import Runtime
 

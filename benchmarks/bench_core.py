@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from skillstate_testing import make_host
+
 from skillstate import Change, FieldSpec, Problem, SkillDefinition, create_run, hookimpl, transition
 from skillstate.budgets import document_size
-from skillstate.testing import make_host
 
 BIN = Path(sys.executable).parent
 

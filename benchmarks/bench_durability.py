@@ -91,9 +91,9 @@ def _drop_schemas(schema: str) -> None:
 def measure(stores: list[str], rounds: int, directory: str | None = None) -> dict[str, Any]:
     """The medians per store and level, the floor, and the ratios (see the module docstring)."""
     from skillstate_plugins.file_store.group_sync import pending_syncs
+    from skillstate_testing import make_host, sample_skill
 
     from skillstate.pipeline import create_run
-    from skillstate.testing import make_host, sample_skill
 
     base = tempfile.mkdtemp(prefix="bench-durability-", dir=directory)
     schema = f"ss_bench_{uuid.uuid4().hex[:10]}"
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.stores:
         stores = [s.strip() for s in args.stores.split(",") if s.strip()]
     else:
-        from skillstate.testing.helpers import postgres_unavailable
+        from skillstate_testing.helpers import postgres_unavailable
 
         stores = ["file", "sqlite"] + ([] if postgres_unavailable(PG_URL) else ["postgresql"])
     results = measure(stores, args.rounds, args.dir)

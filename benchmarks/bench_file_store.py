@@ -43,11 +43,11 @@ from typing import Any
 import attrs
 from skillstate_plugins.file_store import FileStore
 from skillstate_plugins.file_store.format import encode_entry, encode_record
+from skillstate_testing import make_host
 
 from skillstate import Change, FieldSpec, SkillDefinition, create_run, transition
 from skillstate.journal import verify_record
 from skillstate.records import JournalEntry, RunRecord
-from skillstate.testing import make_host
 
 SKILL = SkillDefinition(
     name="bench",

@@ -37,9 +37,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from skillstate_testing import make_host, sample_skill
+
 from skillstate import Change, create_run, transition
 from skillstate.journal import replay_history
-from skillstate.testing import make_host, sample_skill
 
 __all__ = ["build", "main", "measure"]
 
@@ -137,7 +138,7 @@ def measure(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from skillstate.testing.helpers import postgres_unavailable
+    from skillstate_testing.helpers import postgres_unavailable
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--versions", type=int, default=100_000)

@@ -21,8 +21,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=4900)
     parser.add_argument("--creates", type=int, default=50)
     args = parser.parse_args()
+    from skillstate_testing import make_host
+
     from skillstate.runtime import Runtime
-    from skillstate.testing import make_host
 
     host = make_host(args.store)
     filler = Runtime(host=host, session_idle_ttl=0, max_active_sessions=0)

@@ -23,8 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skillstate_plugins.skill_store import SkillStore
-from skillstate_plugins.skill_store import store as store_module
+from skillstate_plugins.skill_store import SkillStore, store as store_module
 from skillstate_plugins.skill_store.fsio import Header, read_all, scan_header
 
 

@@ -49,8 +49,9 @@ def _seed() -> dict[str, Any]:
 
 
 def _setup(url: str, run_ids: list[str]) -> None:
+    from skillstate_testing import make_host, sample_skill
+
     from skillstate.pipeline import create_run
-    from skillstate.testing import make_host, sample_skill
 
     host = make_host(url)
     store = host.open_store()
@@ -61,9 +62,10 @@ def _setup(url: str, run_ids: list[str]) -> None:
 
 def _increments(url: str, run_id: str, ready: Any, go: Any, seconds: float) -> tuple[int, int]:
     """Commit +1 increments for ``seconds`` after ``go`` is set; returns (commits, conflicts)."""
+    from skillstate_testing import make_host, sample_skill
+
     from skillstate.errors import VersionConflict
     from skillstate.pipeline import Change, transition
-    from skillstate.testing import make_host, sample_skill
 
     host = make_host(url)
     store, skill = host.open_store(), sample_skill()
@@ -94,7 +96,7 @@ def _client(url: str, run_id: str, ready: Any, go: Any, seconds: float, out: Any
 
 def _throughput(url: str, clients: int, shared: bool, seconds: float) -> tuple[float, int, int]:
     """(commits per second, conflicts, lost updates) for one configuration."""
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     tag = uuid.uuid4().hex[:8]
     run_ids = [f"s-{tag}"] if shared else [f"d-{tag}-{n}" for n in range(clients)]
@@ -148,8 +150,9 @@ def _throughput(url: str, clients: int, shared: bool, seconds: float) -> tuple[f
 
 def _latency(url: str, n: int) -> tuple[float, float]:
     """(median, p95) milliseconds of one transition, single client."""
+    from skillstate_testing import make_host, sample_skill
+
     from skillstate.pipeline import Change, transition
-    from skillstate.testing import make_host, sample_skill
 
     run_id = f"lat-{uuid.uuid4().hex[:8]}"
     _setup(url, [run_id])
@@ -167,7 +170,7 @@ def _latency(url: str, n: int) -> tuple[float, float]:
 
 
 def _urls(names: list[str], tmp: str, schema: str) -> dict[str, str]:
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     known = set(make_host().stores.names())
     urls = {

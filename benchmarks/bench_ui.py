@@ -71,8 +71,9 @@ PAGES = tuple(_pages(10_000, 10_000))
 
 def fill(url: str, runs: int, record: Any, entries: list[Any]) -> float:
     """Write ``runs`` small rig runs and the long run into the store; seconds taken."""
+    from skillstate_testing import make_host
+
     from skillstate.records import JournalEntry, RunRecord
-    from skillstate.testing import make_host
 
     host = make_host(url)
     store = host.open_store()
@@ -118,8 +119,7 @@ def _get(port: int, path: str) -> int:
 def cold_listing(url: str, rounds: int) -> float:
     """Median milliseconds of the list page's query reading the whole store listing."""
     from skillstate_plugins.inspector.queries import list_view
-
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     host = make_host(url)
     store = host.open_store()
@@ -182,9 +182,10 @@ def _at_least(low: int) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from skillstate_testing.helpers import postgres_unavailable
+
     from benchmarks.bench_history import _urls, build
     from benchmarks.bench_stores import PG_URL, drop_schema
-    from skillstate.testing.helpers import postgres_unavailable
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=_at_least(0), default=10_000)

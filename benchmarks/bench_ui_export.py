@@ -114,8 +114,9 @@ def measure(url: str, run_id: str, clients: int, hold: float, tmp: str) -> dict[
 
 
 def main(argv: list[str] | None = None) -> int:
+    from skillstate_testing import make_host
+
     from benchmarks.bench_history import RUN, build
-    from skillstate.testing import make_host
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--versions", type=int, default=100_000)

@@ -26,9 +26,10 @@ from typing import Any
 
 
 def _writer(url: str, ids: list[str], stop_at: float, queue: Any) -> None:
+    from skillstate_testing import make_host
+
     from skillstate.errors import RunNotFound, VersionConflict
     from skillstate.pipeline import Change, transition
-    from skillstate.testing import make_host
 
     host = make_host(url)
     store = host.open_store()
@@ -63,8 +64,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     args = parser.parse_args()
     skillstate = str(Path(sys.executable).parent / "skillstate")
+    from skillstate_testing import make_host
+
     from skillstate.pipeline import create_run
-    from skillstate.testing import make_host
 
     host = make_host(args.store)
     store = host.open_store()

@@ -12,110 +12,80 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skillstate._lazy import lazy_getattr
+from skillstate._lazy import lazy_exports
 from skillstate._version import __version__
 
 if TYPE_CHECKING:
-    from skillstate.environment import Environment
+    from skillstate.environment import Environment as Environment
     from skillstate.errors import (
-        InvalidInput,
-        InvalidRunId,
-        PluginConflictError,
-        PluginError,
-        RunExists,
-        RunNotFound,
-        SkillstateError,
-        VersionConflict,
+        InvalidInput as InvalidInput,
+        InvalidRunId as InvalidRunId,
+        PluginConflictError as PluginConflictError,
+        PluginError as PluginError,
+        RunExists as RunExists,
+        RunNotFound as RunNotFound,
+        SkillstateError as SkillstateError,
+        VersionConflict as VersionConflict,
     )
-    from skillstate.host import Host
-    from skillstate.manager import make_plugin_manager
-    from skillstate.markers import hookimpl, hookspec
-    from skillstate.merge import merge_patch
-    from skillstate.pipeline import Change, Outcome, create_run, transition
+    from skillstate.host import Host as Host
+    from skillstate.manager import make_plugin_manager as make_plugin_manager
+    from skillstate.markers import hookimpl as hookimpl, hookspec as hookspec
+    from skillstate.merge import merge_patch as merge_patch
+    from skillstate.pipeline import (
+        Change as Change,
+        Outcome as Outcome,
+        create_run as create_run,
+        transition as transition,
+    )
     from skillstate.records import (
-        ActionResult,
-        Budget,
-        DoctorFinding,
-        EnvironmentSpec,
-        FieldSpec,
-        JournalEntry,
-        Problem,
-        RunRecord,
-        SkillDefinition,
-        StoreSpec,
+        ActionResult as ActionResult,
+        Budget as Budget,
+        DoctorFinding as DoctorFinding,
+        EnvironmentSpec as EnvironmentSpec,
+        FieldSpec as FieldSpec,
+        JournalEntry as JournalEntry,
+        Problem as Problem,
+        RunRecord as RunRecord,
+        SkillDefinition as SkillDefinition,
+        StoreSpec as StoreSpec,
     )
-    from skillstate.runtime.sessions import Runtime
-    from skillstate.store import Store
+    from skillstate.runtime.sessions import Runtime as Runtime
+    from skillstate.store import Store as Store
 
-__all__ = [
-    "ActionResult",
-    "Budget",
-    "Change",
-    "DoctorFinding",
-    "Environment",
-    "EnvironmentSpec",
-    "FieldSpec",
-    "Host",
-    "InvalidInput",
-    "InvalidRunId",
-    "JournalEntry",
-    "Outcome",
-    "PluginConflictError",
-    "PluginError",
-    "Problem",
-    "RunExists",
-    "RunNotFound",
-    "RunRecord",
-    "Runtime",
-    "SkillDefinition",
-    "SkillstateError",
-    "Store",
-    "StoreSpec",
-    "VersionConflict",
-    "__version__",
-    "create_run",
-    "hookimpl",
-    "hookspec",
-    "make_plugin_manager",
-    "merge_patch",
-    "transition",
-]
-
-_LAZY = {
-    "Environment": "skillstate.environment",
-    "InvalidInput": "skillstate.errors",
-    "InvalidRunId": "skillstate.errors",
-    "PluginConflictError": "skillstate.errors",
-    "PluginError": "skillstate.errors",
-    "RunExists": "skillstate.errors",
-    "RunNotFound": "skillstate.errors",
-    "SkillstateError": "skillstate.errors",
-    "VersionConflict": "skillstate.errors",
-    "Host": "skillstate.host",
-    "make_plugin_manager": "skillstate.manager",
-    "hookimpl": "skillstate.markers",
-    "hookspec": "skillstate.markers",
-    "merge_patch": "skillstate.merge",
-    "ActionResult": "skillstate.records",
-    "Budget": "skillstate.records",
-    "DoctorFinding": "skillstate.records",
-    "EnvironmentSpec": "skillstate.records",
-    "FieldSpec": "skillstate.records",
-    "JournalEntry": "skillstate.records",
-    "Problem": "skillstate.records",
-    "RunRecord": "skillstate.records",
-    "SkillDefinition": "skillstate.records",
-    "StoreSpec": "skillstate.records",
-    "Store": "skillstate.store",
-    "Runtime": "skillstate.runtime.sessions",
-    "Change": "skillstate.pipeline",
-    "Outcome": "skillstate.pipeline",
-    "create_run": "skillstate.pipeline",
-    "transition": "skillstate.pipeline",
+_WHERE = {
+    "skillstate.environment": ("Environment",),
+    "skillstate.errors": (
+        "InvalidInput",
+        "InvalidRunId",
+        "PluginConflictError",
+        "PluginError",
+        "RunExists",
+        "RunNotFound",
+        "SkillstateError",
+        "VersionConflict",
+    ),
+    "skillstate.host": ("Host",),
+    "skillstate.manager": ("make_plugin_manager",),
+    "skillstate.markers": ("hookimpl", "hookspec"),
+    "skillstate.merge": ("merge_patch",),
+    "skillstate.pipeline": ("Change", "Outcome", "create_run", "transition"),
+    "skillstate.records": (
+        "ActionResult",
+        "Budget",
+        "DoctorFinding",
+        "EnvironmentSpec",
+        "FieldSpec",
+        "JournalEntry",
+        "Problem",
+        "RunRecord",
+        "SkillDefinition",
+        "StoreSpec",
+    ),
+    "skillstate.runtime.sessions": ("Runtime",),
+    "skillstate.store": ("Store",),
 }
-
-
-__getattr__ = lazy_getattr("skillstate", _LAZY, globals())
+_names, __getattr__, _dir = lazy_exports(__name__, _WHERE, globals())
+__all__ = [*_names, "__version__"]
 
 
 def __dir__() -> list[str]:

@@ -21,11 +21,6 @@ SNAPSHOT_INTERVAL = 1000
 reading any version replays at most this many journal entries."""
 
 
-def snapshot_due(version: int) -> bool:
-    """Whether a store that keeps snapshots keeps one of ``version``."""
-    return version > 1 and version % SNAPSHOT_INTERVAL == 0
-
-
 if TYPE_CHECKING:
     from skillstate.records import HistoryItem, Snapshot
     from skillstate.records.replays import Replay
@@ -38,7 +33,6 @@ __all__ = [
     "imported_records",
     "replay",
     "replay_history",
-    "snapshot_due",
     "verify_record",
     "verify_snapshots",
 ]

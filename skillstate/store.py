@@ -1,7 +1,7 @@
 """The store contract every storage backend implements, and run-id safety.
 
 A store keeps run records and their journals. Its guarantees (the conformance suite
-in :mod:`skillstate.testing` checks them for every store):
+in :mod:`skillstate_testing` checks them for every store):
 
 - ``get`` returns the last committed record, never a partial one;
 - ``create`` fails with :class:`~skillstate.errors.RunExists` if the id is taken;
@@ -55,7 +55,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import InvalidRunId
-from skillstate.journal import SNAPSHOT_INTERVAL, snapshot_due
+from skillstate.journal import SNAPSHOT_INTERVAL
 from skillstate.records import JournalEntry, RunRecord
 
 if TYPE_CHECKING:
@@ -71,7 +71,6 @@ __all__ = [
     "check_version",
     "delete_if_at",
     "is_valid_run_id",
-    "snapshot_due",
 ]
 
 
@@ -240,16 +239,18 @@ class Store(ABC):
         """
         warnings.warn(StoreWarning(message, run_id), stacklevel=stacklevel + 1)
 
-    @staticmethod
-    def snapshot_due(version: int) -> bool:
+    snapshot_interval: int = SNAPSHOT_INTERVAL
+    """Every how many versions :meth:`snapshot_due` names one (1000). A test may set it on
+    one store (``store.snapshot_interval = 4``) for snapshots in a run of a few versions."""
+
+    def snapshot_due(self, version: int) -> bool:
         """Whether a store that keeps snapshots keeps one of ``version``.
 
-        Every :data:`SNAPSHOT_INTERVAL`-th version (1000; a test changes it with
-        ``skillstate.testing.snapshot_interval``), so a replay of any version starts at
+        Every :attr:`snapshot_interval`-th version, so a replay of any version starts at
         most that many entries back. A store that keeps snapshots builds one with
         ``Snapshot.of(record)`` in the same write as the record when this says so.
         """
-        return snapshot_due(version)
+        return version > 1 and version % self.snapshot_interval == 0
 
     def import_steps(
         self,

@@ -23,8 +23,7 @@ import string
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, settings, strategies as st
 
 __all__ = [
     "DEFAULT_EXAMPLES",

@@ -1,33 +1,8 @@
 """Exit codes, clean exits and warning lines, shared by ``skillstate`` and ``rig-state``.
 
-=====  ==========  ==========================================================================
-code   name        meaning
-=====  ==========  ==========================================================================
-0      OK          accepted, or success
-1      REJECTED    a patch, seed or check was refused (nothing was written); also invalid
-                   JSON input, a missing ``get --field``, ``verify`` or ``doctor`` finding
-                   a problem
-2      USAGE       the command line is wrong: bad syntax or flags, an invalid run id, an
-                   unknown run, skill, key or store scheme, a run that already exists, a
-                   read (``list``, ``get``, ``ui``, ...) on a store that does not exist (a
-                   read never creates one; a write such as ``init`` does)
-3      ERROR       the request was fine but something failed: the store cannot be opened,
-                   read or written (disk full, read-only, unreachable), a plugin or
-                   configuration file is broken, an optional extra is missing (``mcp``
-                   without the ``mcp`` extra), the HTTP port is taken, the output cannot be
-                   encoded
-4      CONFLICT    ``patch --expected-version N``: the run is not at version N (nothing
-                   was written)
-5      BAD_FILE    ``import FILE``: not a complete, intact export (nothing was written)
-130    INTERRUPT   Ctrl-C (SIGINT); a server (``ui``, ``mcp``, ``mcp --http``) first shuts
-                   down cleanly and closes its store
-143    TERMINATED  SIGTERM (``kill PID``) on ``ui`` or ``mcp --http``: the server shuts down
-                   as for Ctrl-C, closes its store (pending syncs flushed) and exits 128 + 15,
-                   the code a shell shows for a process the signal ended; on ``bench``,
-                   the run stops as for Ctrl-C
-141    CLOSED      the output was closed early (``… | head``), as for any command stopped
-                   by ``SIGPIPE``; nothing is printed
-=====  ==========  ==========================================================================
+The codes, their names and what each means are :data:`EXIT_CODES` (docs/cli.md, "Exit
+codes", is generated from it): 0 ok, 1 rejected, 2 usage, 3 error, 4 conflict, 5 bad
+file, 130 interrupted, 141 output closed, 143 terminated.
 
 ``rig-state`` keeps rig's own codes where rig defines them (a missing run, an unknown
 skill, a bad id, an existing run and a missing journal are 2 there); 3 is for what rig
@@ -79,7 +54,7 @@ TERMINATED = 143
 
 
 class ExitCode(enum.IntEnum):
-    """The exit codes of ``skillstate`` and ``rig-state`` (the table above), by name."""
+    """The exit codes of ``skillstate`` and ``rig-state`` (:data:`EXIT_CODES`), by name."""
 
     OK = OK
     REJECTED = REJECTED
@@ -180,7 +155,7 @@ def run_guarded(body: Callable[[], int], error: Callable[[str], None]) -> int:
     (a full disk writing a file, a vanished terminal) → the reason and :data:`ERROR`;
     Ctrl-C → :data:`INTERRUPT`. Standard output is flushed inside the guard, so a pipe
     closed at the very end is caught too. (A server's SIGTERM is its own to turn into
-    :data:`TERMINATED`: :func:`skillstate.http.server.serve` returns it.)
+    :data:`TERMINATED`: :func:`skillstate_serving.server.serve` returns it.)
     """
     from skillstate.errors import SkillstateError
 

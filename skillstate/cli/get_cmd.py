@@ -29,7 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import USAGE, do_get, version_arg
+    from skillstate.cli.reads import do_get
+    from skillstate.cli.runs import USAGE, version_arg
 
     a = ctx.args
     at = version_arg(ctx, a.at, "--at")

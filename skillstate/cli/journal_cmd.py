@@ -17,6 +17,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import do_journal
+    from skillstate.cli.reads import do_journal
 
     return do_journal(ctx, ctx.args.run_id, as_json=ctx.args.json)

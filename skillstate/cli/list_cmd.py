@@ -19,6 +19,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import do_list
+    from skillstate.cli.reads import do_list
 
     return do_list(ctx, ctx.args.skill, as_json=ctx.args.json)

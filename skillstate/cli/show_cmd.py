@@ -24,7 +24,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import USAGE, do_show, version_arg
+    from skillstate.cli.reads import do_show
+    from skillstate.cli.runs import USAGE, version_arg
 
     at = version_arg(ctx, ctx.args.at, "--at")
     if at is False:

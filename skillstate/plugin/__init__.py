@@ -101,10 +101,12 @@ Sub-modules, for bigger plugins:
 
 - :mod:`skillstate.plugin.cli` — commands and command lines of their own;
 - :mod:`skillstate.plugin.runtime` — the SKILL.state session runtime;
-- :mod:`skillstate.plugin.history` — a run's history as rows, diffs and exports;
-- :mod:`skillstate.plugin.http` — serving a local HTTP surface safely.
+- :mod:`skillstate.plugin.history` — a run's history as rows, diffs and exports.
 
-:mod:`skillstate.testing` is the pytest plugin: fixtures, and the store and
+Two kits ship beside the core, written on this API alone: :mod:`skillstate_serving`
+(serving a local HTTP surface safely) and :mod:`skillstate_testing` (below).
+
+:mod:`skillstate_testing` is the pytest plugin: fixtures, and the store and
 environment conformance suites your tests subclass.
 
 Names are imported on first use, so ``from skillstate.plugin import hookimpl`` costs
@@ -115,94 +117,54 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skillstate._lazy import lazy_getattr
+from skillstate._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from skillstate.display import excerpt
-    from skillstate.durability import durability
-    from skillstate.environment import Environment
+    from skillstate.display import excerpt as excerpt
+    from skillstate.durability import durability as durability
+    from skillstate.environment import Environment as Environment
     from skillstate.errors import (
-        InvalidInput,
-        InvalidRunId,
-        PluginError,
-        RunExists,
-        RunNotFound,
-        SkillstateError,
-        StoreError,
-        VersionConflict,
+        InvalidInput as InvalidInput,
+        InvalidRunId as InvalidRunId,
+        PluginError as PluginError,
+        RunExists as RunExists,
+        RunNotFound as RunNotFound,
+        SkillstateError as SkillstateError,
+        StoreError as StoreError,
+        VersionConflict as VersionConflict,
     )
-    from skillstate.host import Host
-    from skillstate.journal import replay
-    from skillstate.jsondoc import compact, parse_json, pretty
-    from skillstate.markers import hookimpl
-    from skillstate.masking import mask_url
-    from skillstate.merge import merge_patch
-    from skillstate.pipeline import Change, Outcome, create_run, now_iso, transition
+    from skillstate.host import Host as Host
+    from skillstate.journal import replay as replay
+    from skillstate.jsondoc import compact as compact, parse_json as parse_json, pretty as pretty
+    from skillstate.markers import hookimpl as hookimpl
+    from skillstate.masking import mask_url as mask_url
+    from skillstate.merge import merge_patch as merge_patch
+    from skillstate.pipeline import (
+        Change as Change,
+        Outcome as Outcome,
+        create_run as create_run,
+        now_iso as now_iso,
+        transition as transition,
+    )
     from skillstate.records import (
-        ActionResult,
-        Budget,
-        CommandSpec,
-        DoctorFinding,
-        EnvironmentSpec,
-        FieldSpec,
-        HistoryItem,
-        JournalEntry,
-        Problem,
-        RunRecord,
-        RunSummary,
-        SkillDefinition,
-        Snapshot,
-        StoreSpec,
+        ActionResult as ActionResult,
+        Budget as Budget,
+        CommandSpec as CommandSpec,
+        DoctorFinding as DoctorFinding,
+        EnvironmentSpec as EnvironmentSpec,
+        FieldSpec as FieldSpec,
+        HistoryItem as HistoryItem,
+        JournalEntry as JournalEntry,
+        Problem as Problem,
+        RunRecord as RunRecord,
+        RunSummary as RunSummary,
+        SkillDefinition as SkillDefinition,
+        Snapshot as Snapshot,
+        StoreSpec as StoreSpec,
     )
-    from skillstate.render import compact_lines
-    from skillstate.schema import js_string
-    from skillstate.store import Store, check_run_id
-
-
-__all__ = [
-    "ActionResult",
-    "Budget",
-    "Change",
-    "CommandSpec",
-    "DoctorFinding",
-    "Environment",
-    "EnvironmentSpec",
-    "FieldSpec",
-    "HistoryItem",
-    "Host",
-    "InvalidInput",
-    "InvalidRunId",
-    "JournalEntry",
-    "Outcome",
-    "PluginError",
-    "Problem",
-    "RunExists",
-    "RunNotFound",
-    "RunRecord",
-    "RunSummary",
-    "SkillDefinition",
-    "SkillstateError",
-    "Snapshot",
-    "Store",
-    "StoreError",
-    "StoreSpec",
-    "VersionConflict",
-    "check_run_id",
-    "compact",
-    "compact_lines",
-    "create_run",
-    "durability",
-    "excerpt",
-    "hookimpl",
-    "js_string",
-    "mask_url",
-    "merge_patch",
-    "now_iso",
-    "parse_json",
-    "pretty",
-    "replay",
-    "transition",
-]
+    from skillstate.render import compact_lines as compact_lines
+    from skillstate.schema import js_string as js_string
+    from skillstate.store import Store as Store, check_run_id as check_run_id
 
 _WHERE = {
     "skillstate.display": ("excerpt",),
@@ -245,11 +207,4 @@ _WHERE = {
     "skillstate.schema": ("js_string",),
     "skillstate.store": ("Store", "check_run_id"),
 }
-
-_LAZY = {name: module for module, names in _WHERE.items() for name in names}
-
-__getattr__ = lazy_getattr("skillstate.plugin", _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -36,28 +36,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skillstate._lazy import lazy_getattr
+from skillstate._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from skillstate.cli.context import CliContext
-    from skillstate.cli.exits import ExitCode
-    from skillstate.cli.main import all_commands, build_parser
-    from skillstate.cli.runs import RunCommands
-    from skillstate.config import load_config
+    from skillstate.cli.context import CliContext as CliContext
+    from skillstate.cli.exits import ExitCode as ExitCode
+    from skillstate.cli.main import all_commands as all_commands, build_parser as build_parser
+    from skillstate.cli.run_commands import RunCommands as RunCommands
+    from skillstate.config import load_config as load_config
 
-__all__ = ["CliContext", "ExitCode", "RunCommands", "all_commands", "build_parser", "load_config"]
-
-_LAZY = {
-    "CliContext": "skillstate.cli.context",
-    "ExitCode": "skillstate.cli.exits",
-    "RunCommands": "skillstate.cli.runs",
-    "all_commands": "skillstate.cli.main",
-    "build_parser": "skillstate.cli.main",
-    "load_config": "skillstate.config",
+_WHERE = {
+    "skillstate.cli.context": ("CliContext",),
+    "skillstate.cli.exits": ("ExitCode",),
+    "skillstate.cli.main": ("all_commands", "build_parser"),
+    "skillstate.cli.run_commands": ("RunCommands",),
+    "skillstate.config": ("load_config",),
 }
-
-__getattr__ = lazy_getattr("skillstate.plugin.cli", _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

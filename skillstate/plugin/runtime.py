@@ -13,24 +13,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skillstate._lazy import lazy_getattr
+from skillstate._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from skillstate.runtime.prompts import render_skill_state_prompt
-    from skillstate.runtime.sessions import Runtime
-    from skillstate.runtime.turns import parse_turn_response
+    from skillstate.runtime.prompts import render_skill_state_prompt as render_skill_state_prompt
+    from skillstate.runtime.sessions import Runtime as Runtime
+    from skillstate.runtime.turns import parse_turn_response as parse_turn_response
 
-
-__all__ = ["Runtime", "parse_turn_response", "render_skill_state_prompt"]
-
-_LAZY = {
-    "Runtime": "skillstate.runtime.sessions",
-    "parse_turn_response": "skillstate.runtime.turns",
-    "render_skill_state_prompt": "skillstate.runtime.prompts",
+_WHERE = {
+    "skillstate.runtime.prompts": ("render_skill_state_prompt",),
+    "skillstate.runtime.sessions": ("Runtime",),
+    "skillstate.runtime.turns": ("parse_turn_response",),
 }
-
-__getattr__ = lazy_getattr("skillstate.plugin.runtime", _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

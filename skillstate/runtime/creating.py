@@ -21,8 +21,7 @@ from skillstate.errors import PluginError, RunExists, RunNotFound, SkillstateErr
 from skillstate.jsondoc import check_document
 from skillstate.pipeline import create_run
 from skillstate.records import RunRecord
-from skillstate.runtime import inputs
-from skillstate.runtime import payloads as pl
+from skillstate.runtime import inputs, payloads as pl
 from skillstate.runtime.base import ADHOC_SKILL, RuntimeBase
 from skillstate.runtime.errors import (
     SessionExists,

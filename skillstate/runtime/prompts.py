@@ -16,8 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from skillstate.jsondoc import compact, js_numbers
-from skillstate.jsondoc import pretty as js_pretty
+from skillstate.jsondoc import compact, js_numbers, pretty as js_pretty
 
 __all__ = [
     "A4_RESPONSE_FORMAT",

@@ -41,8 +41,7 @@ from typing import Any
 
 from skillstate.pipeline import Change
 from skillstate.records import RunRecord
-from skillstate.runtime import inputs, retries
-from skillstate.runtime import payloads as pl
+from skillstate.runtime import inputs, payloads as pl, retries
 from skillstate.runtime.base import ADHOC_SKILL
 from skillstate.runtime.errors import (
     SessionCorrupt,

@@ -15,8 +15,7 @@ from typing import Any
 from skillstate.host import Host
 from skillstate.pipeline import Change, Outcome, transition
 from skillstate.records import ActionResult, Problem, RunRecord, SkillDefinition
-from skillstate.runtime import inputs
-from skillstate.runtime import payloads as pl
+from skillstate.runtime import inputs, payloads as pl
 from skillstate.runtime.errors import SessionCorrupt, SessionNotActive
 from skillstate.runtime.retries import MARKER, marker
 from skillstate.store import Store

@@ -13,8 +13,7 @@ from typing import Any
 from skillstate.errors import RunExists
 from skillstate.pipeline import Outcome
 from skillstate.records import RunRecord
-from skillstate.runtime import inputs
-from skillstate.runtime import payloads as pl
+from skillstate.runtime import inputs, payloads as pl
 from skillstate.runtime.creating import CreatingCalls
 from skillstate.runtime.errors import (
     SessionExists,

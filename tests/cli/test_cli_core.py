@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import clean_env
-from support import run_skillstate as run
+from support import clean_env, run_skillstate as run
 
 
 def test_version() -> None:

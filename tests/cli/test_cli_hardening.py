@@ -195,9 +195,10 @@ def test_a_closed_pipe_is_a_quiet_exit_141(tmp_path: Path) -> None:
 
 def test_head_on_a_long_journal_is_quiet(tmp_path: Path) -> None:
     """A real ``| head`` on a journal longer than a pipe buffer (the writer is blocked, then cut)."""
+    from skillstate_testing import make_host
+
     from skillstate import create_run, transition
     from skillstate.pipeline import Change
-    from skillstate.testing import make_host
 
     host = make_host(f"sqlite:///{tmp_path}/runs.db")
     store = host.open_store()

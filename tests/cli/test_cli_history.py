@@ -12,9 +12,8 @@ from pathlib import Path
 
 import jsonpatch
 import pytest
+from skillstate_testing import temporary_store_url
 from support import SKILLSTATE, clean_env, run_skillstate
-
-from skillstate.testing import temporary_store_url
 
 SEED = '{"branch": "feature/x"}'
 PATCHES = [
@@ -308,8 +307,9 @@ def test_four_shells_compare_and_swap_lose_no_increment(tmp_path: Path) -> None:
 
 
 def test_gc_deletes_closed_sessions_and_keeps_the_rest(tmp_path: Path) -> None:
+    from skillstate_testing import make_host
+
     from skillstate.runtime import Runtime
-    from skillstate.testing import make_host
 
     url = f"file:{tmp_path / 'state'}"
     host = make_host(url)

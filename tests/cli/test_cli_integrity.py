@@ -174,7 +174,7 @@ def test_a_delete_leaves_no_cut_short_commit_that_recovery_would_revive(tmp_path
     env = clean_env()
     code = (
         "import sys, os\n"
-        "from skillstate.testing import make_host\n"
+        "from skillstate_testing import make_host\n"
         "store = make_host(sys.argv[1]).open_store()\n"
         "real = os.unlink\n"
         "def unlink(path, *a, **k):\n"
@@ -314,8 +314,9 @@ def test_a_refusal_stops_collecting_at_the_cap(tmp_path: Path) -> None:
 
 
 def test_the_api_returns_a_bounded_list_of_problems() -> None:
+    from skillstate_testing import make_host, sample_skill
+
     from skillstate.pipeline import Change, create_run, transition
-    from skillstate.testing import make_host, sample_skill
 
     host = make_host("memory:")
     store, skill = host.open_store(), sample_skill()

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, sample_skill
 
 from skillstate.cli.main import main
 from skillstate.pipeline import Change, create_run, transition
-from skillstate.testing import make_host, sample_skill
 
 
 @pytest.fixture

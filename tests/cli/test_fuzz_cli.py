@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 from fuzzing import FUZZ, hostile_json_texts, hostile_text, run_ids, tree_hash
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from support import VENV_BIN, clean_env
 
 from skillstate.cli.main import main as skillstate_main

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 from pgservice import fresh_schema_url
+from skillstate_testing import make_host, sample_skill
 
 from skillstate.cli.main import main
 from skillstate.pipeline import Change, create_run, transition
-from skillstate.testing import make_host, sample_skill
 
 
 def _fill(url: str, runs: dict[str, int]) -> None:

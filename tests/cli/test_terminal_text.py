@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from skillstate.testing import run_command
+from skillstate_testing import run_command
 
 HOSTILE = "a\x1b]0;pwned\x07b\u202ec\x9bd\u2066e"
 """An OSC that retitles the terminal (ESC ] … BEL), a right-to-left override, a C1 CSI and

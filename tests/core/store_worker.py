@@ -15,11 +15,11 @@ import sys
 import time
 
 import attrs
+from skillstate_testing import make_host, sample_skill
 
 from skillstate.errors import VersionConflict
 from skillstate.pipeline import Change, transition
 from skillstate.records import JournalEntry
-from skillstate.testing import make_host, sample_skill
 
 
 def increment(url: str, run_id: str, times: int) -> int:

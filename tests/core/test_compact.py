@@ -8,8 +8,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from skillstate.jsondoc import compact, pretty
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host
 
 from skillstate import hookimpl, hookspec
 from skillstate.errors import PluginError
-from skillstate.testing import make_host
 
 
 class _Specs:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from skillstate_testing import make_host, run_command
 
 from skillstate.config import load_config
 from skillstate.durability import check_level, configured_level, durability, using_level
 from skillstate.errors import ConfigError, StoreError
-from skillstate.testing import make_host, run_command
 
 
 def write(path: Path, text: str) -> None:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import attrs
 import pytest
+from skillstate_testing import make_host
 
 from skillstate.errors import StoreError
 from skillstate.exports import dump_export, export_chunks
 from skillstate.pipeline import Change, create_run, transition
-from skillstate.testing import make_host
 
 
 @pytest.mark.parametrize("kind", ["memory", "file"])

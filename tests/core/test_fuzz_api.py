@@ -13,13 +13,12 @@ from typing import Any
 
 import pytest
 from fuzzing import FUZZ, hostile_documents, hostile_text, hostile_values, run_ids, tree_hash
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
+from skillstate_testing import make_host, sample_skill
 
 from skillstate import Change, create_run, transition
 from skillstate.errors import SkillstateError
 from skillstate.jsondoc import compact
-from skillstate.testing import make_host, sample_skill
 
 pytestmark = pytest.mark.fuzz
 

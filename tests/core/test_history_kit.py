@@ -10,10 +10,10 @@ from typing import Any
 import attrs
 import pytest
 from skillstate_plugins.memory_store.store import MemoryStore
+from skillstate_testing import make_host, sample_skill
+from skillstate_testing.history import HistoryConformance
 
 from skillstate.records import HistoryItem
-from skillstate.testing import make_host, sample_skill
-from skillstate.testing.history import HistoryConformance
 
 
 class _Broken(MemoryStore):

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host
 
 from skillstate import (
     Budget,
@@ -23,7 +24,6 @@ from skillstate import (
     hookspec,
     transition,
 )
-from skillstate.testing import make_host
 
 NOTES = SkillDefinition(
     name="notes", fields={"phase": FieldSpec("string"), "title": FieldSpec("string")}

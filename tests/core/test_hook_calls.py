@@ -16,12 +16,12 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host
 from support import clean_env
 
 from skillstate import Change, FieldSpec, Problem, SkillDefinition, create_run, hookimpl, transition
 from skillstate.errors import PluginError
 from skillstate.host import ObserverWarning
-from skillstate.testing import make_host
 
 NOTES = SkillDefinition(
     name="notes", fields={"phase": FieldSpec("string"), "title": FieldSpec("string")}
@@ -262,7 +262,7 @@ def test_trace_switch_prints_every_hook_call_to_stderr(tmp_path: Any) -> None:
     script = textwrap.dedent(
         """
         from skillstate.plugin import Change, create_run, transition
-        from skillstate.testing import make_host
+        from skillstate_testing import make_host
         host = make_host("memory:", trace_plugins=True)
         store = host.open_store()
         skill = host.skill("rig-task")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from skillstate_plugins.memory_store.store import MemoryStore
+from skillstate_testing import make_host
 
 from skillstate import (
     ActionResult,
@@ -24,7 +25,6 @@ from skillstate import (
     hookimpl,
     transition,
 )
-from skillstate.testing import make_host
 
 
 @pytest.fixture

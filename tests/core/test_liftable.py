@@ -14,7 +14,7 @@ Software Repository environment) installed from its directory: it is listed as a
 plugin, its tests pass against the installed copy, and blocking it removes its benchmark.
 
 This is what holds a plugin to the contract: it imports only ``skillstate.plugin``
-(and ``skillstate.testing`` in tests) and its own modules relatively, or it fails here.
+(and ``skillstate_testing`` in tests) and its own modules relatively, or it fails here.
 """
 
 from __future__ import annotations

@@ -22,8 +22,13 @@ def test_each_module_stays_under_400_lines(path: Path) -> None:
 
 
 def test_the_old_imports_still_work() -> None:
-    from skillstate_plugins.sqlite_store import backend, connections, parse_sqlite_url, tables
-    from skillstate_plugins.sqlite_store import url as sqlite_url
+    from skillstate_plugins.sqlite_store import (
+        backend,
+        connections,
+        parse_sqlite_url,
+        tables,
+        url as sqlite_url,
+    )
 
     import skillstate.config as config
     import skillstate.config_edit as config_edit

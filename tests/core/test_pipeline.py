@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
+from skillstate_testing import make_host, sample_skill
 
 from skillstate import Change, Problem, SkillDefinition, create_run, hookimpl, transition
 from skillstate.errors import (
@@ -22,7 +22,6 @@ from skillstate.errors import (
 )
 from skillstate.journal import verify_record
 from skillstate.jsondoc import MAX_DEPTH, compact, parse_json
-from skillstate.testing import make_host, sample_skill
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 - every bundled plugin and every example package imports from skillstate only
   ``skillstate.plugin`` (and its sub-modules); their tests may also import
-  ``skillstate.testing``;
+  ``skillstate_testing``;
 - nothing under ``skillstate/`` names ``skillstate_plugins``: the core finds its
   plugins through entry points only;
 - every name ``skillstate.plugin`` and its sub-modules export has a docstring, and each
@@ -49,7 +49,7 @@ def _skillstate_imports(path: Path) -> list[tuple[int, str]]:
 def _allowed(module: str, test: bool) -> bool:
     if module == "skillstate.plugin" or module.startswith("skillstate.plugin."):
         return True
-    return test and (module == "skillstate.testing" or module.startswith("skillstate.testing."))
+    return test and (module == "skillstate_testing" or module.startswith("skillstate_testing."))
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ def _bundled_names() -> set[str]:
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     names = set(project["project"]["entry-points"]["skillstate"])
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     host = make_host()
     names |= set(host.skills.names()) | set(host.environments.names())

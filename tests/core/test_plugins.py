@@ -15,18 +15,16 @@ from support import ROOT, clean_env, make_distribution
 
 from skillstate import StoreSpec, hookimpl
 from skillstate.errors import PluginConflictError, PluginError
-from skillstate.hookdoc import hook_signatures, render
 from skillstate.host import PluginWarning
 from skillstate.manager import make_plugin_manager
+from tools.hookdoc import hook_signatures, render
 
 PLUGIN_DIR = ROOT / "plugins" / "skillstate_plugins"
 
 
 def test_every_hook_is_documented_with_its_exact_signature() -> None:
     page = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
-    assert page == render(), (
-        "docs/hooks.md is stale: run python -m skillstate.hookdoc > docs/hooks.md"
-    )
+    assert page == render(), "docs/hooks.md is stale: run python -m tools.hookdoc > docs/hooks.md"
     for name, signature in hook_signatures().items():
         assert f"## {name}" in page, f"Missing from plugin hook documentation: {name}"
         assert f"`{signature}`" in page, f"Missing from plugin hook documentation: {signature}"
@@ -282,7 +280,7 @@ def test_a_plugin_installed_as_an_unversioned_egg_info_is_found(tmp_path: Path) 
 
 
 def test_a_duplicate_store_scheme_is_an_error_naming_both_plugins() -> None:
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     class Duplicate:
         @hookimpl
@@ -325,7 +323,7 @@ def test_a_duplicate_installed_plugin_is_reported_by_name(tmp_path: Path) -> Non
 
 
 def test_registering_the_wrong_record_type_names_the_plugin() -> None:
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     class Wrong:
         @hookimpl

@@ -46,8 +46,9 @@ class TaggedRecord(records.RunRecord):
 
 
 def test_a_stores_record_subclass_keeps_its_fields_through_a_transition() -> None:
+    from skillstate_testing import make_host
+
     from skillstate import Change, SkillDefinition, create_run, transition
-    from skillstate.testing import make_host
 
     host = make_host("memory:")
     store = host.open_store()

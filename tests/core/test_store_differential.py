@@ -17,14 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from pgservice import fresh_schema_url
+from skillstate_testing import make_host
 
 from skillstate import Change, SkillDefinition, create_run, transition
 from skillstate.journal import verify_record
 from skillstate.jsondoc import compact
-from skillstate.testing import make_host
 
 FREE = SkillDefinition(name="free")  # no fields: any JSON document within the budget
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 from pgservice import PG_URL, fresh_schema_url
+from skillstate_testing import make_host, sample_skill
 
 from skillstate.journal import verify_record
 from skillstate.pipeline import Change, create_run, transition
-from skillstate.testing import make_host, sample_skill
 
 WORKER = str(Path(__file__).with_name("store_worker.py"))
 

@@ -1,4 +1,4 @@
-"""``skillstate.testing`` as a pytest plugin: its fixtures, temporary stores, and service skips."""
+"""``skillstate_testing`` as a pytest plugin: its fixtures, temporary stores, and service skips."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, sample_skill, temporary_store_url
+from skillstate_testing.helpers import STORE_KINDS
 from support import clean_env
 
 from skillstate import Change, Problem, create_run, hookimpl, transition
-from skillstate.testing import make_host, sample_skill, temporary_store_url
-from skillstate.testing.helpers import STORE_KINDS
 
 FIXTURES = (
     "skillstate_pm",
@@ -43,7 +43,7 @@ def _pytest(directory: Path, *args: str, **env: str) -> subprocess.CompletedProc
 def test_pytest_loads_the_plugin_and_lists_every_fixture(tmp_path: Path) -> None:
     done = _pytest(tmp_path, "--fixtures")
     assert done.returncode == 0, done.stderr
-    section = done.stdout.split("from skillstate.testing", 1)[1]
+    section = done.stdout.split("from skillstate_testing", 1)[1]
     for name in FIXTURES:
         assert f"\n{name}" in section, name
     assert "A fresh store of each bundled kind in turn" in section

@@ -12,12 +12,12 @@ import uuid
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, sample_skill
 
 from skillstate import Change, Runtime, create_run, transition
 from skillstate.errors import InvalidInput, StoreError
 from skillstate.jsondoc import check_document, compact, parse_json
 from skillstate.runtime.errors import SessionInputError
-from skillstate.testing import make_host, sample_skill
 
 BAD = "\ud800"
 

@@ -208,8 +208,9 @@ def test_an_invalid_json_schema_is_refused_when_the_skill_is_defined() -> None:
 def test_a_plugin_registering_an_invalid_schema_gets_one_warning_naming_the_skill() -> None:
     import warnings
 
+    from skillstate_testing import make_host
+
     from skillstate import SkillDefinition, hookimpl
-    from skillstate.testing import make_host
 
     class Broken:
         @hookimpl

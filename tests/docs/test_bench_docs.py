@@ -91,7 +91,7 @@ def test_the_documented_t_10_row_re_runs_exactly(
 
 def test_the_bench_hook_is_documented_in_a_section_of_its_own() -> None:
     """docs/hooks.md: the core's hooks, then the bench plugin's (its spec module's docstring)."""
-    from skillstate.hookdoc import hook_signatures
+    from tools.hookdoc import hook_signatures
 
     page = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
     core, bench = page.split(

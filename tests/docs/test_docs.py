@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from support import ROOT
 
-from skillstate.clidoc import commands, help_pages, render
 from skillstate.config import KEYS
+from tools.clidoc import commands, help_pages, render
 
 DOCS = ROOT / "docs"
 CODE_DIRS = ("skillstate", "plugins", "benchmarks")
@@ -24,7 +24,7 @@ def _code_files() -> list[Path]:
 
 def test_cli_reference_is_current() -> None:
     page = (DOCS / "cli.md").read_text(encoding="utf-8")
-    assert page == render(), "docs/cli.md is stale: run python -m skillstate.clidoc > docs/cli.md"
+    assert page == render(), "docs/cli.md is stale: run python -m tools.clidoc > docs/cli.md"
 
 
 def test_cli_reference_covers_every_command_and_subcommand() -> None:

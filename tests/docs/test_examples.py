@@ -5,7 +5,7 @@ with its dependencies is the slow part): each package is copied out of the sourc
 tree, built into a wheel, and the wheels are installed beside skillstate and pytest.
 Then the plugins are listed, used end to end through the CLI and the Python API, and
 each package's own test suite runs with that environment's pytest — so the
-conformance suites of ``skillstate.testing`` really run against the installed plugins.
+conformance suites of ``skillstate_testing`` really run against the installed plugins.
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from skillstate_testing import StoreConformance
 from support import ROOT, clean_env
 
 import skillstate.store
-from skillstate.testing import StoreConformance
 
 RULE = re.compile(r"shared.{0,80}never changed in place", re.S)
 
@@ -78,7 +78,7 @@ def test_the_guide_names_the_store_module_its_entry_point_and_its_test() -> None
             for alias in node.names
         }
         ours = {m for m in imported if m and m.split(".")[0] == "skillstate"}
-        allowed = {"skillstate.plugin"} | ({"skillstate.testing"} if "tests/" in path else set())
+        allowed = {"skillstate.plugin"} | ({"skillstate_testing"} if "tests/" in path else set())
         assert ours <= allowed, (path, ours)
     assert "def list(self, skill=None, keys=())" in blocks["mypkg/my_store.py"]
 

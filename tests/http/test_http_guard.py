@@ -1,4 +1,4 @@
-"""The serving kit's request checks (``skillstate.plugin.http.check_request``): the Host,
+"""The serving kit's request checks (``skillstate_serving.check_request``): the Host,
 Origin and bearer-token refusals every local HTTP surface gives, and their JSON answer."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ import asyncio
 import json
 from typing import Any
 
-from skillstate.http import guard
-from skillstate.plugin.http import ServeSettings, check_request
+from skillstate_serving import ServeSettings, check_request, guard
 
 
 def _scope(**headers: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""``skillstate.plugin.http.serve``, through the plugin its docstring's tutorial writes: the
+"""``skillstate_serving.serve``, through the plugin its docstring's tutorial writes: the
 example installed as a real plugin, its command run for real, real signals.
 
 Ctrl-C (SIGINT) and SIGTERM shut the server down and ``serve`` returns 130 and 143 (the
@@ -16,16 +16,15 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import skillstate_serving
 from support import ServerProcess, clean_env, make_distribution, run_skillstate
-
-import skillstate.plugin.http
 
 
 def _tutorial() -> str:
     """The ``hello/__init__.py`` block of the module's docstring, as a module's source."""
-    doc = skillstate.plugin.http.__doc__ or ""
+    doc = skillstate_serving.__doc__ or ""
     found = re.search(r"``hello/__init__.py``::\n\n((?:    .*\n|\n)+)", doc)
-    assert found, "the tutorial's code block is gone from skillstate.plugin.http"
+    assert found, "the tutorial's code block is gone from skillstate_serving"
     return textwrap.dedent(found.group(1))
 
 

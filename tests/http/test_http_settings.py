@@ -1,14 +1,14 @@
 """``add_serve_options`` and ``ServeSettings.from_args``: one set of options, defaults and
-refusals for every serving command (the API of ``skillstate.plugin.http``)."""
+refusals for every serving command (the API of ``skillstate_serving``)."""
 
 from __future__ import annotations
 
 import argparse
 
 import pytest
+from skillstate_serving import ServeSettings, add_serve_options
 
 from skillstate.plugin import InvalidInput
-from skillstate.plugin.http import ServeSettings, add_serve_options
 
 
 def _parser(**options: object) -> argparse.ArgumentParser:

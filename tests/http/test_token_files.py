@@ -1,14 +1,13 @@
 """``--token-file`` reads a token the same way, with the same messages, for ``skillstate ui``
-and ``skillstate mcp --http`` (``skillstate.http.options.read_token_file``)."""
+and ``skillstate mcp --http`` (``skillstate_serving.options.read_token_file``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from skillstate_serving.options import TokenFileError, read_token_file
 from support import run_skillstate
-
-from skillstate.http.options import TokenFileError, read_token_file
 
 SERVERS = (["ui", "--port", "0"], ["mcp", "--http", "--port", "0"])
 

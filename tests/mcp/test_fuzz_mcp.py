@@ -33,8 +33,7 @@ from fuzzing import (
     hostile_text,
     tree_hash,
 )
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from support import SKILLSTATE, server_env
 
 pytestmark = pytest.mark.fuzz

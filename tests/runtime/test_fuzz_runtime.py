@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 from fuzzing import FUZZ, hostile_documents, hostile_text, hostile_values, run_ids
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from skillstate import Runtime
 from skillstate.errors import SkillstateError

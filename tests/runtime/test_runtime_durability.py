@@ -16,7 +16,7 @@ from skillstate import Runtime
 
 
 def _file_store_available() -> bool:
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     return make_host().stores.get("file") is not None
 

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from skillstate_testing import make_host, temporary_store_url
+from skillstate_testing.helpers import STORE_KINDS
 
 from skillstate.journal import verify_record
 from skillstate.runtime import Runtime
@@ -18,8 +20,6 @@ from skillstate.runtime.errors import (
     StaleStep,
     StepNotFound,
 )
-from skillstate.testing import make_host, temporary_store_url
-from skillstate.testing.helpers import STORE_KINDS
 
 
 @pytest.fixture(params=STORE_KINDS)

@@ -17,7 +17,7 @@ from skillstate.errors import SkillstateError
 
 @pytest.fixture
 def store_dir(tmp_path: Path) -> Path:
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     if make_host().stores.get("file") is None:
         if os.environ.get("CI") == "true":

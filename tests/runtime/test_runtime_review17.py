@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, snapshot_interval
 
 from skillstate.journal import verify_record
 from skillstate.plugin import FieldSpec, Problem, SkillDefinition, hookimpl
@@ -20,7 +21,6 @@ from skillstate.runtime.errors import (
     StateRejected,
     StepNotFound,
 )
-from skillstate.testing import make_host, snapshot_interval
 
 
 class AppendMerge:
@@ -51,7 +51,7 @@ def _logged(rt: Runtime, sid: str = "s", steps: int = 4) -> None:
 
 
 def test_every_runtime_replay_uses_the_hosts_merge(merged: Runtime) -> None:
-    with snapshot_interval(1000):  # no snapshot: every past state is a replay
+    with snapshot_interval(1000, merged.store):  # no snapshot: every past state is a replay
         _logged(merged)
         assert merged.get_session("s", at_step=2)["execution_state"]["log"] == ["a", "x0", "x1"]
         rows = merged.session_history("s")["items"]
@@ -69,12 +69,13 @@ def test_every_runtime_replay_uses_the_hosts_merge(merged: Runtime) -> None:
 
 
 def test_an_import_replays_with_the_hosts_merge(merged: Runtime, tmp_path: Path) -> None:
-    with snapshot_interval(2):
+    with snapshot_interval(2, merged.store):
         _logged(merged)
         store = merged.store
         record, entries = store.get("s"), store.journal("s")
         for url in (f"file:{tmp_path / 'other'}", f"sqlite:{tmp_path / 'o.db'}", "memory:imp17"):
             other = merged.host.open_store(url)
+            other.snapshot_interval = 2
             other.import_run(record, entries, merge=merged.host.merge)
             for version in range(1, record.version + 1):
                 want = store.state_at("s", version, merge=merged.host.merge).state

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 from redisserver import SERVER, RedisServer
-
-from skillstate.testing import require_service
+from skillstate_testing import require_service
 
 
 def _require_redis() -> None:

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 from redisserver import RedisServer
+from skillstate_testing import make_host, run_command, sample_skill
+from skillstate_testing.durability import increment, kill_writers
 
 from skillstate.plugin import create_run
-from skillstate.testing import make_host, run_command, sample_skill
-from skillstate.testing.durability import increment, kill_writers
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 from redisserver import RedisServer
-
-from skillstate.testing import make_host, run_command, temporary_store_url
+from skillstate_testing import make_host, run_command, temporary_store_url
 
 OPERATIONS: list[tuple[str, ...]] = [
     ("init", "rig-task", "t1", "--json", '{"branch": "feat/a"}'),

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 from redisserver import RedisServer, free_port
+from skillstate_testing import clean_env, make_host, run_command
 
 from skillstate.plugin import StoreError
-from skillstate.testing import clean_env, make_host, run_command
 
 
 def _fails_in_one_line(url: str, *args: str, cwd: Path) -> str:

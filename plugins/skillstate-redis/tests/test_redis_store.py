@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from redisserver import RedisServer
+from skillstate_testing import StoreConformance, make_host, sample_skill, snapshot_interval
 
 from skillstate.plugin import JournalEntry, RunRecord, StoreError, VersionConflict
-from skillstate.testing import StoreConformance, make_host, sample_skill, snapshot_interval
 
 
 class TestRedisStore(StoreConformance):
@@ -166,7 +166,7 @@ def test_a_history_window_reads_only_its_versions(own_server: Callable[..., Redi
     url = redis_server.url(prefix, durability="process")
     host, skill = make_host(url), sample_skill()
     store = host.open_store()
-    with snapshot_interval(10):
+    with snapshot_interval(10, store):
         create_run(host, store, skill, "w", {"counter": 0})
         for n in range(1, 30):
             transition(host, store, "w", Change(patch={"counter": n}), skill=skill)

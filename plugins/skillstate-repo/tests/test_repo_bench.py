@@ -20,9 +20,9 @@ from skillstate_plugins.bench import (
 )
 from skillstate_repo.benchmark import REPO_BENCHMARK
 from skillstate_repo.oracle import RepoOracle
+from skillstate_testing import run_command
 
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import run_command
 
 
 class WaitPolicy:
@@ -108,7 +108,7 @@ def test_the_floor_and_a_budget_capped_window(runtime: Runtime) -> None:
 
 
 def _this_plugin() -> str:
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     owner = make_host().environments.owner("repo")  # the plugin of the benchmark too
     assert owner is not None

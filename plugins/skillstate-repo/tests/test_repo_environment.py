@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from skillstate_repo.generator import SCENARIOS, generate
 from skillstate_repo.world import Command, apply_command, finish_ci, new_world, parse_command
-
-from skillstate.testing import EnvironmentConformance, make_host
+from skillstate_testing import EnvironmentConformance, make_host
 
 HEADER = "--- BACKGROUND TELEMETRY ---"  # App. C's header, as the paper writes it
 

@@ -12,13 +12,13 @@ place. The steps, the system calls and why each check is enough:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from skillstate.plugin import (
     JournalEntry,
     RunNotFound,
     RunRecord,
-    Store,
     StoreError,
     VersionConflict,
 )
@@ -52,6 +52,7 @@ class Committing:
     root: str
     _open: OpenRuns
     _syncs: PendingSyncs | None
+    snapshot_due: Callable[[int], bool]  # Store's
 
     def _files(self, run_id: str) -> RunFiles:
         raise NotImplementedError
@@ -107,7 +108,7 @@ class Committing:
         if before.version != expected_version:
             raise VersionConflict(record.id, expected_version, before.version)
         size = journal.size
-        snapshot = snapshot_of(record) if Store.snapshot_due(record.version) else None
+        snapshot = snapshot_of(record) if self.snapshot_due(record.version) else None
         line = encode_entry(entry, record_delta(before, record, entry), snapshot)
         if size == 0:  # a rig-state run without a journal: its state comes first
             line = import_line(before) + line

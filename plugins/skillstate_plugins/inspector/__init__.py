@@ -6,7 +6,7 @@ A thin adapter over the store and history API (:meth:`Store.list
 :mod:`.queries` reads, the templates render (Jinja2, autoescape on), :mod:`.listing`
 keeps the list page's store listing for a moment, :mod:`.gate` checks every request
 (GET/HEAD only, Host/Origin, optional bearer token) and :mod:`.app` ties them
-together; :mod:`skillstate.plugin.http` serves it. Its libraries are the ``ui`` extra
+together; :mod:`skillstate_serving` serves it. Its libraries are the ``ui`` extra
 (``pip install 'skillstate[ui]'``); nothing here is imported unless the inspector runs.
 
 :func:`ui_app` is the whole inspector as one ASGI app. The MCP server mounts it under

@@ -12,7 +12,7 @@ than loopback without one is refused unless ``--allow-no-token`` says it is mean
 Connections are bounded as the MCP server's are (``--max-connections``,
 ``--header-timeout``, idle keep-alive connections closed after 5 s).
 
-The options, their checks and the server are :mod:`skillstate.plugin.http`'s. Ctrl-C
+The options, their checks and the server are :mod:`skillstate_serving`'s. Ctrl-C
 (SIGINT) stops it cleanly — uvicorn finishes the requests in flight, the store is
 closed — and the exit code is 130; SIGTERM does the same and exits 143.
 """
@@ -22,9 +22,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from skillstate_serving import ServeSettings, add_serve_options, serve
+
 from skillstate.plugin import mask_url
 from skillstate.plugin.cli import CliContext, ExitCode
-from skillstate.plugin.http import ServeSettings, add_serve_options, serve
 
 __all__ = ["DEFAULT_PORT", "TOKEN_ENV", "configure", "run"]
 

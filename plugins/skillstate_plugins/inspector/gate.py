@@ -25,7 +25,7 @@ The session cookie is this server's alone and expires:
   cookie to every port of a host, so a cookie named the same on two servers would be
   overwritten by, and sent to, the other; ``HttpOnly`` and ``SameSite=Strict``.
 
-The Host, Origin and bearer-token checks are :func:`skillstate.plugin.http.check_request`,
+The Host, Origin and bearer-token checks are :func:`skillstate_serving.check_request`,
 the same code as the MCP HTTP server's gate; the cookie is the inspector's own.
 
 Every answer carries a Content-Security-Policy allowing only the inspector's own
@@ -46,9 +46,8 @@ from collections.abc import Sequence
 from http.cookies import SimpleCookie
 from typing import Any
 
+from skillstate_serving import ServeSettings, check_request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from skillstate.plugin.http import ServeSettings, check_request
 
 __all__ = ["COOKIE", "SESSION_SECONDS", "UiGate", "security_headers"]
 

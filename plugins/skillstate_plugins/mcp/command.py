@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
+from skillstate_serving import ServeSettings, add_serve_options, serve
 
 from skillstate.plugin import InvalidInput, PluginError, SkillstateError
 from skillstate.plugin.cli import ExitCode
-from skillstate.plugin.http import ServeSettings, add_serve_options, serve
 
 if TYPE_CHECKING:
     from skillstate.plugin.cli import CliContext
@@ -93,7 +93,7 @@ class HttpUsageError(SkillstateError):
 @attrs.frozen
 class HttpSettings:
     """What the MCP server listens on, whom it lets in, and its limits (:func:`http_settings`):
-    the serving kit's :class:`~skillstate.plugin.http.ServeSettings` and the body limit."""
+    the serving kit's :class:`~skillstate_serving.ServeSettings` and the body limit."""
 
     serve: ServeSettings
     max_body: int = DEFAULT_MAX_BODY
@@ -120,7 +120,7 @@ def http_settings(
 ) -> HttpSettings:
     """The address, token and limits from the options of :func:`add_http_options`, checked.
 
-    The serving kit's rules (:meth:`~skillstate.plugin.http.ServeSettings.from_args`):
+    The serving kit's rules (:meth:`~skillstate_serving.ServeSettings.from_args`):
     the token comes from ``--token``, else ``--token-file``, else ``$SKILLSTATE_MCP_TOKEN``
     (an empty variable counts as unset); ``--token ""``, both options, a token file
     that is not one token, and a non-loopback ``--host`` without a token (unless
@@ -137,7 +137,7 @@ def http_settings(
 
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
-    """The serving kit's options (:func:`~skillstate.plugin.http.add_serve_options`:
+    """The serving kit's options (:func:`~skillstate_serving.add_serve_options`:
     ``--host --port --allowed-host --token --token-file --allow-no-token
     --max-connections --header-timeout``) and ``--max-body``: what :func:`http_settings` reads."""
     add_serve_options(

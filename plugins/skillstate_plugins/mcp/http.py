@@ -24,12 +24,12 @@ so there is nothing it could push, and an event stream held open would be held
 forever. ``/health`` answers 200 with the server and store status, or 503 with JSON
 when the store fails or does not answer within ``health_timeout`` (5 s).
 
-The server that runs it (:func:`skillstate.plugin.http.serve`) bounds connections: at
+The server that runs it (:func:`skillstate_serving.serve`) bounds connections: at
 most ``max_connections`` open at once, a deadline for each request's headers, idle
 keep-alive connections closed.
 
 The Host, Origin and token checks are the serving kit's
-(:func:`skillstate.plugin.http.check_request`), shared with the run inspector's gate (an app another plugin registers under ``"ui"``, mounted at
+(:func:`skillstate_serving.check_request`), shared with the run inspector's gate (an app another plugin registers under ``"ui"``, mounted at
 ``/ui`` with ``--ui``: :mod:`.hookspecs`).
 
 ``/mcp`` is the SDK's Streamable HTTP transport (``MCPServer.streamable_http_app``),
@@ -48,12 +48,12 @@ from typing import Any
 import anyio
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from skillstate_serving import ServeSettings, check_request
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from skillstate.plugin import SkillstateError
-from skillstate.plugin.http import ServeSettings, check_request
 
 from .framing import INVALID_REQUEST, error_message, read
 from .scrub import scrub

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from skillstate_dbm_store import parse_dbm_url
+from skillstate_testing import StoreConformance, make_host
 
 from skillstate.plugin import StoreError
-from skillstate.testing import StoreConformance, make_host
 
 
 class TestDbmStore(StoreConformance):
@@ -30,8 +30,9 @@ def test_a_url_without_a_file_name_is_refused(url):
 
 
 def test_runs_survive_reopening(tmp_path):
+    from skillstate_testing import sample_skill
+
     from skillstate.plugin import Change, create_run, transition
-    from skillstate.testing import sample_skill
 
     url = f"dbm://{tmp_path}/runs"
     host = make_host(url)

@@ -1,7 +1,7 @@
 """The deploy checklist's rules, through the real pipeline and the real CLI.
 
 The fixtures ``skillstate_host`` and ``register_plugin`` come from skillstate's pytest
-plugin (``skillstate.testing``), which pytest loads by itself once skillstate is installed.
+plugin (``skillstate_testing``), which pytest loads by itself once skillstate is installed.
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from skillstate_testing import EnvironmentConformance
 
 from skillstate.plugin import InvalidInput
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import EnvironmentConformance
 
 READ_2 = {"type": "read", "id": "M-2"}
 ARCHIVE_2 = {"type": "archive", "id": "M-2"}

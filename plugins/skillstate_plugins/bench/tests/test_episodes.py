@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host
 
 from skillstate.plugin import InvalidInput
-from skillstate.testing import make_host
 
 from .. import (
     Command,

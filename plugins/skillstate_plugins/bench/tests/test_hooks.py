@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, run_command
 
 from skillstate.plugin import PluginError, hookimpl
-from skillstate.testing import make_host, run_command
 
 from .. import BenchmarkSpec, EpisodeOutcome
 from ..spec import benchmarks

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, require_service
 
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import make_host, require_service
 
 from .. import BenchmarkSpec, EpisodeConfig, TurnView, run_episode
 from ..llm import ChatCompletionsPolicy, public_endpoint

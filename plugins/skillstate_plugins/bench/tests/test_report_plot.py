@@ -10,8 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from skillstate.testing import run_command
+from skillstate_testing import run_command
 
 from ..plot import draw, legibility_problems
 from ..report import paired_differences, summarize

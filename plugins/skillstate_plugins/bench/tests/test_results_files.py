@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from skillstate.testing import clean_env, run_command
+from skillstate_testing import clean_env, run_command
 
 from ..results import ResultsError, ResultsFile, load_results
 

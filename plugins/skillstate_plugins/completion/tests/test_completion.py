@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import require_service, run_command
+from skillstate_testing import require_service, run_command
 
 
 def script(shell: str, tmp_path: Path, *args: str) -> Path:

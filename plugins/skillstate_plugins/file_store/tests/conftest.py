@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
-
-from skillstate.testing import make_host
+from skillstate_testing import make_host
 
 from .. import FileStore
 

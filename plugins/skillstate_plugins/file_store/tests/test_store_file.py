@@ -15,8 +15,8 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+from skillstate_testing import StoreConformance, make_host, sample_skill
 
 from skillstate.plugin import (
     Change,
@@ -32,7 +32,6 @@ from skillstate.plugin import (
     transition,
 )
 from skillstate.plugin.history import verify_record
-from skillstate.testing import StoreConformance, make_host, sample_skill
 
 from .. import FileStore, root_from_url
 from ..format import encode_entry, encode_record
@@ -109,9 +108,10 @@ def test_url_forms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_file_store_is_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
+    from skillstate_testing.helpers import PLUGIN_SELECTION
+
     from skillstate.plugin import Host
     from skillstate.plugin.cli import load_config
-    from skillstate.testing.helpers import PLUGIN_SELECTION
 
     monkeypatch.chdir(tmp_path)
     env = {k: v for k, v in os.environ.items() if k in PLUGIN_SELECTION}  # no store configured

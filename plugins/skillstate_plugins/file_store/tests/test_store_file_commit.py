@@ -21,8 +21,8 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+from skillstate_testing import sample_skill
 
 from skillstate.plugin import (
     Change,
@@ -34,7 +34,6 @@ from skillstate.plugin import (
     transition,
 )
 from skillstate.plugin.history import verify_record
-from skillstate.testing import sample_skill
 
 from .. import FileStore
 from ..format import encode_entry
@@ -67,7 +66,7 @@ def _in_another_process(root: Path, code: str) -> None:
     prelude = (
         "from skillstate_plugins.file_store import FileStore\n"
         "from skillstate.plugin import Change, create_run, transition\n"
-        "from skillstate.testing import make_host, sample_skill\n"
+        "from skillstate_testing import make_host, sample_skill\n"
         f"url = {f'file:{root}'!r}\n"
         "host = make_host(url); store = FileStore(url)\n"
     )

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, sample_skill
 
 from skillstate.plugin import Change, VersionConflict, create_run, transition
 from skillstate.plugin.history import verify_record
-from skillstate.testing import make_host, sample_skill
 
 pytestmark = [
     pytest.mark.slow,
@@ -130,7 +130,7 @@ WORKER = """
 import sys
 from skillstate.plugin import VersionConflict
 from skillstate.plugin import Change, transition
-from skillstate.testing import make_host, sample_skill
+from skillstate_testing import make_host, sample_skill
 
 url, count = sys.argv[1], int(sys.argv[2])
 host = make_host(url)

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, sample_skill
+from skillstate_testing.durability import increment, kill_writers
 
 from skillstate.plugin import Change, RunNotFound, StoreError, create_run, transition
 from skillstate.plugin.history import verify_record
-from skillstate.testing import make_host, sample_skill
-from skillstate.testing.durability import increment, kill_writers
 
 from .. import FileStore
 from ..group_sync import SYNC_WINDOW, PendingSyncs

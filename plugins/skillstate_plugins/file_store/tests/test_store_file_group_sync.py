@@ -81,7 +81,7 @@ PACKAGE = __name__.rsplit(".tests.", 1)[0]
 
 EXIT_SCRIPT = """
 import os, sys
-from skillstate.testing import make_host, sample_skill
+from skillstate_testing import make_host, sample_skill
 from skillstate.plugin import Change, create_run, transition
 from PACKAGE import group_sync
 from PACKAGE.syncs import observing_syncs
@@ -119,7 +119,7 @@ def test_what_is_pending_is_synced_when_the_interpreter_exits(tmp_path: Path) ->
 
 EXIT_FAILING_SCRIPT = """
 import sys
-from skillstate.testing import make_host, sample_skill
+from skillstate_testing import make_host, sample_skill
 from skillstate.plugin import Change, create_run, transition
 from PACKAGE import group_sync
 from PACKAGE.syncs import observing_syncs

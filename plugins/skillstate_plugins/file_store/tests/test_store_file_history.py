@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, snapshot_interval
 
 from skillstate.plugin import StoreError
 from skillstate.plugin.history import verify_record
-from skillstate.testing import make_host, snapshot_interval
 
 from .. import FileStore
 from .test_store_file import _create, _patch
@@ -27,7 +27,7 @@ def store(tmp_path: Path) -> Any:
 
 @pytest.fixture(autouse=True)
 def every_fourth_version() -> Any:
-    with snapshot_interval(4):
+    with snapshot_interval(4, FileStore):
         yield
 
 

@@ -16,9 +16,7 @@ import pytest
 from skillstate.plugin import Change, SkillDefinition, StoreError, VersionConflict, transition
 from skillstate.plugin.history import verify_record
 
-from .. import FileStore
-from .. import commit as commit_module
-from .. import store as store_module
+from .. import FileStore, commit as commit_module, store as store_module
 from ..format import encode_entry, encode_record
 from .test_store_file import _create, _files, _next, _patch
 

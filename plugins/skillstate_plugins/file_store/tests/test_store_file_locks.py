@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import sample_skill
 
 from skillstate.plugin import create_run
 from skillstate.plugin.history import verify_record
-from skillstate.testing import sample_skill
 
 from .. import FileStore
 from ..locks import RunLock
@@ -57,7 +57,7 @@ def _wait_free(path: Path, seconds: float = 3.0) -> bool:
 WRITER = """
 import os, sys, time
 from skillstate.plugin import Change, create_run, transition
-from skillstate.testing import make_host, sample_skill
+from skillstate_testing import make_host, sample_skill
 from skillstate_plugins.file_store import FileStore, commit
 
 url = sys.argv[1]

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from skillstate.testing import SmallFilesystem, clean_env, run_command
+from skillstate_testing import SmallFilesystem, clean_env, run_command
 
 HIDE_FCNTL = (
     "import importlib.abc, sys\n"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, sample_skill
 
 from skillstate.plugin import (
     Change,
@@ -27,7 +28,6 @@ from skillstate.plugin import (
 )
 from skillstate.plugin.history import verify_record
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import make_host, sample_skill
 
 from .. import FileStore
 from ..format import encode_record

@@ -10,8 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import make_host
+from skillstate_testing import make_host
 
 from .test_store_file import _create, _patch
 

@@ -7,9 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import require_postgres
-from skillstate.testing.helpers import postgres_url
+from skillstate_testing import require_postgres
+from skillstate_testing.helpers import postgres_url
 
 
 @pytest.fixture(params=["file", "sqlite", "postgresql"])

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from skillstate.testing import make_host
+from skillstate_testing import make_host
 
 from .support import UiServer
 

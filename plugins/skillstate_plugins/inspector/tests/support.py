@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skillstate.testing import clean_env, make_host, run_command
+from skillstate_testing import clean_env, make_host, run_command
 
 __all__ = [
     "CANARY",

@@ -21,9 +21,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from skillstate_testing import make_host, require_service
 
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import make_host, require_service
 
 from .support import IMG, UiServer, run_skillstate, seed
 

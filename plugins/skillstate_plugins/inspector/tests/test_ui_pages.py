@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import make_host
+from skillstate_testing import make_host
 
 from .support import REASONING, UiServer, run_skillstate, seed
 

@@ -282,7 +282,7 @@ def test_the_store_url_secrets_are_what_the_pages_mask() -> None:
 
 
 def test_the_gate_and_the_server_are_the_serving_kits() -> None:
-    """Host, Origin, the bearer token, the socket and uvicorn are skillstate.plugin.http's,
+    """Host, Origin, the bearer token, the socket and uvicorn are skillstate_serving's,
     shared with the MCP server: the inspector has no copy of its own to drift apart."""
     import inspect
 

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from skillstate.testing import make_host
+from skillstate_testing import make_host
 
 from .. import MISSING_EXTRA, skillstate_register_http_apps
 from .support import UiServer, run_skillstate, seed

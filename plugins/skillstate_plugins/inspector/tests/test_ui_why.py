@@ -7,7 +7,7 @@ import html
 import re
 from pathlib import Path
 
-from skillstate.testing import make_host
+from skillstate_testing import make_host
 
 from .support import IMG, SCRIPT, UiServer, run_skillstate
 

@@ -27,9 +27,8 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-
-from skillstate.testing import clean_env
-from skillstate.testing.helpers import PLUGIN_SELECTION
+from skillstate_testing import clean_env
+from skillstate_testing.helpers import PLUGIN_SELECTION
 
 SKILLSTATE = str(Path(sys.executable).parent / "skillstate")
 TIMEOUT = 60.0

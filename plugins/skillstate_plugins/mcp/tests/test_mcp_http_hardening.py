@@ -439,7 +439,7 @@ def test_health_and_the_banner_mask_a_postgresql_password(tmp_path: Path) -> Non
     line (the local server trusts, so the password is accepted and ignored)."""
     from urllib.parse import urlsplit
 
-    from skillstate.testing.helpers import postgres_url, require_postgres
+    from skillstate_testing.helpers import postgres_url, require_postgres
 
     require_postgres()
     base = urlsplit(postgres_url())

@@ -30,8 +30,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
-
-from skillstate.testing import clean_env
+from skillstate_testing import clean_env
 
 from .support import INITIALIZED, SKILLSTATE, TIMEOUT, raw_initialize, server_env
 from .test_mcp_transport_differential import _answer, _calls

@@ -5,8 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-
-from skillstate.testing import StoreConformance
+from skillstate_testing import StoreConformance
 
 
 class TestMemoryStore(StoreConformance):
@@ -18,7 +17,7 @@ class TestMemoryStore(StoreConformance):
 def test_a_memory_url_with_options_is_refused_not_taken_as_a_name() -> None:
     """``memory:?durability=process`` used to open a store *named* ``?durability=process``
     while ``skillstate plugins`` said its durability was ``process``."""
-    from skillstate.testing import run_command
+    from skillstate_testing import run_command
 
     result = run_command("skillstate", "--store", "memory:?durability=process", "list")
     assert result.returncode == 3, result

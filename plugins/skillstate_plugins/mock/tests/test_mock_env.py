@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from skillstate.testing import EnvironmentConformance, make_host
+from skillstate_testing import EnvironmentConformance, make_host
 
 
 class TestMockConformance(EnvironmentConformance):

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from skillstate_testing import StoreConformance, make_host, temporary_store_url
+from skillstate_testing.helpers import postgres_url
 
 from skillstate.plugin import JournalEntry, RunRecord, StoreError
-from skillstate.testing import StoreConformance, make_host, temporary_store_url
-from skillstate.testing.helpers import postgres_url
 
 from .. import parse_postgres_url
 

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, sample_skill, temporary_store_url
+from skillstate_testing.durability import kill_writers
 
 from skillstate.plugin import create_run
-from skillstate.testing import make_host, sample_skill, temporary_store_url
-from skillstate.testing.durability import kill_writers
 
 from ..backend import PostgresStore
 

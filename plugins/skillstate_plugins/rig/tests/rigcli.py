@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import clean_env
+from skillstate_testing import clean_env
 
 VENV_BIN = Path(sys.executable).parent
 

@@ -11,8 +11,7 @@ import os
 import subprocess
 
 import pytest
-
-from skillstate.testing import clean_env
+from skillstate_testing import clean_env
 
 from . import rigcli
 from .rigcli import VENV_BIN, Cli

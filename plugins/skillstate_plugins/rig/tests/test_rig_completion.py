@@ -9,8 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import require_service, run_command
+from skillstate_testing import require_service, run_command
 
 
 def complete(path: Path, line: str) -> list[str]:

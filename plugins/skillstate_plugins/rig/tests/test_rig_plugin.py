@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host
 
 from skillstate.plugin import Change, Host, InvalidRunId, check_run_id, create_run, transition
-from skillstate.testing import make_host
 
 from ..guards import phase_at_or_past
 from ..render import render_compact

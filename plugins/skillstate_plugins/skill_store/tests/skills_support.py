@@ -13,10 +13,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
-
-from skillstate.testing import run_command
+from hypothesis import HealthCheck, settings, strategies as st
+from skillstate_testing import run_command
 
 from .. import SkillError, SkillStore
 

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from .. import SkillError, SkillStore
 from .skills_support import FUZZ, hostile_text, skill_text, tree_hash

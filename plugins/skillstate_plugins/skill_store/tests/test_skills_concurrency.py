@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import clean_env
+from skillstate_testing import clean_env
 
 from .. import SkillStore, SkillView
 from .skills_support import ok, skill_text

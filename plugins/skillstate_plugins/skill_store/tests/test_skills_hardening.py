@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from skillstate.testing import SmallFilesystem
+from skillstate_testing import SmallFilesystem
 
 from .. import SkillStore
 from .skills_support import err, new_store, ok, put_skill, skill_text, skills_cli, snapshot

@@ -15,8 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import run_command
+from skillstate_testing import run_command
 
 from .skills_support import put_skill, skills_cli, snapshot
 

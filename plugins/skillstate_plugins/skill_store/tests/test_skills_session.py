@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host
 
 from skillstate.plugin import InvalidInput, PluginError
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import make_host
 
 from .. import SkillStore
 from .skills_support import err, ok, skill_text, skills_cli

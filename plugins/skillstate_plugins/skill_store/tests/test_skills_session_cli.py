@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from skillstate_testing import run_command
 
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import run_command
 
 from .skills_support import put_skill, snapshot
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from skillstate_testing import StoreConformance, make_host
 
 from skillstate.plugin import StoreError
-from skillstate.testing import StoreConformance, make_host
 
 from .. import parse_sqlite_url
 
@@ -130,8 +130,9 @@ def test_a_record_edited_to_hold_half_a_pair_is_damaged_and_skipped(tmp_path: Pa
     damaged (and a listing skips only it, with a warning naming it)."""
     import sqlite3
 
+    from skillstate_testing import sample_skill
+
     from skillstate.plugin import create_run
-    from skillstate.testing import sample_skill
 
     db = tmp_path / "runs.db"
     host = make_host(f"sqlite:///{db}")

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from skillstate_testing import SmallFilesystem, make_host, run_command
 
 from skillstate.plugin import StoreError, create_run
-from skillstate.testing import SmallFilesystem, make_host, run_command
 
 
 def _store_with_a_run(fs: SmallFilesystem) -> str:

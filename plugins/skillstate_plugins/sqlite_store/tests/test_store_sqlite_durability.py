@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skillstate_testing import make_host, sample_skill
+from skillstate_testing.durability import increment, kill_writers
 
 from skillstate.plugin import Change, create_run, transition
-from skillstate.testing import make_host, sample_skill
-from skillstate.testing.durability import increment, kill_writers
 
 from ..backend import SQLiteStore
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from skillstate.testing import clean_env, run_command
+from skillstate_testing import clean_env, run_command
 
 
 def run(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
@@ -157,7 +157,7 @@ def test_bench_bad_arguments_are_named(tmp_path: Path) -> None:
 
 def _this_plugin() -> str:
     """The entry-point name this package is installed under (``warehouse`` when bundled)."""
-    from skillstate.testing import make_host
+    from skillstate_testing import make_host
 
     owner = make_host().environments.owner("warehouse")
     assert owner is not None

@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from skillstate.testing import clean_env
+from skillstate_testing import clean_env
 
 SEEDS = 300  # about 6 s on one core: a run that did not stop would finish them all
 

@@ -6,10 +6,10 @@ import uuid
 from typing import Any
 
 import pytest
+from skillstate_testing import EnvironmentConformance, make_host
 
 from skillstate.plugin import InvalidInput
 from skillstate.plugin.runtime import Runtime
-from skillstate.testing import EnvironmentConformance, make_host
 
 
 class TestWarehouseCommandConformance(EnvironmentConformance):

@@ -6,10 +6,8 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from skillstate.testing import make_host
+from hypothesis import given, settings, strategies as st
+from skillstate_testing import make_host
 
 from ..generator import generate
 from ..noise import telemetry_lines

@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from skillstate.errors import InvalidInput
-from skillstate.http.guard import allowed_names
+from skillstate.plugin import InvalidInput
+from skillstate_serving.guard import allowed_names
 
 __all__ = [
     "DEFAULT_MAX_CONNECTIONS",
@@ -228,7 +228,7 @@ class ServeSettings:
     ``host`` and ``port`` (0: any free port) are the address; ``token`` the bearer
     token every request must carry (``None``: none); ``allowed_hosts`` the Host names
     accepted besides loopback and ``host`` itself (``allowed_names`` is the whole set,
-    what :func:`~skillstate.http.guard.check_request` matches). The limits: at most
+    what :func:`~skillstate_serving.guard.check_request` matches). The limits: at most
     ``max_connections`` open at once (more get 503); a request's headers complete
     within ``header_timeout`` seconds; an idle keep-alive connection closed after
     ``keep_alive`` seconds; headers at most ``max_header_bytes``.
@@ -256,7 +256,7 @@ class ServeSettings:
 
         The token comes from ``--token``, else ``--token-file``, else the command's
         variable (an empty one counts as unset). Raises
-        :class:`~skillstate.errors.InvalidInput` (one line; exit 2) for ``--token ""``
+        :class:`~skillstate.plugin.InvalidInput` (one line; exit 2) for ``--token ""``
         (what ``--token "$TOKEN"`` becomes when the variable is unset: it must not turn
         authentication off), for both ``--token`` and ``--token-file``, for a token
         file :func:`read_token_file` refuses, for a token no client could send, and for

@@ -1,7 +1,7 @@
 """The HTTP server under every local surface: uvicorn, bounded, stopped by signals cleanly.
 
-:func:`serve` binds :class:`~skillstate.http.options.ServeSettings`' address
-(:func:`~skillstate.http.guard.bind`) and serves an ASGI app there with uvicorn, its
+:func:`serve` binds :class:`~skillstate_serving.options.ServeSettings`' address
+(:func:`~skillstate_serving.guard.bind`) and serves an ASGI app there with uvicorn, its
 connections bounded: at most ``max_connections`` open at once (more get 503), a
 request's headers must arrive within ``header_timeout`` (so a silent or slow-trickling
 client is dropped), and an idle keep-alive connection is closed after ``keep_alive``
@@ -27,11 +27,11 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from skillstate.errors import SkillstateError
-from skillstate.http.guard import Receive, Scope, Send, bind
+from skillstate.plugin import SkillstateError
+from skillstate_serving.guard import Receive, Scope, Send, bind
 
 if TYPE_CHECKING:
-    from skillstate.http.options import ServeSettings
+    from skillstate_serving.options import ServeSettings
 
 __all__ = ["PortInUse", "Terminated", "serve", "sigint_heard", "sigterm_raises"]
 

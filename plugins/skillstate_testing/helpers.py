@@ -100,8 +100,8 @@ def make_host(store_url: str = "memory:", **config_overrides: Any) -> Any:
     No configuration file or ``SKILLSTATE_*`` variable applies, except the
     :data:`PLUGIN_SELECTION` ones.
     """
-    from skillstate.config import load_config
-    from skillstate.host import Host
+    from skillstate.plugin import Host
+    from skillstate.plugin.cli import load_config
 
     env = {k: v for k, v in os.environ.items() if k in PLUGIN_SELECTION}
     config = load_config(env=env, overrides={"store": store_url, **config_overrides})
@@ -110,7 +110,7 @@ def make_host(store_url: str = "memory:", **config_overrides: Any) -> Any:
 
 def sample_skill() -> Any:
     """A small skill with a 3-level field schema, phases and immutable keys (used by the suites)."""
-    from skillstate.records import FieldSpec, SkillDefinition
+    from skillstate.plugin import FieldSpec, SkillDefinition
 
     return SkillDefinition(
         name="sample",
@@ -214,15 +214,18 @@ def temporary_store_url(kind: str, directory: Path | str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def snapshot_interval(every: int) -> Iterator[None]:
-    """Within the block, stores keep a snapshot every ``every`` versions instead of
-    :data:`skillstate.journal.SNAPSHOT_INTERVAL` (1000): snapshots in a test of a few
-    versions. Stores read the interval when they commit."""
-    import skillstate.journal
-
-    before = skillstate.journal.SNAPSHOT_INTERVAL
-    skillstate.journal.SNAPSHOT_INTERVAL = every
+def snapshot_interval(every: int, *stores: Any) -> Iterator[None]:
+    """Within the block, each of ``stores`` (store objects, or a store class of your own)
+    keeps a snapshot every ``every`` versions instead of every 1000th
+    (``Store.snapshot_interval``): snapshots in a test of a few versions."""
+    before = [(target, target.__dict__.get("snapshot_interval")) for target in stores]
+    for target in stores:
+        target.snapshot_interval = every
     try:
         yield
     finally:
-        skillstate.journal.SNAPSHOT_INTERVAL = before
+        for target, value in before:
+            if value is None:
+                del target.snapshot_interval
+            else:
+                target.snapshot_interval = value

@@ -1,4 +1,4 @@
-"""The checks every local HTTP surface makes, one implementation (``skillstate.plugin.http``).
+"""The checks every local HTTP surface makes, one implementation (``skillstate_serving``).
 
 Every surface (the MCP server's gate, the run inspector's) checks the ``Host`` header
 (DNS rebinding), the ``Origin`` header (cross-site reads) and a bearer token the same
@@ -13,7 +13,7 @@ socket bound the same way:
   Bearer`` header, compared in constant time;
 - :func:`bind`: a listening TCP socket with ``TCP_NODELAY``.
 
-No third-party import: the core may import this module.
+No third-party import.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from skillstate.http.options import ServeSettings
+    from skillstate_serving.options import ServeSettings
 
 __all__ = [
     "ANY_ADDRESS",

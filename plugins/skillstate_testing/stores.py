@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from skillstate.testing.deletes import DeleteConformance
-from skillstate.testing.history import HistoryConformance
+from skillstate_testing.deletes import DeleteConformance
+from skillstate_testing.history import HistoryConformance
 
 __all__ = ["StoreConformance"]
 
@@ -31,7 +31,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
 
         import attrs
 
-        from skillstate.records import JournalEntry, RunRecord
+        from skillstate.plugin import JournalEntry, RunRecord
 
         now = "2026-01-01T00:00:00.000Z"
         state = {"counter": 0, "info": {"detail": {"level": 1}}, "notes": ["a", {"b": 1}]}
@@ -70,7 +70,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
     def test_create_then_get_round_trips_every_field(
         self, host: Any, store: Any, skill: Any
     ) -> None:
-        from skillstate.pipeline import create_run
+        from skillstate.plugin import create_run
 
         seed = {
             "counter": 1.5,
@@ -95,7 +95,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
         assert list(got.state) == list(outcome.record.state)  # key order kept
 
     def test_get_missing_raises_run_not_found(self, store: Any) -> None:
-        from skillstate.errors import RunNotFound
+        from skillstate.plugin import RunNotFound
 
         with pytest.raises(RunNotFound):
             store.get("nope")
@@ -104,7 +104,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
     def test_create_twice_fails_and_keeps_the_first(
         self, host: Any, store: Any, skill: Any
     ) -> None:
-        from skillstate.errors import RunExists
+        from skillstate.plugin import RunExists
 
         first = self._create(host, store, skill)
         with pytest.raises(RunExists):
@@ -137,8 +137,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
     ) -> None:
         import attrs
 
-        from skillstate.errors import VersionConflict
-        from skillstate.records import JournalEntry
+        from skillstate.plugin import JournalEntry, VersionConflict
 
         record = self._create(host, store, skill)
         self._patch(host, store, skill, "run-1", {"counter": 1})
@@ -158,8 +157,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
     ) -> None:
         import attrs
 
-        from skillstate.errors import VersionConflict
-        from skillstate.records import JournalEntry
+        from skillstate.plugin import JournalEntry, VersionConflict
 
         record = self._create(host, store, skill)
         other = self._second_store(host, store_url)
@@ -188,8 +186,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
         assert [e.version for e in store.journal("run-1")] == [1, 2]
 
     def test_commit_to_missing_run_raises(self, store: Any, skill: Any) -> None:
-        from skillstate.errors import RunNotFound
-        from skillstate.records import JournalEntry, RunRecord
+        from skillstate.plugin import JournalEntry, RunNotFound, RunRecord
 
         record = RunRecord(id="ghost", skill="sample", state={}, version=2)
         with pytest.raises(RunNotFound):
@@ -208,7 +205,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
     ) -> None:
         import attrs
 
-        from skillstate.pipeline import Change, create_run, transition
+        from skillstate.plugin import Change, create_run, transition
 
         other_skill = attrs.evolve(skill, name="other")
         for run_id in ("b-run", "a-run", "c-run"):
@@ -234,8 +231,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
     ) -> None:
         import json
 
-        from skillstate.pipeline import Change, transition
-        from skillstate.records import JournalEntry
+        from skillstate.plugin import Change, JournalEntry, transition
 
         self._create(host, store, skill, "raw-1")
         assert transition(host, store, "raw-1", Change(patch={"counter": 2}), skill=skill).accepted
@@ -247,7 +243,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
         assert [e.to_dict() for e in lines] == [e.to_dict() for e in store.journal("raw-1")]
 
     def test_delete_removes_record_and_journal(self, host: Any, store: Any, skill: Any) -> None:
-        from skillstate.errors import RunNotFound
+        from skillstate.plugin import RunNotFound
 
         self._create(host, store, skill)
         self._patch(host, store, skill, "run-1", {"counter": 5})
@@ -263,8 +259,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
         "bad", ["../x", "a/b", ".hidden", "a" * 81, "", "a\x00b", "a..b", "-x"]
     )
     def test_bad_ids_are_refused_everywhere(self, store: Any, bad: str) -> None:
-        from skillstate.errors import InvalidRunId
-        from skillstate.records import JournalEntry, RunRecord
+        from skillstate.plugin import InvalidRunId, JournalEntry, RunRecord
 
         record = RunRecord(id=bad, skill="sample", state={}, version=1)
         entry = JournalEntry(ts="t", step="init", patch={}, version=1)
@@ -280,7 +275,7 @@ class StoreConformance(HistoryConformance, DeleteConformance):
                 call()
 
     def test_journal_replay_equals_the_record(self, host: Any, store: Any, skill: Any) -> None:
-        from skillstate.journal import verify_record
+        from skillstate.plugin.history import verify_record
 
         self._create(host, store, skill)
         patches: list[dict[str, Any]] = [
@@ -297,14 +292,14 @@ class StoreConformance(HistoryConformance, DeleteConformance):
     def test_concurrent_increments_lose_no_update(
         self, host: Any, store: Any, skill: Any, store_url: str
     ) -> None:
-        from skillstate.pipeline import Change, transition
+        from skillstate.plugin import Change, transition
 
         self._create(host, store, skill)
         workers, per_worker = 4, 15
 
         def work() -> None:
             own = self._second_store(host, store_url)
-            from skillstate.errors import VersionConflict
+            from skillstate.plugin import VersionConflict
 
             for _ in range(per_worker):
                 while True:
@@ -338,9 +333,8 @@ class StoreConformance(HistoryConformance, DeleteConformance):
     def test_import_run_copies_record_and_journal_exactly(
         self, host: Any, store: Any, skill: Any
     ) -> None:
-        from skillstate.errors import InvalidInput, RunExists
-        from skillstate.journal import verify_record
-        from skillstate.pipeline import Change, create_run, transition
+        from skillstate.plugin import Change, InvalidInput, RunExists, create_run, transition
+        from skillstate.plugin.history import verify_record
 
         source = host.open_store("memory:")
         seed = {"counter": 0, "notes": ["é"], "info": {"title": "t"}}

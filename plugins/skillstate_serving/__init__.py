@@ -1,4 +1,8 @@
-"""For plugins serving HTTP on this machine: options, checks and a bounded server, shared.
+"""``skillstate_serving``: serving HTTP on this machine — options, checks and a bounded server.
+
+A kit beside the core, shipped with skillstate (as the test kit ``skillstate_testing``
+is): it imports only :mod:`skillstate.plugin`, so it is exactly what a third party
+could write, and the core itself imports no web library.
 
 ``skillstate ui`` and ``skillstate mcp --http`` are built from these four names, so a
 plugin serving pages or an API of its own gets the same options, the same refusals
@@ -22,7 +26,7 @@ A command serving a page, start to finish
 ``hello/__init__.py``::
 
     from skillstate.plugin import CommandSpec, hookimpl
-    from skillstate.plugin.http import ServeSettings, add_serve_options, check_request, serve
+    from skillstate_serving import ServeSettings, add_serve_options, check_request, serve
 
     def configure(parser):
         add_serve_options(parser, port=3300, token_env="HELLO_TOKEN", exposes="read the page")
@@ -55,7 +59,8 @@ A command serving a page, start to finish
 ``skillstate hello --port 0`` prints its URL and serves loopback only; ``--host
 0.0.0.0`` is refused without ``--token``, ``--token-file`` or ``$HELLO_TOKEN``
 (unless ``--allow-no-token``); ``kill PID`` ends it with exit 143 after the requests
-in flight. The libraries :func:`serve` runs on (uvicorn) are your extra's to require.
+in flight. The library :func:`serve` runs on (uvicorn, imported only when it runs) is your
+extra's to require.
 
 A surface mounted inside another server (the inspector under ``skillstate mcp --http
 --ui``) builds its checks from the other's address and token:
@@ -64,26 +69,8 @@ A surface mounted inside another server (the inspector under ``skillstate mcp --
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from skillstate._lazy import lazy_getattr
-
-if TYPE_CHECKING:
-    from skillstate.http.guard import check_request
-    from skillstate.http.options import ServeSettings, add_serve_options
-    from skillstate.http.server import serve
+from skillstate_serving.guard import check_request
+from skillstate_serving.options import ServeSettings, add_serve_options
+from skillstate_serving.server import serve
 
 __all__ = ["ServeSettings", "add_serve_options", "check_request", "serve"]
-
-_LAZY = {
-    "ServeSettings": "skillstate.http.options",
-    "add_serve_options": "skillstate.http.options",
-    "check_request": "skillstate.http.guard",
-    "serve": "skillstate.http.server",
-}
-
-__getattr__ = lazy_getattr("skillstate.plugin.http", _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)

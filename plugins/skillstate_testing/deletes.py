@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from skillstate.testing.store_suite import StoreSuite
+from skillstate_testing.store_suite import StoreSuite
 
 __all__ = ["DeleteConformance"]
 
@@ -15,13 +15,13 @@ __all__ = ["DeleteConformance"]
 class DeleteConformance(StoreSuite):
     """``delete(run_id, expected_version=…)``: compare-and-swap, as ``commit`` is.
 
-    Part of :class:`~skillstate.testing.StoreConformance`; every store, a third party's
+    Part of :class:`~skillstate_testing.StoreConformance`; every store, a third party's
     too, must pass it: ``gc`` and ``rm --expected-version`` rely on it to never delete
     a run written after they checked it.
     """
 
     def test_conditional_delete_checks_the_version(self, host: Any, store: Any, skill: Any) -> None:
-        from skillstate.errors import VersionConflict
+        from skillstate.plugin import VersionConflict
 
         self._create(host, store, skill)
         self._patch(host, store, skill, "run-1", {"counter": 1})
@@ -44,8 +44,7 @@ class DeleteConformance(StoreSuite):
         """A writer commits as fast as it can while a deleter deletes "at the version it
         just read": whenever the delete wins, no commit past that version was
         acknowledged (gc's race; a check-then-delete loses such commits)."""
-        from skillstate.errors import RunNotFound, VersionConflict
-        from skillstate.pipeline import Change, transition
+        from skillstate.plugin import Change, RunNotFound, VersionConflict, transition
 
         writer_store = self._second_store(host, store_url)
         try:

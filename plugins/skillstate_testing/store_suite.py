@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from skillstate.testing.helpers import make_host, sample_skill
+from skillstate_testing.helpers import make_host, sample_skill
 
 __all__ = ["StoreSuite"]
 
@@ -43,7 +43,7 @@ class StoreSuite:
     def _create(
         self, host: Any, store: Any, skill: Any, run_id: str = "run-1", seed: Any = None
     ) -> Any:
-        from skillstate.pipeline import create_run
+        from skillstate.plugin import create_run
 
         outcome = create_run(host, store, skill, run_id, seed or {"counter": 0})
         assert outcome.accepted, outcome.problems
@@ -51,6 +51,6 @@ class StoreSuite:
         return outcome.record
 
     def _patch(self, host: Any, store: Any, skill: Any, run_id: str, patch: Any, **kw: Any) -> Any:
-        from skillstate.pipeline import Change, transition
+        from skillstate.plugin import Change, transition
 
         return transition(host, store, run_id, Change(patch=patch, **kw), skill=skill)

@@ -1,4 +1,4 @@
-"""``skillstate.testing``: a pytest plugin and kit for plugin authors (entry point ``pytest11``).
+"""``skillstate_testing``: a pytest plugin and kit for plugin authors (entry point ``pytest11``).
 
 Installed with skillstate, it is loaded by pytest on its own (disable it with
 ``-p no:skillstate``). ``docs/plugins.md`` shows it at work in three example packages.
@@ -28,7 +28,7 @@ Conformance suites, to subclass in your own tests (each test class gets every te
 - :class:`StoreConformance` — the store contract. Provide a ``store_url`` fixture
   returning the URL of a fresh, empty store::
 
-      from skillstate.testing import StoreConformance
+      from skillstate_testing import StoreConformance
 
       class TestMyStore(StoreConformance):
           @pytest.fixture
@@ -44,11 +44,11 @@ Helpers: :func:`make_host`, :func:`sample_skill`, :func:`temporary_store_url`,
 :func:`require_postgres`, :func:`require_service`, :func:`clean_env`,
 :func:`run_command` (a console script of this environment, run for real).
 
-:mod:`skillstate.testing.durability`: :func:`~skillstate.testing.durability.kill_writers`
+:mod:`skillstate_testing.durability`: :func:`~skillstate_testing.durability.kill_writers`
 (writers killed with ``SIGKILL`` lose nothing acknowledged, for any store kind).
 
 These are the kit (``docs/plugins.md``, ``docs/stores.md``); the modules behind it
-(:mod:`skillstate.testing.helpers`, …) hold a few more helpers the project's own tests
+(:mod:`skillstate_testing.helpers`, …) hold a few more helpers the project's own tests
 use, which are not part of it.
 """
 
@@ -60,9 +60,9 @@ from typing import Any
 
 import pytest
 
-from skillstate.testing.environments import EnvironmentConformance
-from skillstate.testing.filesystems import SmallFilesystem, small_filesystem
-from skillstate.testing.helpers import (
+from skillstate_testing.environments import EnvironmentConformance
+from skillstate_testing.filesystems import SmallFilesystem, small_filesystem
+from skillstate_testing.helpers import (
     STORE_KINDS,
     clean_env,
     make_host,
@@ -73,7 +73,7 @@ from skillstate.testing.helpers import (
     snapshot_interval,
     temporary_store_url,
 )
-from skillstate.testing.stores import StoreConformance
+from skillstate_testing.stores import StoreConformance
 
 __all__ = [
     "EnvironmentConformance",
@@ -106,22 +106,21 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def skillstate_pm() -> Any:
-    """A fresh plugin manager with every installed plugin loaded."""
-    from skillstate.manager import make_plugin_manager
+def skillstate_host() -> Iterator[Any]:
+    """A host with every installed plugin loaded, whose configured store is a fresh
+    ``memory:`` store (no configuration file or ``SKILLSTATE_*`` variable applies)."""
+    from skillstate.plugin import Host
+    from skillstate.plugin.cli import load_config
 
-    return make_plugin_manager()
+    host = Host.from_config(load_config(env={}, overrides={"store": "memory:"}))
+    yield host
+    host.close()
 
 
 @pytest.fixture
-def skillstate_host(skillstate_pm: Any) -> Iterator[Any]:
-    """A host on ``skillstate_pm`` whose configured store is a fresh ``memory:`` store."""
-    from skillstate.config import load_config
-    from skillstate.host import Host
-
-    host = Host(skillstate_pm, load_config(env={}, overrides={"store": "memory:"}))
-    yield host
-    host.close()
+def skillstate_pm(skillstate_host: Any) -> Any:
+    """``skillstate_host``'s plugin manager: every installed plugin loaded."""
+    return skillstate_host.pm
 
 
 @pytest.fixture
@@ -181,8 +180,8 @@ def skillstate_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
 
 @pytest.fixture
 def small_fs(tmp_path: Path) -> Iterator[SmallFilesystem]:
-    """A real 256 KiB tmpfs on ``tmp_path / "fs"`` (see :mod:`skillstate.testing.filesystems`)."""
-    from skillstate.testing.filesystems import can_mount
+    """A real 256 KiB tmpfs on ``tmp_path / "fs"`` (see :mod:`skillstate_testing.filesystems`)."""
+    from skillstate_testing.filesystems import can_mount
 
     why = can_mount()
     require_service(why is None, why or "")

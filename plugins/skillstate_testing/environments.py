@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from skillstate.testing.helpers import make_host
+from skillstate_testing.helpers import make_host
 
 __all__ = ["EnvironmentConformance"]
 
@@ -64,7 +64,7 @@ class EnvironmentConformance:
         return [env.execute(action, {}) for action in actions]
 
     def test_fresh_instance_from_options(self, env_spec: Any, environment_options: Any) -> None:
-        from skillstate.environment import Environment
+        from skillstate.plugin import Environment
 
         env = env_spec.factory(self._json_copy(environment_options), None)
         assert isinstance(env, Environment)
@@ -76,7 +76,7 @@ class EnvironmentConformance:
     def test_execute_returns_action_results(
         self, env_spec: Any, environment_options: Any, environment_actions: list[Any]
     ) -> None:
-        from skillstate.records import ActionResult
+        from skillstate.plugin import ActionResult
 
         env = env_spec.factory(self._json_copy(environment_options), None)
         assert environment_actions, "environment_actions must not be empty"
@@ -88,12 +88,12 @@ class EnvironmentConformance:
     def test_snapshot_is_json_and_restores_an_equivalent_environment(
         self, env_spec: Any, environment_options: Any, environment_actions: list[Any]
     ) -> None:
-        from skillstate.jsondoc import check_document
+        from skillstate.plugin import compact, parse_json
 
         env = env_spec.factory(self._json_copy(environment_options), None)
         self._run(env, environment_actions[:-1])
         snapshot = env.snapshot()
-        assert check_document(snapshot, "snapshot") == []
+        assert parse_json(compact(snapshot)) == snapshot  # a JSON document, as written
         assert self._json_copy(snapshot) == snapshot
         restored = env_spec.factory(self._json_copy(environment_options), self._json_copy(snapshot))
         assert restored.snapshot() == snapshot
@@ -143,7 +143,7 @@ class EnvironmentConformance:
     ) -> None:
         import uuid
 
-        from skillstate.runtime.sessions import Runtime
+        from skillstate.plugin.runtime import Runtime
 
         runtime = Runtime(f"memory:envconf-{uuid.uuid4().hex}")
         try:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from skillstate.testing.store_suite import StoreSuite
+from skillstate_testing.store_suite import StoreSuite
 
 __all__ = ["HistoryConformance"]
 
@@ -16,7 +16,7 @@ class HistoryConformance(StoreSuite):
 
     def _versions(self, host: Any, store: Any, skill: Any, run_id: str, count: int) -> list[Any]:
         """A run of ``count`` versions; the record after each write, version 1 first."""
-        from skillstate.pipeline import Change, transition
+        from skillstate.plugin import Change, transition
 
         records = [self._create(host, store, skill, run_id)]
         patches: list[dict[str, Any]] = [
@@ -59,7 +59,7 @@ class HistoryConformance(StoreSuite):
         """Each ``after``/``before``/``limit`` window is exactly the matching slice of the
         replay of the journal, oldest first: entry, state, status and step of each item
         (an override that is off by one, out of order, or ignores a bound fails here)."""
-        from skillstate.journal import replay_history
+        from skillstate.plugin.history import replay_history
 
         self._versions(host, store, skill, "win-1", 6)
         full = list(replay_history("win-1", store.journal("win-1")))
@@ -84,8 +84,8 @@ class HistoryConformance(StoreSuite):
     ) -> None:
         """``merge`` (``host.merge``: a merge plugin) is the one replay uses, for every
         version before the current one (whose state is the record's)."""
-        from skillstate.journal import replay_history
-        from skillstate.merge import merge_patch
+        from skillstate.plugin import merge_patch
+        from skillstate.plugin.history import replay_history
 
         def tagged(state: Any, patch: Any) -> Any:
             return {**merge_patch(state, patch), "merged_by": "tagged"}
@@ -100,7 +100,7 @@ class HistoryConformance(StoreSuite):
         assert "merged_by" not in store.state_at("merge-1", 5, merge=tagged).state
 
     def test_history_refuses_bad_bounds_and_unknown_runs(self, store: Any) -> None:
-        from skillstate.errors import InvalidInput, InvalidRunId, RunNotFound
+        from skillstate.plugin import InvalidInput, InvalidRunId, RunNotFound
 
         with pytest.raises(RunNotFound):
             store.history("nope")
@@ -115,7 +115,7 @@ class HistoryConformance(StoreSuite):
     def test_state_at_each_version_and_refuses_versions_the_run_lacks(
         self, host: Any, store: Any, skill: Any
     ) -> None:
-        from skillstate.errors import InvalidInput, VersionNotFound
+        from skillstate.plugin import InvalidInput, SkillstateError
 
         records = self._versions(host, store, skill, "at-1", 5)
         for record in records:
@@ -123,7 +123,7 @@ class HistoryConformance(StoreSuite):
             assert item.version == record.version and item.state == record.state
             assert item.record_of(records[-1]).state == record.state
         for bad in (0, 6, 10**9):
-            with pytest.raises(VersionNotFound, match=f"no version {bad}: its versions are 1 to 5"):
+            with pytest.raises(SkillstateError, match=f"no version {bad}: its versions are 1 to 5"):
                 store.state_at("at-1", bad)
         wrong: tuple[Any, ...] = (-1, "2", 2.0, None)
         for value in wrong:
@@ -134,15 +134,15 @@ class HistoryConformance(StoreSuite):
     def test_history_from_snapshots_equals_a_full_replay(
         self, host: Any, store: Any, skill: Any
     ) -> None:
-        """Stores that keep snapshots (every SNAPSHOT_INTERVAL versions) replay from them;
+        """Stores that keep snapshots (every ``snapshot_interval`` versions) replay from them;
         the answers, and ``verify``, are the same as a replay from the creation."""
-        from skillstate.testing.helpers import snapshot_interval
+        from skillstate_testing.helpers import snapshot_interval
 
-        with snapshot_interval(4):
+        with snapshot_interval(4, store):
             self._check_snapshots(host, store, skill)
 
     def _check_snapshots(self, host: Any, store: Any, skill: Any) -> None:
-        from skillstate.journal import replay_history, verify_record
+        from skillstate.plugin.history import replay_history, verify_record
 
         records = self._versions(host, store, skill, "snap-1", 11)
         kept = store.snapshots("snap-1")

@@ -1,0 +1,1 @@
+"""Maintainers' tools, run from a clone (not installed): the generated references."""
