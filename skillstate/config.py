@@ -1,6 +1,7 @@
-"""Configuration: ``[tool.skillstate]`` in ``pyproject.toml``, ``skillstate.toml``, environment, flags.
+"""Configuration: the user's file, ``[tool.skillstate]`` in ``pyproject.toml``, ``skillstate.toml``, environment, flags.
 
-Precedence, lowest first: built-in defaults, ``pyproject.toml``'s ``[tool.skillstate]``,
+Precedence, lowest first: built-in defaults, the user's ``config.toml``
+(:func:`user_config_path`), ``pyproject.toml``'s ``[tool.skillstate]``,
 ``skillstate.toml`` (both in the project directory), environment variables,
 command-line flags. :class:`Config` remembers where each effective value came from
 (``skillstate config list`` shows it).
@@ -37,7 +38,15 @@ from skillstate.records import Budget
 if TYPE_CHECKING:
     from skillstate.config_edit import set_config_value
 
-__all__ = ["KEYS", "Config", "ConfigKey", "find_project_root", "load_config", "set_config_value"]
+__all__ = [
+    "KEYS",
+    "Config",
+    "ConfigKey",
+    "find_project_root",
+    "load_config",
+    "set_config_value",
+    "user_config_path",
+]
 
 CONFIG_FILE = "skillstate.toml"
 
@@ -120,23 +129,36 @@ class Config:
         return value if isinstance(value, Budget) else None
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def user_config_path(env: Mapping[str, str]) -> Path | None:
+    """``$XDG_CONFIG_HOME/skillstate/config.toml``; ``~/.config`` when that is unset, empty
+    or relative (the XDG Base Directory rule); ``None`` without an absolute ``HOME``."""
+    base = env.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(base):
+        home = env.get("HOME", "")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".config")
+    return Path(base, "skillstate", "config.toml")
+
+
+def _read_toml(path: Path, name: str) -> dict[str, Any]:
     import tomllib  # lazily: only when a configuration file exists (CLI start-up time)
 
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path.name}: not valid TOML: {exc}") from None
+        raise ConfigError(f"{name}: not valid TOML: {exc}") from None
     except OSError as exc:
-        raise ConfigError(f"{path.name}: cannot be read: {exc.strerror}") from None
+        raise ConfigError(f"{name}: cannot be read: {exc.strerror}") from None
 
 
-def _file_layers(root: Path) -> list[tuple[str, dict[str, Any]]]:
-    layers: list[tuple[str, dict[str, Any]]] = []
+def _file_layers(root: Path, env: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    user = user_config_path(env)
+    layers = [(str(user), _read_toml(user, str(user)))] if user and user.is_file() else []
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        data = _read_toml(pyproject)
+        data = _read_toml(pyproject, pyproject.name)
         tool = data.get("tool", {})
         section = tool.get("skillstate") if isinstance(tool, dict) else None
         if section is not None:
@@ -145,7 +167,7 @@ def _file_layers(root: Path) -> list[tuple[str, dict[str, Any]]]:
             layers.append(("pyproject.toml [tool.skillstate]", section))
     own = root / CONFIG_FILE
     if own.is_file():
-        layers.append((CONFIG_FILE, _read_toml(own)))
+        layers.append((CONFIG_FILE, _read_toml(own, CONFIG_FILE)))
     return layers
 
 
@@ -216,7 +238,7 @@ def load_config(
     environ = os.environ if env is None else env
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    for where, table in _file_layers(base):
+    for where, table in _file_layers(base, environ):
         for name, value in table.items():
             key = KEYS.get(name)
             if key is None:

@@ -63,8 +63,9 @@ def _parse_cli_value(key: ConfigKey, sub: str | None, raw: str) -> Any:
     return raw
 
 
-def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
-    """Write ``key = value`` into ``skillstate.toml`` at ``root``, keeping every other key.
+def set_config_value(root: Path | str, dotted_key: str, raw: str, file: Path | None = None) -> Path:
+    """Write ``key = value`` into ``skillstate.toml`` at ``root`` (or into ``file``, the
+    user's: created mode 0600 in a 0700 directory), keeping every other key.
 
     The file is edited in place with tomlkit, so its comments, key order and formatting
     stay as they were; the new file is checked as :func:`load_config` would read it
@@ -82,14 +83,15 @@ def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
             f"unknown configuration key '{excerpt(dotted_key)}'. Known keys: {', '.join(sorted(KEYS))}"
         )
     value = _parse_cli_value(key, sub or None, raw)
-    path = Path(root) / CONFIG_FILE
+    path = file or Path(root) / CONFIG_FILE
+    label = str(file) if file else CONFIG_FILE
     try:
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
         document = tomlkit.parse(text)
     except OSError as exc:
-        raise ConfigError(f"{CONFIG_FILE}: cannot be read: {exc.strerror}") from None
+        raise ConfigError(f"{label}: cannot be read: {exc.strerror}") from None
     except (TOMLKitError, ValueError) as exc:
-        raise ConfigError(f"{CONFIG_FILE}: not valid TOML: {excerpt(str(exc))}") from None
+        raise ConfigError(f"{label}: not valid TOML: {excerpt(str(exc))}") from None
     if key.kind == "budget":
         table = document.get("budget")
         if not isinstance(table, dict):
@@ -103,9 +105,13 @@ def set_config_value(root: Path | str, dotted_key: str, raw: str) -> Path:
     for where_name, table_value in data.items():
         check_key = KEYS.get(where_name)
         if check_key is not None:
-            check_file_value(check_key, table_value, CONFIG_FILE)
-    tmp = path.with_name(f".{CONFIG_FILE}.tmp")
+            check_file_value(check_key, table_value, label)
+    tmp = path.with_name(f".{path.name}.tmp")
     try:
+        if file:  # the user's file may hold a store URL's password: theirs alone
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tmp.unlink(missing_ok=True)
+            tmp.touch(mode=0o600)
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except OSError:

@@ -1,4 +1,4 @@
-"""``skillstate config list [--json]|get KEY|set KEY VALUE``: effective values and where they came from."""
+"""``skillstate config list [--json]|get KEY|set [--user] KEY VALUE``: effective values and where they came from."""
 
 from __future__ import annotations
 
@@ -19,7 +19,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     get = sub.add_parser("get", help="one key's effective value")
     get.add_argument("key")
-    put = sub.add_parser("set", help="write KEY = VALUE into ./skillstate.toml (other keys kept)")
+    put = sub.add_parser(
+        "set", help="write KEY = VALUE into the project's skillstate.toml (other keys kept)"
+    )
+    put.add_argument(
+        "--user",
+        action="store_true",
+        help="into the user's file instead: $XDG_CONFIG_HOME/skillstate/config.toml",
+    )
     put.add_argument(
         "key", help="a key, or budget.string_chars / budget.array_items / budget.document_bytes"
     )
@@ -53,7 +60,16 @@ def run(ctx: CliContext) -> int:
 
     action = ctx.args.action
     if action == "set":
-        path = set_config_value(ctx.config.root, ctx.args.key, ctx.args.value)
+        import os
+
+        from skillstate.config import user_config_path
+        from skillstate.config_keys import usage_error
+
+        user = user_config_path(os.environ) if ctx.args.user else None
+        if ctx.args.user and user is None:
+            raise usage_error("--user: no user config directory (set HOME or XDG_CONFIG_HOME)")
+        root = user.parent if user else ctx.config.root  # --user: no project file is read
+        path = set_config_value(root, ctx.args.key, ctx.args.value, user)
         print(f"wrote {ctx.args.key} to {path}", file=ctx.out)
         return 0
     config = ctx.config

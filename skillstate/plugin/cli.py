@@ -27,6 +27,9 @@ exactly as ``skillstate``'s own::
 
     ctx = MyContext(".")
     code = ctx.run(lambda: RunCommands(ctx).show("abc-18"))
+
+:func:`build_parser` and :func:`all_commands` give the whole ``skillstate`` command line
+(the core's commands and every plugin's) as one parser, as ``skillstate completion`` does.
 """
 
 from __future__ import annotations
@@ -38,12 +41,14 @@ from skillstate._lazy import lazy_exports
 if TYPE_CHECKING:
     from skillstate.cli.context import CliContext as CliContext
     from skillstate.cli.exits import ExitCode as ExitCode
+    from skillstate.cli.main import all_commands as all_commands, build_parser as build_parser
     from skillstate.cli.run_commands import RunCommands as RunCommands
     from skillstate.config import load_config as load_config
 
 _WHERE = {
     "skillstate.cli.context": ("CliContext",),
     "skillstate.cli.exits": ("ExitCode",),
+    "skillstate.cli.main": ("all_commands", "build_parser"),
     "skillstate.cli.run_commands": ("RunCommands",),
     "skillstate.config": ("load_config",),
 }

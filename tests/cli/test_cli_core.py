@@ -59,6 +59,7 @@ def test_plugins_table_and_json() -> None:
     commands = json.loads(run("plugins", "--json", "--hook", "register_commands").stdout)
     assert [r["name"] for r in commands] == [
         "bench",
+        "completion",
         "inspector",
         "mcp",
         "rig",
@@ -113,7 +114,7 @@ def test_a_mistyped_block_list_name_is_reported(tmp_path: Path) -> None:
     assert out.returncode == 0
     assert out.stderr.startswith(
         "skillstate: warning: disable_plugins names no installed plugin: 'rgi' (misspelled? "
-        "installed: bench, file-store, inspector, mcp, memory-store, mock, "
+        "installed: bench, completion, file-store, inspector, mcp, memory-store, mock, "
     )
     assert out.stderr.count("\n") == 1  # one line, once
     strict = run("--disable-plugin", "rgi", "list", cwd=tmp_path, SKILLSTATE_STRICT_PLUGINS="1")

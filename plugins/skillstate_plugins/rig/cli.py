@@ -12,6 +12,7 @@ Same commands, flags, messages, output formats and exit codes as the reference
     rig-state journal <runId>
     rig-state rm <runId>
     rig-state doctor [--fix] [--stale-days N]
+    rig-state completion bash|zsh|fish|tcsh     (not rig's: a completion script)
 
 ``--root DIR`` (anywhere) sets the project directory; default: the current one.
 Unlike the reference, flags are parsed properly: a flag missing its value, an
@@ -206,6 +207,11 @@ def _doctor(parsed: Parsed, ctx: RigContext) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``rig-state`` console script (rig's exit codes; 3 for what rig has none for)."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["completion"]:  # not rig's: rig-state's own addition (.completion)
+        from .completion import completion
+
+        ctx = RigContext(".")
+        return ctx.run(lambda: completion(args[1:], ctx))
     try:
         parsed = parse_args(args)
     except UsageError as exc:
