@@ -152,7 +152,7 @@ PROMPT_STYLES = ("paper", "paper-pretty", "turn")
 the same with ``compact=False``, and ``Runtime.turn_prompt`` (MCP ``skill_state_turn``)."""
 
 
-def _observation_at(store: Store, record: RunRecord, version: int) -> tuple[str | None, str | None]:
+def observation_at(store: Store, record: RunRecord, version: int) -> tuple[str | None, str | None]:
     """(the text, the digest) of the latest observation at ``version``: the text ``None``
     when the entry that recorded it kept only its digest (or a text that does not match)."""
     from skillstate.checks import digest
@@ -200,7 +200,7 @@ def session_prompt(
         raise InvalidInput(f"run '{run_id}' is not a session (it has no P): it has no prompt")
     version = record.version if version is None else version
     item = store.state_at(run_id, version, merge=merge)
-    text, sha = _observation_at(store, record, version)
+    text, sha = observation_at(store, record, version)
     kept = text is not None or sha is None
     if not kept:
         text = f"(observation text not kept: sha256 {sha})"

@@ -84,23 +84,23 @@ def session_at(
     """The inspector view of the session as it was at ``step`` (``get_session`` ``at_step``).
 
     ``execution_state``, ``stepCount``, ``status``, ``version``, ``updatedAt`` and
-    ``lastAction`` are those of that step; ``lastObservation`` and
-    ``environmentState`` are given only for the current step (as before entries kept
-    the text; ``session_prompt`` reads it), ``lastObservationSha256`` always.
+    ``lastAction`` are those of that step, and ``lastObservation`` (with
+    ``lastObservationSha256``) the latest observation as of it: ``None`` where its entry
+    kept only the digest. ``environmentState`` is given only for the current step.
     """
+    from skillstate.runtime.prompts import observation_at
+
     first, last = step_versions(store, record, step, merge)
     item = store.state_at(record.id, last, merge=merge)
     made = store.state_at(record.id, first, merge=merge).entry
     past = item.record_of(record)
+    text, digest = observation_at(store, record, last)
     if last != record.version:
         meta = dict(record.meta)
         meta["last_action"] = made.action if step > 0 else None
         env = {**record.environment, "state": None} if record.environment else None
-        past = attrs.evolve(past, observation=None, meta=meta, environment=env)
+        past = attrs.evolve(past, observation=text, meta=meta, environment=env)
     payload = pl.session_payload(past)
-    digest = None
-    for entry in store.journal_range(record.id, after=first - 1, before=last + 1):
-        digest = entry.observation_sha256 or digest
     payload["metadata"]["lastObservationSha256"] = digest
     payload["metadata"]["atStep"] = step
     payload["metadata"]["currentStep"] = record.step

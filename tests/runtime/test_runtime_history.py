@@ -95,7 +95,11 @@ def test_get_session_at_step_and_history_pages(runtime: Runtime) -> None:
     runtime.execute_step("h", "r", {"n": "x" * 10_000}, "go", None)  # a rollback at step 3
     past = runtime.get_session("h", at_step=1)
     assert past["execution_state"] == {"n": 1} and past["metadata"]["stepCount"] == 1
-    assert past["metadata"]["lastAction"] == "act 1" and past["metadata"]["lastObservation"] is None
+    assert past["metadata"]["lastAction"] == "act 1"
+    after_one = runtime.store.state_at("h", past["metadata"]["version"]).entry
+    assert past["metadata"]["lastObservation"] == after_one.observation  # as of step 1
+    assert past["metadata"]["lastObservation"] is not None
+    assert past["metadata"]["lastObservationSha256"] == after_one.observation_sha256
     assert runtime.get_session("h", at_step=3)["metadata"]["version"] == 5
     with pytest.raises(StepNotFound, match="has no step 4: its steps are 0 to 3"):
         runtime.get_session("h", at_step=4)
