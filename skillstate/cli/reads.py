@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from skillstate.cli.exits import OK, REJECTED, USAGE
-from skillstate.cli.runs import RunContext, _load, _render, _valid_id
+from skillstate.cli.runs import RunContext, _render, _valid_id, open_run
 
 if TYPE_CHECKING:
     from skillstate.records import RunRecord
@@ -29,6 +29,12 @@ def _at(ctx: RunContext, record: RunRecord, at: int | None) -> RunRecord | None:
         return None
 
 
+def _read(ctx: RunContext, run_id: str, at: int | None) -> RunRecord | None:
+    """The run (at version ``at``), or ``None`` after one error line."""
+    current = open_run(ctx, run_id)
+    return None if current is None else _at(ctx, current, at)
+
+
 def do_get(
     ctx: RunContext,
     run_id: str,
@@ -46,12 +52,7 @@ def do_get(
     from skillstate.jsondoc import pretty
     from skillstate.render import dig_field, field_text
 
-    if not _valid_id(ctx, run_id):
-        return USAGE
-    current = _load(ctx, run_id)
-    if current is None:
-        return USAGE
-    record = _at(ctx, current, at)
+    record = _read(ctx, run_id, at)
     if record is None:
         return USAGE
     if field is None:
@@ -74,12 +75,7 @@ def do_show(ctx: RunContext, run_id: str, *, at: int | None = None, as_json: boo
 
     ``as_json``: ``{id, skill, version, step, status, text}``, ``text`` the rendering.
     """
-    if not _valid_id(ctx, run_id):
-        return USAGE
-    current = _load(ctx, run_id)
-    if current is None:
-        return USAGE
-    record = _at(ctx, current, at)
+    record = _read(ctx, run_id, at)
     if record is None:
         return USAGE
     text = _render(ctx, record)
