@@ -122,11 +122,11 @@ def check_support_path(file_path: object) -> str | None:
     return _check_nul(file_path)
 
 
-def read_path(file_path: object) -> object:
+def read_path(file_path: str) -> str:
     """``file_path`` without its ``.`` segments (``./reference/api.md`` is
     ``reference/api.md``, as SKILL.md bodies often link it); anything else unchanged,
     for :func:`check_read_path` to judge. Writes keep rule 5 whole."""
-    if not isinstance(file_path, str) or "." not in file_path.split("/"):
+    if "." not in file_path.split("/"):
         return file_path
     kept = "/".join(segment for segment in file_path.split("/") if segment != ".")
     return kept or file_path

@@ -278,7 +278,8 @@ class SkillStore:
         problem = check_name(name)
         if problem is not None:
             return SkillError("invalid-name", problem)
-        file_path = read_path(file_path)  # type: ignore[assignment]  # a str stays a str
+        if isinstance(file_path, str):  # an MCP client may send anything: checked below
+            file_path = read_path(file_path)
         problem = check_read_path(file_path)
         if problem is not None:
             return SkillError("invalid-path", problem)
