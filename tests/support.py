@@ -15,24 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
+# the kit's (skip, or fail under CI=true), for the tests that import it from here
+from skillstate_testing import require_service as require_service
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 SKILLSTATE = str(VENV_BIN / "skillstate")
 TIMEOUT = 60.0
 """How long a test waits on a server subprocess (to start, to answer)."""
-
-IN_CI = os.environ.get("CI", "").lower() == "true"
-
-
-def require_service(available: bool, reason: str) -> None:
-    """Skip when a service is missing — but fail under CI=true, where it must be there."""
-    if available:
-        return
-    if IN_CI:
-        pytest.fail(f"{reason} (CI=true: services must be available)")
-    pytest.skip(reason)
 
 
 def clean_env(**extra: str) -> dict[str, str]:
