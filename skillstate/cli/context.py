@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from functools import cached_property
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from skillstate.masking import mask_secrets, url_secrets
 
@@ -61,6 +61,14 @@ class HostContext:
                 "creates the store)"
             )
         return store
+
+    def read_document(self, text: str | None, what: str = "patch") -> Any:
+        """The JSON document ``text`` (standard input when ``None`` or ``-``), at most the
+        ``max_input_bytes`` setting; else :class:`~skillstate.errors.InvalidInput` (exit 1)
+        naming ``what`` (``--state is not valid JSON: …``)."""
+        from skillstate.cli.runs import read_document
+
+        return read_document(text, limit=self.host.config.max_input_bytes, what=what)
 
     def run(self, body: Callable[[], int]) -> int:
         """``body()``'s exit code, every expected failure one ``prog: message`` line.

@@ -65,12 +65,14 @@ class RunContext(Protocol):
     def error(self, message: str) -> None: ...
 
 
-def read_document(text: str | None, stdin: TextIO | None = None, limit: int | None = None) -> Any:
+def read_document(
+    text: str | None, stdin: TextIO | None = None, limit: int | None = None, what: str = "patch"
+) -> Any:
     """Parse a patch or seed: ``text``, or standard input when ``text`` is ``None`` or ``-``.
 
     A document over ``limit`` bytes (the ``max_input_bytes`` setting) is refused before
     it is parsed, having read at most one byte more than the limit. Raises
-    :class:`~skillstate.errors.InvalidInput` (``patch is not valid JSON: …``).
+    :class:`~skillstate.errors.InvalidInput` naming ``what`` (``patch is not valid JSON: …``).
     """
     from skillstate.errors import InvalidInput
     from skillstate.jsondoc import parse_json
@@ -91,10 +93,10 @@ def read_document(text: str | None, stdin: TextIO | None = None, limit: int | No
         )
     if over:
         raise InvalidInput(
-            f"patch is over the {limit:,}-byte input limit (the setting max_input_bytes, "
+            f"{what} is over the {limit:,}-byte input limit (the setting max_input_bytes, "
             "SKILLSTATE_MAX_INPUT_BYTES), refused unread"
         )
-    return parse_json(data, "patch")
+    return parse_json(data, what)
 
 
 def _limit(ctx: RunContext) -> int | None:

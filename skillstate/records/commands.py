@@ -31,7 +31,6 @@ CORE_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("journal", "journal_cmd", "print a run's journal of accepted writes"),
     ("log", "log_cmd", "one line per version: time, label, keys changed, action, status"),
     ("diff", "diff_cmd", "what changed in a run's state between two versions (--json: RFC 6902)"),
-    ("session", "session_cmd", "start a SKILL.state session from a stored skill (session start)"),
     ("fork", "fork_cmd", "a new run starting from another run's state at a version"),
     ("rewind", "rewind_cmd", "append a version whose state is the state at an earlier version"),
     ("export", "export_cmd", "write a run (record + journal) to one self-contained file"),

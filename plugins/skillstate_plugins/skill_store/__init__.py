@@ -10,7 +10,8 @@ Every operation returns a result record or a :class:`SkillError`; none raises fo
 bad input. See ``docs/skills.md``.
 
 The plugin (entry point ``skill-store``) answers the core's ``skillstate_skill_store``
-hook with :meth:`SkillStore.from_config` and adds the ``skillstate skills`` command.
+hook with :meth:`SkillStore.from_config` and adds the ``skillstate skills`` and
+``skillstate session start --skill NAME`` commands.
 It imports only ``skillstate.plugin`` and its own modules.
 """
 
@@ -99,5 +100,12 @@ def skillstate_register_commands(register: Any) -> None:
     register(
         CommandSpec.from_module(
             "skills", "the skill store: SKILL.md skills, list/view/edit", f"{__name__}.command"
+        )
+    )
+    register(
+        CommandSpec.from_module(
+            "session",
+            "start a SKILL.state session from a stored skill (session start)",
+            f"{__name__}.session_cmd",
         )
     )

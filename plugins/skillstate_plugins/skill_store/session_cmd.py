@@ -18,7 +18,7 @@ import argparse
 import json
 from typing import Any
 
-from skillstate.cli.context import CliContext
+from skillstate.plugin.cli import CliContext, ExitCode
 
 __all__ = ["configure", "run"]
 
@@ -60,38 +60,23 @@ class _Frozen:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import OK, REJECTED, USAGE, read_document
-    from skillstate.errors import InvalidInput, SkillstateError
-    from skillstate.runtime import Runtime
-    from skillstate.runtime.errors import InvalidSessionId, SessionError, SessionExists
-    from skillstate.store import run_id_problem
+    from skillstate.plugin import InvalidRunId, RunExists, SkillstateError, check_run_id
+    from skillstate.plugin.runtime import Runtime, SessionError
 
     a = ctx.args
-    problem = run_id_problem(a.session_id)
-    if problem is not None:
-        ctx.error(problem)
-        return USAGE
     try:
-        state = (
-            None
-            if a.state is None
-            else read_document(a.state, limit=ctx.host.config.max_input_bytes)
-        )
-    except InvalidInput as exc:
-        ctx.error(str(exc).replace("patch", "--state", 1))
-        return USAGE
-    try:
+        check_run_id(a.session_id)
+        state = None if a.state is None else ctx.read_document(a.state, what="--state")
         spec = ctx.host.skill_store().session_spec(a.skill)
-    except SkillstateError as exc:
+    except SkillstateError as exc:  # a bad id, --state or skill: a usage error
         ctx.error(str(exc))
-        return USAGE
+        return ExitCode.USAGE
     envelope = spec.to_dict()
     if envelope.get("success") is not True:
         ctx.error(str(envelope.get("error") or f"skill '{a.skill}' cannot be used"))
-        return USAGE
-    runtime = Runtime(host=ctx.host)
+        return ExitCode.USAGE
     try:
-        payload = runtime.initialize_from_skill_store(
+        payload = Runtime(host=ctx.host).initialize_from_skill_store(
             a.session_id,
             a.skill,
             state,
@@ -99,19 +84,19 @@ def run(ctx: CliContext) -> int:
             skill=a.definition,
             skill_store=_Frozen(spec),
         )
-    except (InvalidSessionId, SessionExists) as exc:
+    except (InvalidRunId, RunExists) as exc:
         ctx.error(str(exc))
-        return USAGE
+        return ExitCode.USAGE
     except SessionError as exc:  # P too large, Σ_0 refused, the session limit: nothing created
         ctx.error(str(exc))
-        return REJECTED
+        return ExitCode.REJECTED
     provenance = envelope.get("provenance") or {}
     if a.json:
         print(
             json.dumps({**payload, "skill_source": provenance}, ensure_ascii=False, indent=2),
             file=ctx.out,
         )
-        return OK
+        return ExitCode.OK
     digest = str(provenance.get("sha256", ""))[:12]
     print(
         f"session {payload['session_id']} started from skill {a.skill} "
@@ -119,4 +104,4 @@ def run(ctx: CliContext) -> int:
         f"environment {payload['environment']}, step {payload['meta']['step']}",
         file=ctx.out,
     )
-    return OK
+    return ExitCode.OK
