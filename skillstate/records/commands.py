@@ -22,7 +22,6 @@ __all__ = ["CORE_COMMANDS", "CommandSpec"]
 CORE_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("plugins", "plugins_cmd", "list every plugin: name, distribution, version, status, hooks"),
     ("config", "config_cmd", "show or change the configuration (list, get, set)"),
-    ("migrate", "migrate_cmd", "copy every run with its journal to another store"),
     ("init", "init_cmd", "create a run of a skill, seeded with --json"),
     ("patch", "patch_cmd", "apply a patch to a run (checked; rejected = no change)"),
     ("get", "get_cmd", "print a run's state as JSON, or one --field"),

@@ -61,6 +61,7 @@ def test_plugins_table_and_json() -> None:
         "bench",
         "completion",
         "inspector",
+        "maintenance",
         "mcp",
         "rig",
         "skill-store",
@@ -114,7 +115,7 @@ def test_a_mistyped_block_list_name_is_reported(tmp_path: Path) -> None:
     assert out.returncode == 0
     assert out.stderr.startswith(
         "skillstate: warning: disable_plugins names no installed plugin: 'rgi' (misspelled? "
-        "installed: bench, completion, file-store, inspector, mcp, memory-store, mock, "
+        "installed: bench, completion, file-store, inspector, maintenance, mcp, memory-store, mock, "
     )
     assert out.stderr.count("\n") == 1  # one line, once
     strict = run("--disable-plugin", "rgi", "list", cwd=tmp_path, SKILLSTATE_STRICT_PLUGINS="1")

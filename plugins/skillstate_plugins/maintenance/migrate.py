@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from skillstate.cli.context import CliContext
-from skillstate.masking import mask_url
-
-if TYPE_CHECKING:
-    from skillstate.journal import Merge
+from skillstate.plugin import mask_url
+from skillstate.plugin.cli import CliContext, ExitCode
 
 __all__ = ["configure", "run"]
 
@@ -36,12 +33,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def _copy_one(
-    source: Any, target: Any, run_id: str, dry_run: bool, merge: Merge
-) -> tuple[str, str]:
+def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool, merge: Any) -> tuple[str, str]:
     """``(outcome, detail)``; outcome is copied, present, differs, invalid or failed."""
-    from skillstate.errors import RunExists, SkillstateError
-    from skillstate.journal import verify_record
+    from skillstate.plugin import RunExists, SkillstateError
+    from skillstate.plugin.history import verify_record
 
     record, entries = source.get(run_id), source.journal(run_id)
     problems = verify_record(record, entries, merge)
@@ -73,24 +68,24 @@ def _copy_one(
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.store import check_run_id
+    from skillstate.plugin import check_run_id
 
     args = ctx.args
     if args.source == args.target:
         ctx.error("--from and --to name the same store; nothing to do")
-        return 2
+        return ExitCode.USAGE
     for run_id in args.runs or ():
         check_run_id(run_id)
     source = ctx.host.open_store(args.source)
     if not source.found():  # a mistyped --from: say so, create nothing there
         ctx.error(f"no store at {mask_url(args.source)} (--from): nothing was created")
-        return 2
+        return ExitCode.USAGE
     target = ctx.host.open_store(args.target)
     if args.runs:
         missing = [r for r in args.runs if not source.exists(r)]
         if missing:
             ctx.error(f"no run {', '.join(repr(r) for r in missing)} in {mask_url(args.source)}")
-            return 2
+            return ExitCode.USAGE
         run_ids = list(dict.fromkeys(args.runs))
     else:
         run_ids = [summary.id for summary in source.list()]
@@ -122,4 +117,4 @@ def run(ctx: CliContext) -> int:
         print(json.dumps(payload, indent=2, ensure_ascii=False), file=ctx.out)
     else:
         print(summary, file=ctx.out)
-    return 1 if bad else 0
+    return ExitCode.REJECTED if bad else ExitCode.OK
