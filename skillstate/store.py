@@ -69,7 +69,6 @@ __all__ = [
     "StoreWarning",
     "check_run_id",
     "check_version",
-    "delete_if_at",
     "is_valid_run_id",
 ]
 
@@ -129,30 +128,6 @@ def check_run_id(run_id: Any) -> str:
     return str(run_id)
 
 
-def delete_if_at(store: Store, run_id: str, version: int) -> bool:
-    """``store.delete(run_id, expected_version=version)``, or a :class:`StoreError` saying
-    that the store cannot (a store written before the contract had the argument).
-
-    What must not delete a run written meanwhile (``gc``, ``rm --expected-version``)
-    deletes through this, and never falls back to an unconditional delete.
-    """
-    import inspect
-
-    from skillstate.errors import StoreError
-
-    try:
-        takes = "expected_version" in inspect.signature(store.delete).parameters
-    except (TypeError, ValueError):
-        takes = False
-    if not takes:
-        raise StoreError(
-            f"the {type(store).__name__} store cannot delete conditionally (its delete() "
-            "takes no expected_version), so a run written meanwhile could be lost; "
-            "nothing deleted"
-        )
-    return store.delete(run_id, expected_version=version)
-
-
 class Store(ABC):
     """A storage backend. Subclasses validate every run id they turn into a path or key.
 
@@ -203,6 +178,30 @@ class Store(ABC):
         only leftovers of an interrupted delete (a journal or lock without its record)
         go, and a record that exists is a conflict.
         """
+
+    def delete_if_at(self, run_id: str, version: int) -> bool:
+        """``delete(run_id, expected_version=version)``, or a :class:`StoreError` saying
+        that this store cannot (a store written before the contract had the argument).
+
+        What must not delete a run written meanwhile (``gc``, ``rm --expected-version``,
+        ``verify --repair``) deletes through this, and never falls back to an
+        unconditional delete. A store need not override it.
+        """
+        import inspect
+
+        from skillstate.errors import StoreError
+
+        try:
+            takes = "expected_version" in inspect.signature(self.delete).parameters
+        except (TypeError, ValueError):
+            takes = False
+        if not takes:
+            raise StoreError(
+                f"the {type(self).__name__} store cannot delete conditionally (its delete() "
+                "takes no expected_version), so a run written meanwhile could be lost; "
+                "nothing deleted"
+            )
+        return self.delete(run_id, expected_version=version)
 
     def damage(self) -> dict[str, builtins.list[str]]:
         """Runs whose record cannot be read as stored, by id, found without mending them.

@@ -40,7 +40,6 @@ def run(ctx: CliContext) -> int:
     from skillstate.errors import InvalidInput, RunNotFound, VersionConflict
     from skillstate.records import RunSummary
     from skillstate.retention import matches, parse_date, parse_duration
-    from skillstate.store import delete_if_at
 
     a = ctx.args
     if a.closed_before is None and a.older_than is None:
@@ -70,7 +69,7 @@ def run(ctx: CliContext) -> int:
             continue
         if not a.dry_run:
             try:  # only the version just checked: a commit since then keeps the run
-                if not delete_if_at(store, summary.id, record.version):
+                if not store.delete_if_at(summary.id, record.version):
                     continue
             except VersionConflict:
                 continue

@@ -329,11 +329,10 @@ def do_rm(ctx: RunContext, run_id: str, expected_version: int | None = None) -> 
     a clean-up step run twice succeeds), then with one warning line naming the id.
 
     With ``expected_version``, only if the run is still at that version (checked and
-    deleted in one step: :func:`skillstate.store.delete_if_at`); else nothing is deleted
+    deleted in one step: :meth:`Store.delete_if_at <skillstate.store.Store.delete_if_at>`); else nothing is deleted
     and the exit code is :data:`CONFLICT`, or :data:`USAGE` when there is no such run.
     """
     from skillstate.errors import VersionConflict
-    from skillstate.store import delete_if_at
 
     if not _valid_id(ctx, run_id):
         return USAGE
@@ -342,7 +341,7 @@ def do_rm(ctx: RunContext, run_id: str, expected_version: int | None = None) -> 
             ctx.error(f"warning: no run '{excerpt(run_id)}'; nothing removed")
         return OK
     try:
-        gone = delete_if_at(ctx.store, run_id, expected_version)
+        gone = ctx.store.delete_if_at(run_id, expected_version)
     except VersionConflict as exc:
         ctx.error(f"{exc}; nothing deleted (read the run again and retry)")
         return CONFLICT

@@ -36,7 +36,6 @@ CORE_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("import", "import_cmd", "read a run from an export file, checked before anything is written"),
     ("gc", "gc_cmd", "delete finished or old runs (--closed-before, --older-than, --dry-run)"),
     ("rm", "rm_cmd", "delete a run and its journal"),
-    ("verify", "verify_cmd", "replay journals; report runs whose record differs"),
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
 )
 """The ``skillstate`` commands of the core: ``(name, module in skillstate.cli, help)``, in

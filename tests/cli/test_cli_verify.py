@@ -101,7 +101,7 @@ def test_as_a_real_command(url: str) -> None:
 
 def test_a_commit_between_the_two_reads_is_not_a_difference(url: str) -> None:
     """verify reads the record, then the journal; a real commit is made to land in between."""
-    from skillstate.cli.verify_cmd import check_run
+    from skillstate_plugins.maintenance.verify import check_run
 
     host = make_host(url)
     store, skill = host.open_store(), sample_skill()

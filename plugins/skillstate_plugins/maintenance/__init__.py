@@ -1,9 +1,11 @@
-"""Store maintenance: ``skillstate migrate``, copying runs with their journals between stores.
+"""Store maintenance: ``skillstate verify`` (each run against its journal, ``--repair``) and
+``skillstate migrate`` (runs with their journals copied between stores).
 
-A command of the store contract alone (``Store.list``, ``get``, ``journal``,
-``import_run``) and the journal check every store must pass
-(:func:`skillstate.plugin.history.verify_record`), so it works between any two stores,
-bundled or third-party. It imports only ``skillstate.plugin`` and its own modules.
+Commands of the store contract alone (``Store.list``, ``get``, ``journal``,
+``snapshots``, ``damage``, ``debris``, ``repair``, ``import_run``) and the journal check
+every store must pass (:func:`skillstate.plugin.history.verify_record`), so they work on
+any store, bundled or third-party. It imports only ``skillstate.plugin`` and its own
+modules.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ if TYPE_CHECKING:
 def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> None:
     from skillstate.plugin import CommandSpec
 
+    register(
+        CommandSpec.from_module(
+            "verify", "replay journals; report runs whose record differs", f"{__name__}.verify"
+        )
+    )
     register(
         CommandSpec.from_module(
             "migrate", "copy every run with its journal to another store", f"{__name__}.migrate"

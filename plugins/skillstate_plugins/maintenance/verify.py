@@ -27,11 +27,10 @@ import json
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from skillstate.cli.context import CliContext
+from skillstate.plugin.cli import CliContext, ExitCode
 
 if TYPE_CHECKING:
-    from skillstate.journal import Merge
-    from skillstate.store import Store
+    from skillstate.plugin import Store
 
 __all__ = ["check_run", "configure", "run"]
 
@@ -57,7 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def check_run(
-    store: Store, run_id: str, attempts: int = 3, merge: Merge | None = None
+    store: Store, run_id: str, attempts: int = 3, merge: Any = None
 ) -> tuple[str, list[str]]:
     """``(status, problems)`` of run ``run_id``: ``ok``, ``differs`` or ``unreadable``.
 
@@ -65,9 +64,8 @@ def check_run(
     like a difference, so a difference is confirmed by reading again (a live store
     is fine to verify).
     """
-    from skillstate.errors import RunNotFound, StoreError
-    from skillstate.journal import verify_record
-    from skillstate.merge import merge_patch
+    from skillstate.plugin import RunNotFound, StoreError, merge_patch
+    from skillstate.plugin.history import verify_record
 
     problems: list[str] = []
     for _ in range(attempts):
@@ -86,17 +84,16 @@ def check_run(
 
 
 def _every_run(store: Any) -> tuple[list[str], dict[str, list[str]]]:
-    """The ids a listing gives, and those it skipped with a warning naming the run."""
-    from skillstate.store import StoreWarning
-
+    """The ids a listing gives, and those it skipped with a warning naming the run
+    (:meth:`Store.warn <skillstate.plugin.Store.warn>`'s, which carry its ``run_id``)."""
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", StoreWarning)
+        warnings.simplefilter("always")
         listed = [summary.id for summary in store.list()]
     skipped: dict[str, list[str]] = {}
     for warning in caught:
         message = warning.message
         run_id = getattr(message, "run_id", None)
-        if isinstance(message, StoreWarning) and isinstance(run_id, str):
+        if isinstance(run_id, str):
             if run_id not in listed:
                 skipped.setdefault(run_id, []).append(str(message))
                 continue
@@ -105,10 +102,9 @@ def _every_run(store: Any) -> tuple[list[str], dict[str, list[str]]]:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.errors import RunNotFound, SkillstateError
-    from skillstate.store import check_run_id
+    from skillstate.plugin import RunNotFound, SkillstateError, check_run_id
 
-    store = ctx.store
+    store = ctx.existing_store()  # a mistyped --store: one line, exit 2, nothing created
     named = [check_run_id(run_id) for run_id in ctx.args.run_ids]
     # first, as the store lies: any read after this may mend a torn record
     damaged = store.damage()
@@ -163,15 +159,14 @@ def run(ctx: CliContext) -> int:
             for problem in problems:
                 print(f"  - {problem}", file=ctx.out)
         print(_summary(ordered, len(repaired)), file=ctx.out)
-    return 1 if any(status != "ok" for _, (status, _) in ordered) else 0
+    bad = any(status != "ok" for _, (status, _) in ordered)
+    return ExitCode.REJECTED if bad else ExitCode.OK
 
 
 def _repair(store: Store, run_id: str, status: str) -> str:
     """Mend one run: collect debris (never a run created since), else rebuild the record."""
-    from skillstate.store import delete_if_at
-
     if status == "debris":
-        delete_if_at(store, run_id, 0)
+        store.delete_if_at(run_id, 0)
         return "debris collected"
     return store.repair(run_id)
 
