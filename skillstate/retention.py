@@ -1,27 +1,18 @@
-"""Retention: durations and dates as users write them, and which runs ``skillstate gc`` removes.
+"""Durations and times as users and records write them (``30d``; ``2026-09-01T12:00:00Z``).
 
-``skillstate gc`` deletes runs (record and journal) that match every criterion given:
-``--closed-before DATE`` — finished (status ``closed`` or ``completed``) and last
-written before DATE; ``--older-than 30d`` — last written more than that long ago.
-Sessions idle past ``session_idle_ttl`` are *closed* by the session runtime
-(:mod:`skillstate.runtime.sessions`), never deleted: removing them is gc's job.
+The configuration's ``session_idle_ttl``, the session limits and ``skillstate gc`` (the
+maintenance plugin) read them. Sessions idle past ``session_idle_ttl`` are *closed* by
+the session runtime, never deleted: removing them is gc's job.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
 
 from skillstate.errors import InvalidInput
 
-if TYPE_CHECKING:
-    from skillstate.records import RunSummary
-
-__all__ = ["FINISHED", "matches", "parse_date", "parse_duration", "parse_timestamp"]
-
-FINISHED = ("closed", "completed")
+__all__ = ["parse_duration", "parse_timestamp"]
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(s|m|h|d|w)?")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, None: 1}
@@ -47,34 +38,3 @@ def parse_timestamp(text: str) -> datetime | None:
     except (TypeError, ValueError):
         return None
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
-def parse_date(text: str, what: str = "date") -> datetime:
-    """``2026-09-01`` (midnight UTC) or an ISO 8601 time (``2026-09-01T12:00:00Z``)."""
-    value = parse_timestamp(text)
-    if value is None:
-        raise InvalidInput(
-            f"{what} must be a date like 2026-09-01 or a time like 2026-09-01T12:00:00Z, "
-            f"got {text!r}"
-        )
-    return value
-
-
-def matches(
-    summary: RunSummary,
-    *,
-    closed_before: datetime | None,
-    older_than: timedelta | None,
-    now: datetime,
-    statuses: Sequence[str] = FINISHED,
-) -> bool:
-    """Whether ``summary`` is a run ``gc`` removes (every given criterion holds).
-
-    A run whose last write time cannot be read is never removed.
-    """
-    updated = parse_timestamp(summary.updated)
-    if updated is None:
-        return False
-    if closed_before is not None and (summary.status not in statuses or updated >= closed_before):
-        return False
-    return older_than is None or updated < now - older_than

@@ -28,6 +28,10 @@ exactly as ``skillstate``'s own::
     ctx = MyContext(".")
     code = ctx.run(lambda: RunCommands(ctx).show("abc-18"))
 
+:func:`parse_duration` reads a duration as the configuration and ``gc --older-than`` take
+it (``30d``, ``12h``, ``90m``, ``45s``, ``2w``): seconds, or an
+:class:`~skillstate.plugin.InvalidInput` naming the option.
+
 :func:`build_parser` and :func:`all_commands` give the whole ``skillstate`` command line
 (the core's commands and every plugin's) as one parser, as ``skillstate completion`` does.
 """
@@ -44,6 +48,7 @@ if TYPE_CHECKING:
     from skillstate.cli.main import all_commands as all_commands, build_parser as build_parser
     from skillstate.cli.run_commands import RunCommands as RunCommands
     from skillstate.config import load_config as load_config
+    from skillstate.retention import parse_duration as parse_duration
 
 _WHERE = {
     "skillstate.cli.context": ("CliContext",),
@@ -51,5 +56,6 @@ _WHERE = {
     "skillstate.cli.main": ("all_commands", "build_parser"),
     "skillstate.cli.run_commands": ("RunCommands",),
     "skillstate.config": ("load_config",),
+    "skillstate.retention": ("parse_duration",),
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -34,7 +34,6 @@ CORE_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("rewind", "rewind_cmd", "append a version whose state is the state at an earlier version"),
     ("export", "export_cmd", "write a run (record + journal) to one self-contained file"),
     ("import", "import_cmd", "read a run from an export file, checked before anything is written"),
-    ("gc", "gc_cmd", "delete finished or old runs (--closed-before, --older-than, --dry-run)"),
     ("rm", "rm_cmd", "delete a run and its journal"),
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
 )

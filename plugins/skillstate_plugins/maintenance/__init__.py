@@ -1,8 +1,9 @@
-"""Store maintenance: ``skillstate verify`` (each run against its journal, ``--repair``) and
-``skillstate migrate`` (runs with their journals copied between stores).
+"""Store maintenance: ``skillstate verify`` (each run against its journal, ``--repair``),
+``skillstate gc`` (finished or old runs deleted) and ``skillstate migrate`` (runs with
+their journals copied between stores).
 
 Commands of the store contract alone (``Store.list``, ``get``, ``journal``,
-``snapshots``, ``damage``, ``debris``, ``repair``, ``import_run``) and the journal check
+``snapshots``, ``damage``, ``debris``, ``repair``, ``delete_if_at``, ``import_run``) and the journal check
 every store must pass (:func:`skillstate.plugin.history.verify_record`), so they work on
 any store, bundled or third-party. It imports only ``skillstate.plugin`` and its own
 modules.
@@ -26,6 +27,13 @@ def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> Non
     register(
         CommandSpec.from_module(
             "verify", "replay journals; report runs whose record differs", f"{__name__}.verify"
+        )
+    )
+    register(
+        CommandSpec.from_module(
+            "gc",
+            "delete finished or old runs (--closed-before, --older-than, --dry-run)",
+            f"{__name__}.gc",
         )
     )
     register(

@@ -13,10 +13,56 @@ written meanwhile is kept.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from skillstate.cli.context import CliContext
+from skillstate.plugin.cli import CliContext, ExitCode
 
-__all__ = ["configure", "run"]
+__all__ = ["FINISHED", "configure", "matches", "parse_date", "run"]
+
+FINISHED = ("closed", "completed")
+
+
+def _time(text: Any) -> datetime | None:
+    """An ISO 8601 time (``Z`` allowed) as an aware datetime (UTC when it names no zone)."""
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def parse_date(text: str, what: str = "date") -> datetime:
+    """``2026-09-01`` (midnight UTC) or an ISO 8601 time (``2026-09-01T12:00:00Z``)."""
+    from skillstate.plugin import InvalidInput
+
+    value = _time(text)
+    if value is None:
+        raise InvalidInput(
+            f"{what} must be a date like 2026-09-01 or a time like 2026-09-01T12:00:00Z, "
+            f"got {text!r}"
+        )
+    return value
+
+
+def matches(
+    summary: Any,
+    *,
+    closed_before: datetime | None,
+    older_than: timedelta | None,
+    now: datetime,
+    statuses: Sequence[str] = FINISHED,
+) -> bool:
+    """Whether ``summary`` (a :class:`~skillstate.plugin.RunSummary`) is a run ``gc``
+    removes (every given criterion holds). A run whose last write time cannot be read is
+    never removed."""
+    updated = _time(summary.updated)
+    if updated is None:
+        return False
+    if closed_before is not None and (summary.status not in statuses or updated >= closed_before):
+        return False
+    return older_than is None or updated < now - older_than
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,17 +80,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(ctx: CliContext) -> int:
     import json
-    from datetime import UTC, datetime, timedelta
 
-    from skillstate.cli.runs import OK, USAGE
-    from skillstate.errors import InvalidInput, RunNotFound, VersionConflict
-    from skillstate.records import RunSummary
-    from skillstate.retention import matches, parse_date, parse_duration
+    from skillstate.plugin import InvalidInput, RunNotFound, RunSummary, VersionConflict
+    from skillstate.plugin.cli import parse_duration
 
     a = ctx.args
     if a.closed_before is None and a.older_than is None:
         ctx.error("gc needs --closed-before DATE or --older-than AGE (or both); nothing deleted")
-        return USAGE
+        return ExitCode.USAGE
     try:
         closed_before = (
             None if a.closed_before is None else parse_date(a.closed_before, "--closed-before")
@@ -52,10 +95,10 @@ def run(ctx: CliContext) -> int:
         older = None if a.older_than is None else parse_duration(a.older_than, "--older-than")
     except InvalidInput as exc:
         ctx.error(f"{exc}; nothing deleted")
-        return USAGE
+        return ExitCode.USAGE
     older_than = None if older is None else timedelta(seconds=older)
     now = datetime.now(UTC)
-    store = ctx.store
+    store = ctx.existing_store()  # a mistyped --store: one line, exit 2, nothing created
     gone = []
     for summary in store.list():
         if not matches(summary, closed_before=closed_before, older_than=older_than, now=now):
@@ -79,10 +122,10 @@ def run(ctx: CliContext) -> int:
     verb = "would delete" if a.dry_run else "deleted"
     if a.json:
         print(json.dumps({"dry_run": a.dry_run, "runs": gone}, indent=2), file=ctx.out)
-        return OK
+        return ExitCode.OK
     for row in gone:
         print(
             f"{verb} {row['id']}\t{row['skill']}\t{row['status']}\t{row['updated']}", file=ctx.out
         )
     print(f"{verb} {len(gone)} run{'s' if len(gone) != 1 else ''}", file=ctx.out)
-    return OK
+    return ExitCode.OK
