@@ -17,39 +17,73 @@ It imports only ``skillstate.plugin`` and its own modules.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .frontmatter import (
-    ENVIRONMENT_KEY,
-    SKILL_KEY,
-    check_content,
-    parse_flat,
-    parse_frontmatter,
-)
-from .paths import (
-    MAX_FILE_BYTES,
-    MAX_NAME_LENGTH,
-    MAX_SKILL_CHARS,
-    SUPPORT_DIRS,
-    check_name,
-    check_read_path,
-    check_support_path,
-)
-from .results import (
-    BrokenSkill,
-    Result,
-    SkillError,
-    SkillFile,
-    SkillListing,
-    SkillMeta,
-    SkillView,
-    WriteResult,
-    envelope,
-)
-from .session import SessionSpec
-from .store import SkillStore
+from skillstate.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .frontmatter import (
+        ENVIRONMENT_KEY as ENVIRONMENT_KEY,
+        SKILL_KEY as SKILL_KEY,
+        check_content as check_content,
+        parse_flat as parse_flat,
+        parse_frontmatter as parse_frontmatter,
+    )
+    from .paths import (
+        MAX_FILE_BYTES as MAX_FILE_BYTES,
+        MAX_NAME_LENGTH as MAX_NAME_LENGTH,
+        MAX_SKILL_CHARS as MAX_SKILL_CHARS,
+        SUPPORT_DIRS as SUPPORT_DIRS,
+        check_name as check_name,
+        check_read_path as check_read_path,
+        check_support_path as check_support_path,
+    )
+    from .results import (
+        BrokenSkill as BrokenSkill,
+        Result as Result,
+        SkillError as SkillError,
+        SkillFile as SkillFile,
+        SkillListing as SkillListing,
+        SkillMeta as SkillMeta,
+        SkillView as SkillView,
+        WriteResult as WriteResult,
+        envelope as envelope,
+    )
+    from .session import SessionSpec as SessionSpec
+    from .store import SkillStore as SkillStore
+
+# name -> the module defining it. The store, its result records (attrs classes) and
+# hashlib are imported when a name is first used, not when the plugin is loaded: every
+# command loads the plugin, few use the skill store.
+_WHERE = {
+    "ENVIRONMENT_KEY": "frontmatter",
+    "SKILL_KEY": "frontmatter",
+    "check_content": "frontmatter",
+    "parse_flat": "frontmatter",
+    "parse_frontmatter": "frontmatter",
+    "MAX_FILE_BYTES": "paths",
+    "MAX_NAME_LENGTH": "paths",
+    "MAX_SKILL_CHARS": "paths",
+    "SUPPORT_DIRS": "paths",
+    "check_name": "paths",
+    "check_read_path": "paths",
+    "check_support_path": "paths",
+    "BrokenSkill": "results",
+    "Result": "results",
+    "SkillError": "results",
+    "SkillFile": "results",
+    "SkillListing": "results",
+    "SkillMeta": "results",
+    "SkillView": "results",
+    "WriteResult": "results",
+    "envelope": "results",
+    "SessionSpec": "session",
+    "SkillStore": "store",
+}
 
 __all__ = [
     "ENVIRONMENT_KEY",
@@ -78,11 +112,17 @@ __all__ = [
 ]
 
 
-from skillstate.plugin import hookimpl
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)
 
 
 @hookimpl
 def skillstate_skill_store(config: Any) -> SkillStore:
+    from .store import SkillStore
+
     return SkillStore.from_config(config)
 
 
