@@ -21,7 +21,6 @@ through to it).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -226,6 +225,8 @@ def unknown_hooks(pm: SkillstatePluginManager, plugin: Any) -> str | None:
             bad.append(caller.name)
     if not bad:
         return None
+    import difflib  # only for the message: every start-up checks, few find a bad hook
+
     known = sorted(name for name in vars(pm.hook) if getattr(pm.hook, name).spec is not None)
     described = []
     for name in sorted(bad):
