@@ -107,3 +107,25 @@ def test_the_bench_hook_is_documented_in_a_section_of_its_own() -> None:
         in bench
     )
     assert "@hookimpl(optionalhook=True)" in bench and "The benchmark harness's own hook" in bench
+
+
+def test_the_documented_replace_benchmark_runs(tmp_path: Path) -> None:
+    """``benchmarks/bench_replace.py`` (docs/benchmarks.md, "Issue 25 … third step") prints
+    its three rows, each a number, and leaves nothing behind in the directory it used."""
+    import sys
+
+    command = "benchmarks/bench_replace.py"
+    assert command in (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_replace.py"), "--n", "20"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and "µs" not in line]
+    assert len(rows) == 3, done.stdout
+    assert all(float(row.rsplit("|", 2)[1]) > 0 for row in rows), done.stdout
+    assert list(tmp_path.iterdir()) == []
