@@ -1,6 +1,7 @@
-"""Bundled plugins could live in their own repository: two are lifted out and tested alone.
+"""Bundled plugins could live in their own repository: some are lifted out and tested alone.
 
-The ``warehouse``, ``file_store`` and ``skill_store`` packages are copied, unchanged,
+The ``warehouse``, ``file_store``, ``skill_store``, ``mcp``, ``inspector`` and
+``maintenance`` packages are copied, unchanged,
 into scratch projects under new names (``skillstate_warehouse_lifted``...), each with a
 minimal ``pyproject.toml`` declaring one entry point. They are built and pip-installed
 into a fresh virtual environment beside skillstate (installed from this checkout, not
@@ -40,6 +41,12 @@ LIFTED = {  # bundled package -> (bundled entry point, new distribution, new imp
         "skillstate_skill_store_lifted",
     ),
     "mcp": ("mcp", "skillstate-mcp-lifted", "skillstate_mcp_lifted"),
+    "inspector": ("inspector", "skillstate-inspector-lifted", "skillstate_inspector_lifted"),
+    "maintenance": (
+        "maintenance",
+        "skillstate-maintenance-lifted",
+        "skillstate_maintenance_lifted",
+    ),
 }
 
 PYPROJECT = """\
@@ -57,12 +64,15 @@ dependencies = ["skillstate"]
 
 [tool.setuptools.packages.find]
 where = ["src"]
+
+[tool.setuptools.package-data]
+"*" = ["templates/*.html", "static/*"]
 """
 
 
 @pytest.fixture(scope="module")
 def lifted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A venv with skillstate and both lifted plugins installed by pip; yields its bin/."""
+    """A venv with skillstate and the lifted plugins installed by pip; yields its bin/."""
     base = tmp_path_factory.mktemp("lifted")
     projects = []
     for package, (_, dist, module) in LIFTED.items():
@@ -92,6 +102,7 @@ def lifted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             "pytest>=8",
             "hypothesis>=6.100",
             "httpx2>=2.16",  # the mcp package's tests drive its HTTP server
+            "playwright>=1.40",  # the inspector's browser test (Debian's chromium)
             *projects,
             str(repo),
         ],

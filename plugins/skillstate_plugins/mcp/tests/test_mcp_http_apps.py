@@ -111,9 +111,25 @@ def test_a_failing_implementation_is_one_warning_and_the_others_register(host: A
     assert ctx.errors == ["warning: plugin 'broken-ui' failed to register its web apps (boom)"]
 
 
+def _ui_plugins() -> list[str]:
+    """The installed plugins that serve a UI: the bundled inspector, or a copy of it under
+    another name (tests/core/test_liftable.py installs one)."""
+    import json
+
+    done = subprocess.run(
+        [SKILLSTATE, "plugins", "--json", "--hook", "register_http_apps"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    return [row["name"] for row in json.loads(done.stdout)]
+
+
 def _env(tmp_path: Path, with_fake: bool) -> dict[str, str]:
     blocked = [b for b in os.environ.get("SKILLSTATE_DISABLE_PLUGINS", "").split(",") if b]
-    extra = {"SKILLSTATE_DISABLE_PLUGINS": ",".join([*blocked, "inspector"])}
+    extra = {"SKILLSTATE_DISABLE_PLUGINS": ",".join([*blocked, *_ui_plugins()])}
     if with_fake:
         site = tmp_path / "site"
         site.mkdir()
