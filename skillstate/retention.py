@@ -8,7 +8,7 @@ the session runtime, never deleted: removing them is gc's job.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from skillstate.errors import InvalidInput
 
@@ -23,12 +23,22 @@ def parse_duration(text: str, what: str = "duration") -> float:
 
     ``0`` is zero (callers use it for "off"). :class:`InvalidInput` otherwise.
     """
+    from skillstate.display import excerpt
+
     found = _DURATION.fullmatch(text.strip().lower()) if isinstance(text, str) else None
     if found is None:
         raise InvalidInput(
-            f"{what} must be a number with a unit s, m, h, d or w (e.g. 30d, 12h), got {text!r}"
+            f"{what} must be a number with a unit s, m, h, d or w (e.g. 30d, 12h), "
+            f"got {excerpt(repr(text))}"
         )
-    return float(found.group(1)) * _UNITS[found.group(2)]
+    seconds = float(found.group(1)) * _UNITS[found.group(2)]
+    try:
+        timedelta(seconds=seconds)  # what a duration is used as
+    except OverflowError:
+        raise InvalidInput(
+            f"{what} is too long: at most 999999999d, got {excerpt(repr(text))}"
+        ) from None
+    return seconds
 
 
 def parse_timestamp(text: str) -> datetime | None:

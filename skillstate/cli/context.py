@@ -86,20 +86,26 @@ class HostContext:
         return run_guarded(body, self.error)
 
     def error(self, message: str) -> None:
-        """Print ``prog: message`` on stderr, with the configured store's credentials masked."""
+        """Print ``prog: message`` on stderr: the credentials of every store URL the command
+        was given or configured with masked, control characters escaped (``\\x1b``)."""
+        from skillstate.display import printable
+
         try:
-            print(f"{self.prog}: {mask_secrets(message, self._secrets())}", file=self.err)
+            text = printable(mask_secrets(message, self._secrets()))
+            print(f"{self.prog}: {text}", file=self.err)
         except (OSError, ValueError):  # stderr is closed too: nothing left to tell
             pass
 
     def _secrets(self) -> tuple[str, ...]:
-        """Credentials of the store URLs this command knows (configured or given)."""
-        urls = [getattr(getattr(self, "args", None), "store", None)]
+        """Credentials of the store URLs this command knows: configured, or given as any
+        argument (``--store``, ``migrate --from``/``--to``, a plugin's own)."""
+        args = getattr(self, "args", None)
+        urls = [v for v in (vars(args) if args is not None else {}).values() if isinstance(v, str)]
         try:
             urls.append(self.config.store)
         except Exception:  # a broken configuration: its own message is being printed
             pass
-        return tuple(secret for url in urls if isinstance(url, str) for secret in url_secrets(url))
+        return tuple(secret for url in urls for secret in url_secrets(url))
 
 
 class CliContext(HostContext):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from skillstate.masking import mask_secrets, mask_url, url_secrets
@@ -38,3 +40,26 @@ def test_mask_secrets_long_everywhere_short_only_alone() -> None:
     assert mask_secrets("x hunter22secret y hunter22secretz", ["hunter22secret"]) == "x *** y ***z"
     assert mask_secrets("pw: pw, upwards", ["pw"]) == "***: ***, upwards"
     assert mask_secrets("nothing", []) == "nothing"
+
+
+def test_a_long_argument_is_searched_once_and_a_long_store_url_fails_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """The option search tries each run of name characters once: a 1,000,000-character
+    text without ``=`` is one pass (it took minutes when every position was a start).
+    Through the CLI, a long ``--store`` is one error line, at once."""
+    import subprocess
+    import sys
+
+    text = "x1" * 500_000
+    assert url_secrets(text) == () and mask_url(text) == text
+    assert url_secrets("1token=t .secret=z xpassword=q") == ("t", "z")  # as before the change
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "skillstate"), "--store", "x" * 120_000, "list"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=30,  # a hang guard, not a measurement: before, this took about 45 s
+        check=False,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

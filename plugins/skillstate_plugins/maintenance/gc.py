@@ -35,13 +35,13 @@ def _time(text: Any) -> datetime | None:
 
 def parse_date(text: str, what: str = "date") -> datetime:
     """``2026-09-01`` (midnight UTC) or an ISO 8601 time (``2026-09-01T12:00:00Z``)."""
-    from skillstate.plugin import InvalidInput
+    from skillstate.plugin import InvalidInput, excerpt
 
     value = _time(text)
     if value is None:
         raise InvalidInput(
             f"{what} must be a date like 2026-09-01 or a time like 2026-09-01T12:00:00Z, "
-            f"got {text!r}"
+            f"got {excerpt(repr(text))}"
         )
     return value
 
@@ -62,7 +62,12 @@ def matches(
         return False
     if closed_before is not None and (summary.status not in statuses or updated >= closed_before):
         return False
-    return older_than is None or updated < now - older_than
+    if older_than is None:
+        return True
+    try:
+        return updated < now - older_than
+    except OverflowError:  # before the year 1: nothing is that old
+        return False
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +80,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--older-than", metavar="AGE", help="runs last written more than AGE ago (30d, 12h, 2w)"
     )
     parser.add_argument("--dry-run", action="store_true", help="list what would be deleted")
-    parser.add_argument("--json", action="store_true", help="print the runs as a JSON list")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"dry_run": …, "runs": [{id, skill, status, updated}]}',
+    )
 
 
 def run(ctx: CliContext) -> int:
@@ -92,6 +101,11 @@ def run(ctx: CliContext) -> int:
         closed_before = (
             None if a.closed_before is None else parse_date(a.closed_before, "--closed-before")
         )
+        if a.older_than is not None and a.older_than.strip().replace(".", "", 1).isdigit():
+            raise InvalidInput(  # 30 is not thirty days: refuse what would delete nearly all
+                f"--older-than needs a unit s, m, h, d or w (e.g. {a.older_than.strip()}d), "
+                "a bare number is not taken as seconds"
+            )
         older = None if a.older_than is None else parse_duration(a.older_than, "--older-than")
     except InvalidInput as exc:
         ctx.error(f"{exc}; nothing deleted")

@@ -33,16 +33,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def _copy_one(source: Any, target: Any, run_id: str, dry_run: bool, merge: Any) -> tuple[str, str]:
-    """``(outcome, detail)``; outcome is copied, present, differs, invalid or failed."""
-    from skillstate.plugin import RunExists, SkillstateError
+def _copy_one(
+    source: Any, target: Any | None, run_id: str, dry_run: bool, merge: Any
+) -> tuple[str, str]:
+    """``(outcome, detail)``; outcome is copied, present, differs, invalid or failed.
+    ``target`` is ``None`` for a dry run into a store that does not exist yet (looking
+    into it would create it)."""
+    from skillstate.plugin import RunExists, RunNotFound, SkillstateError
     from skillstate.plugin.history import verify_record
 
-    record, entries = source.get(run_id), source.journal(run_id)
+    try:
+        record, entries = source.get(run_id), source.journal(run_id)
+    except RunNotFound:
+        return "invalid", "the run disappeared from the source while it was being copied"
+    except SkillstateError as exc:  # a damaged record or journal: the others still go
+        return "invalid", f"cannot be read in the source: {exc}"
     problems = verify_record(record, entries, merge)
     if problems:
         return "invalid", "source does not replay: " + "; ".join(problems)
     size = f"version {record.version}, {len(entries)} journal entries"
+    if target is None:
+        return "copied", f"would copy ({size})"
     if target.exists(run_id):
         if target.get(run_id) == record and target.journal(run_id) == entries:
             return "present", f"already in the target ({size})"
@@ -80,7 +91,10 @@ def run(ctx: CliContext) -> int:
     if not source.found():  # a mistyped --from: say so, create nothing there
         ctx.error(f"no store at {mask_url(args.source)} (--from): nothing was created")
         return ExitCode.USAGE
+    from .verify import every_run
+
     target = ctx.host.open_store(args.target)
+    skipped: dict[str, list[str]] = {}
     if args.runs:
         missing = [r for r in args.runs if not source.exists(r)]
         if missing:
@@ -88,13 +102,19 @@ def run(ctx: CliContext) -> int:
             return ExitCode.USAGE
         run_ids = list(dict.fromkeys(args.runs))
     else:
-        run_ids = [summary.id for summary in source.list()]
+        run_ids, skipped = every_run(source)  # a run the listing skips is reported, not lost
 
     report: dict[str, list[dict[str, str]]] = {
         k: [] for k in ("copied", "present", "differs", "invalid", "failed")
     }
+    for run_id, problems in sorted(skipped.items()):
+        detail = "cannot be read in the source: " + "; ".join(problems)
+        report["invalid"].append({"id": run_id, "detail": detail})
+        if not args.json:
+            print(f"{'invalid':8} {run_id}: {detail}", file=ctx.out)
+    into = None if args.dry_run and not target.found() else target
     for run_id in run_ids:
-        outcome, detail = _copy_one(source, target, run_id, args.dry_run, ctx.host.merge)
+        outcome, detail = _copy_one(source, into, run_id, args.dry_run, ctx.host.merge)
         report[outcome].append({"id": run_id, "detail": detail})
         if not args.json:
             print(f"{outcome:8} {run_id}: {detail}", file=ctx.out)

@@ -32,7 +32,7 @@ from skillstate.plugin.cli import CliContext, ExitCode
 if TYPE_CHECKING:
     from skillstate.plugin import Store
 
-__all__ = ["check_run", "configure", "run"]
+__all__ = ["check_run", "configure", "every_run", "run"]
 
 UNREADABLE = "cannot be read"
 DIFFERS = "differs from its journal"
@@ -83,7 +83,7 @@ def check_run(
     return "differs", problems
 
 
-def _every_run(store: Any) -> tuple[list[str], dict[str, list[str]]]:
+def every_run(store: Any) -> tuple[list[str], dict[str, list[str]]]:
     """The ids a listing gives, and those it skipped with a warning naming the run
     (:meth:`Store.warn <skillstate.plugin.Store.warn>`'s, which carry its ``run_id``)."""
     with warnings.catch_warnings(record=True) as caught:
@@ -122,7 +122,7 @@ def run(ctx: CliContext) -> int:
             if not store.exists(run_id):
                 raise RunNotFound(run_id)
     else:
-        run_ids, skipped = _every_run(store)
+        run_ids, skipped = every_run(store)
         run_ids = [i for i in run_ids if i not in results]
     for run_id, problems in skipped.items():
         results.setdefault(run_id, ("unreadable", problems))

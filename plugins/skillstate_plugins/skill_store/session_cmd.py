@@ -7,9 +7,9 @@ provenance (name, sha256 of SKILL.md, source, path) and takes the frontmatter's
 ``skillstate-skill`` / ``skillstate-environment`` as defaults. The skill is read once.
 
 Exit codes: 0 started; 2 a bad or taken session id, or a skill the store cannot give
-(unknown, broken, no skill store); 1 the session refused what it was given (P over
-``max_spec_bytes``, an initial state its rules refuse, the session limit); 3 the store
-or a plugin failed.
+(unknown, broken, no skill store); 1 the session refused what it was given (``--state``
+that is not a JSON object or over ``max_input_bytes``, P over ``max_spec_bytes``, an
+initial state its rules refuse, the session limit); 3 the store or a plugin failed.
 """
 
 from __future__ import annotations
@@ -66,9 +66,20 @@ def run(ctx: CliContext) -> int:
     a = ctx.args
     try:
         check_run_id(a.session_id)
+    except SkillstateError as exc:
+        ctx.error(str(exc))
+        return ExitCode.USAGE
+    try:  # as `init --json`: JSON that is not acceptable is refused (exit 1)
         state = None if a.state is None else ctx.read_document(a.state, what="--state")
+    except SkillstateError as exc:
+        ctx.error(str(exc))
+        return ExitCode.REJECTED
+    if a.state is not None and state is None:  # not "no state": the runtime refuses the rest
+        ctx.error("--state must be a JSON object, got null")
+        return ExitCode.REJECTED
+    try:
         spec = ctx.host.skill_store().session_spec(a.skill)
-    except SkillstateError as exc:  # a bad id, --state or skill: a usage error
+    except SkillstateError as exc:  # no skill store, a bad skill name: a usage error
         ctx.error(str(exc))
         return ExitCode.USAGE
     envelope = spec.to_dict()

@@ -55,7 +55,7 @@ def test_verify_and_gc_refuse_a_store_that_is_not_there(tmp_path: Path) -> None:
 
 def test_gc_deletes_only_what_matches_and_dry_run_deletes_nothing(tmp_path: Path) -> None:
     two_runs(tmp_path)
-    code, out, _ = ss(tmp_path, "gc", "--older-than", "0", "--dry-run", "--json")
+    code, out, _ = ss(tmp_path, "gc", "--older-than", "0s", "--dry-run", "--json")
     assert code == 0 and {r["id"] for r in json.loads(out)["runs"]} == {"a1", "a2", "s1"}
     assert ss(tmp_path, "list", "--json")[1].count('"id"') == 3  # nothing deleted
     code, out, _ = ss(tmp_path, "gc", "--closed-before", "2999-01-01")
@@ -81,3 +81,47 @@ def test_migrate_copies_runs_that_then_verify_and_a_second_run_copies_nothing(
     assert code == 0 and out.splitlines()[-1].startswith("nothing to copy")
     code, _, err = ss(tmp_path, "migrate", "--from", f"file:{tmp_path / 'none'}", "--to", target)
     assert code == 2 and "(--from): nothing was created" in err
+
+
+def test_gc_refuses_an_age_that_would_surprise_and_survives_one_out_of_range(
+    tmp_path: Path,
+) -> None:
+    two_runs(tmp_path)
+    code, _, err = ss(tmp_path, "gc", "--older-than", "30")  # thirty seconds, or days?
+    assert code == 2 and "needs a unit" in err and err.count("\n") == 1
+    code, _, err = ss(tmp_path, "gc", "--older-than", "1000000000d")
+    assert code == 2 and "is too long" in err and "Traceback" not in err
+    code, out, err = ss(tmp_path, "gc", "--older-than", "800000d")  # before the year 1
+    assert (code, err, out.splitlines()[-1]) == (0, "", "deleted 0 runs")
+    code, _, err = ss(tmp_path, "gc", "--closed-before", "x" * 100_000)
+    assert code == 2 and len(err) < 5000  # the value is quoted in part, not whole
+
+
+def test_migrate_reports_a_damaged_source_run_and_copies_the_others(tmp_path: Path) -> None:
+    two_runs(tmp_path)
+    with (tmp_path / ".skillstate" / "state" / "a2.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"broken\n')
+    target = f"sqlite:{tmp_path / 'copy.db'}"
+    code, out, _ = ss(tmp_path, "migrate", "--from", "file:", "--to", target, "--json")
+    report = json.loads(out)
+    assert code == 1
+    assert {r["id"] for r in report["copied"]} == {"a1", "s1"}
+    assert [r["id"] for r in report["invalid"]] == ["a2"]
+    assert "cannot be read in the source" in report["invalid"][0]["detail"]
+
+
+def test_migrate_dry_run_creates_no_target(tmp_path: Path) -> None:
+    two_runs(tmp_path)
+    code, out, _ = ss(tmp_path, "migrate", "--from", "file:", "--to", "sqlite:new.db", "--dry-run")
+    assert code == 0 and out.splitlines()[-1].startswith("would copy 3 run(s)")
+    assert not (tmp_path / "new.db").exists()
+
+
+def test_migrate_masks_the_target_password_and_escapes_control_characters(
+    tmp_path: Path,
+) -> None:
+    two_runs(tmp_path)
+    code, _, err = ss(tmp_path, "migrate", "--from", "file:", "--to", "sqlite://u:s3cretPW@/t.db")
+    assert code in (2, 3) and "s3cretPW" not in err and "***" in err
+    code, _, err = ss(tmp_path, "migrate", "--from", "file:./\x1b[31mred", "--to", "memory:")
+    assert code == 2 and "\x1b" not in err and "\\x1b" in err
