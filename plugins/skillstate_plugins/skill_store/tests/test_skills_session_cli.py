@@ -93,7 +93,8 @@ def test_session_start_refusals_change_nothing(project: Path) -> None:
             2,
             "SKILL.md of skill 'react-best-practices' declares name 'vercel-react'",
         ),
-        (("o3", "--skill", "orders", "--state", "[1"), 2, "--state is not valid JSON"),
+        (("o3", "--skill", "orders", "--state", "[1"), 1, "--state is not valid JSON"),  # as init
+        (("o3", "--skill", "orders", "--state", "null"), 1, "--state must be a JSON object"),
         (("o3", "--skill", "orders", "--state", "[1]"), 1, "initial_state must be a JSON object"),
         (("o3", "--skill", "orders", "--environment", "nope"), 2, "unknown environment 'nope'"),
     ]
