@@ -18,14 +18,21 @@ _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(s|m|h|d|w)?")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, None: 1}
 
 
-def parse_duration(text: str, what: str = "duration") -> float:
+def parse_duration(text: str, what: str = "duration", *, bare: bool = True) -> float:
     """Seconds in ``30d``, ``12h``, ``90m``, ``45s``, ``2w`` or a bare number of seconds.
 
-    ``0`` is zero (callers use it for "off"). :class:`InvalidInput` otherwise.
+    ``0`` is zero (callers use it for "off"). With ``bare=False`` a number without a unit
+    is refused (``gc --older-than 30``: thirty seconds is rarely what was meant, and it
+    would delete nearly every run). :class:`InvalidInput` otherwise.
     """
     from skillstate.display import excerpt
 
     found = _DURATION.fullmatch(text.strip().lower()) if isinstance(text, str) else None
+    if found is not None and found.group(2) is None and not bare:
+        raise InvalidInput(
+            f"{what} needs a unit s, m, h, d or w (e.g. {excerpt(found.group(1))}d): "
+            "a bare number is not taken as seconds"
+        )
     if found is None:
         raise InvalidInput(
             f"{what} must be a number with a unit s, m, h, d or w (e.g. 30d, 12h), "

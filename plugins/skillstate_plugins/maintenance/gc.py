@@ -101,12 +101,11 @@ def run(ctx: CliContext) -> int:
         closed_before = (
             None if a.closed_before is None else parse_date(a.closed_before, "--closed-before")
         )
-        if a.older_than is not None and a.older_than.strip().replace(".", "", 1).isdigit():
-            raise InvalidInput(  # 30 is not thirty days: refuse what would delete nearly all
-                f"--older-than needs a unit s, m, h, d or w (e.g. {a.older_than.strip()}d), "
-                "a bare number is not taken as seconds"
-            )
-        older = None if a.older_than is None else parse_duration(a.older_than, "--older-than")
+        older = (
+            None
+            if a.older_than is None
+            else parse_duration(a.older_than, "--older-than", bare=False)  # 30 is not 30 days
+        )
     except InvalidInput as exc:
         ctx.error(f"{exc}; nothing deleted")
         return ExitCode.USAGE
