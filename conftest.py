@@ -16,3 +16,6 @@ settings.load_profile("skillstate")
 # change what the tests see: every test, and every command a test runs, gets an empty one.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="skillstate-test-xdg-")
 atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
+# Nor may the tests fill the developer's cache (the remembered entry points).
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="skillstate-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from skillstate.errors import PluginError
 from skillstate.isolation import HookFailure
 from skillstate.markers import PROJECT
+from skillstate.plugin_cache import Entry, entry_points
 from skillstate.plugin_manager import HOOK_PREFIX, SkillstatePluginManager, unknown_hooks
 
 if TYPE_CHECKING:
@@ -57,10 +58,29 @@ def parse_name_list(value: str | None) -> tuple[str, ...] | None:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-class Found(NamedTuple):
-    """An installed entry point with its distribution's name and version, read once."""
+class EntryRef(NamedTuple):
+    """An entry point as found (or remembered): loaded as ``EntryPoint.load`` would."""
 
-    ep: Any
+    name: str
+    value: str
+
+    def load(self) -> Any:
+        """Import ``module`` of ``module:attr.path [extras]`` and return the attribute."""
+        import importlib
+
+        match = re.fullmatch(r"\s*([\w.]+)\s*(?::\s*([\w.]+)\s*)?(\[.*\]\s*)?", self.value)
+        if match is None:
+            raise ValueError(f"entry point value {self.value!r} is not 'module:attribute'")
+        obj = importlib.import_module(match.group(1))
+        for part in filter(None, (match.group(2) or "").split(".")):
+            obj = getattr(obj, part)
+        return obj
+
+
+class Found(NamedTuple):
+    """An installed entry point with its distribution's name and version."""
+
+    ep: EntryRef
     dist: str | None
     version: str | None
 
@@ -72,21 +92,28 @@ class Found(NamedTuple):
         return keys
 
 
-def _entry_points() -> list[Found]:
-    """Every ``skillstate`` entry point, sorted by (distribution, name). A distribution's
+def _scan() -> list[Entry]:
+    """Every ``skillstate`` entry point by :mod:`importlib.metadata`. A distribution's
     metadata is parsed once (``Distribution.metadata`` reads its file on every access)."""
     from importlib.metadata import entry_points
 
     metadata: dict[int, tuple[str | None, str | None]] = {}
-    found = []
+    found: list[Entry] = []
     for ep in entry_points(group=PROJECT):
         if ep.dist is None:
-            found.append(Found(ep, None, None))
+            found.append((ep.name, ep.value, None, None))
             continue
         if id(ep.dist) not in metadata:
             meta = ep.dist.metadata
             metadata[id(ep.dist)] = (meta["Name"], meta["Version"])
-        found.append(Found(ep, *metadata[id(ep.dist)]))
+        found.append((ep.name, ep.value, *metadata[id(ep.dist)]))
+    return found
+
+
+def _entry_points() -> list[Found]:
+    """Every ``skillstate`` entry point (remembered while nothing installed changed:
+    :mod:`skillstate.plugin_cache`), sorted by (distribution, name)."""
+    found = [Found(EntryRef(n, v), d, ver) for n, v, d, ver in entry_points(PROJECT, _scan)]
     found.sort(key=lambda f: (normalize_name(f.dist or ""), f.ep.name))
     return found
 
