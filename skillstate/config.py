@@ -129,16 +129,22 @@ class Config:
         return value if isinstance(value, Budget) else None
 
 
-def user_config_path(env: Mapping[str, str]) -> Path | None:
-    """``$XDG_CONFIG_HOME/skillstate/config.toml``; ``~/.config`` when that is unset, empty
-    or relative (the XDG Base Directory rule); ``None`` without an absolute ``HOME``."""
-    base = env.get("XDG_CONFIG_HOME", "")
+def user_dir(env: Mapping[str, str], variable: str, fallback: str) -> Path | None:
+    """``$variable/skillstate``; ``$HOME/fallback/skillstate`` when that is unset, empty or
+    relative (the XDG Base Directory rule); ``None`` without an absolute ``HOME``."""
+    base = env.get(variable, "")
     if not os.path.isabs(base):
         home = env.get("HOME", "")
         if not os.path.isabs(home):
             return None
-        base = os.path.join(home, ".config")
-    return Path(base, "skillstate", "config.toml")
+        base = os.path.join(home, fallback)
+    return Path(base, "skillstate")
+
+
+def user_config_path(env: Mapping[str, str]) -> Path | None:
+    """``$XDG_CONFIG_HOME/skillstate/config.toml`` (``~/.config`` by :func:`user_dir`'s rule)."""
+    where = user_dir(env, "XDG_CONFIG_HOME", ".config")
+    return None if where is None else where / "config.toml"
 
 
 def _read_toml(path: Path, name: str) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """The installed ``skillstate`` entry points, remembered between commands.
 
 Importing :mod:`importlib.metadata` costs a command about 20 ms, so what it finds is
-kept in ``$SKILLSTATE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/skillstate``; empty: off)
-beside a fingerprint of what discovery reads (docs/architecture.md, "Start-up cost").
+kept in ``$SKILLSTATE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/skillstate``, else
+``~/.cache/skillstate``; empty: off) beside a fingerprint of what discovery reads
+(docs/architecture.md, "Start-up cost").
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from typing import Any
 
 Entry = tuple[str, str, "str | None", "str | None"]
 """An entry point as kept: its name, its value, its distribution's name and version."""
+
+FORMAT = 1
+"""The cache file's layout: a file of another (an older or newer skillstate's) is a miss."""
 
 
 def _stamp(path: str) -> list[int] | None:
@@ -51,10 +55,11 @@ def fingerprint() -> list[Any] | None:
 def entry_points(group: str, scan: Callable[[], list[Entry]]) -> list[Entry]:
     """``group``'s entry points: the kept ones while the fingerprint holds, else ``scan()``'s,
     kept unless a file is under two seconds old (a change within its timestamp's tick)."""
+    from skillstate.config import user_dir  # loaded already by any command
+
     where = os.environ.get("SKILLSTATE_CACHE_DIR")
     if where is None:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-        where = os.path.join(base, "skillstate")
+        where = str(user_dir(os.environ, "XDG_CACHE_HOME", ".cache") or "")
     parts = fingerprint() if where else None
     if parts is None:
         return scan()
@@ -63,7 +68,7 @@ def entry_points(group: str, scan: Callable[[], list[Entry]]) -> list[Entry]:
     with contextlib.suppress(OSError, ValueError, LookupError, TypeError):
         with open(path, encoding="utf-8") as handle:
             kept = json.load(handle)
-        if kept["group"] == group and kept["fingerprint"] == parts:
+        if kept["format"] == FORMAT and kept["group"] == group and kept["fingerprint"] == parts:
             return [(e[0], e[1], e[2], e[3]) for e in kept["entries"]]
     found = scan()
     stamps = [s for part in parts for s in part[1:] if s]
@@ -72,7 +77,8 @@ def entry_points(group: str, scan: Callable[[], list[Entry]]) -> list[Entry]:
         try:
             os.makedirs(where, mode=0o700, exist_ok=True)
             with open(partial, "w", encoding="utf-8") as handle:
-                json.dump({"group": group, "fingerprint": parts, "entries": found}, handle)
+                record = {"format": FORMAT, "group": group, "fingerprint": parts, "entries": found}
+                json.dump(record, handle)
             os.replace(partial, path)
         except OSError:
             with contextlib.suppress(OSError):

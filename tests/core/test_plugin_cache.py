@@ -15,6 +15,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from skillstate.manager import EntryRef
+from skillstate.plugin_cache import entry_points
 from tests.support import clean_env, make_distribution
 
 PLUGIN = """
@@ -59,8 +63,7 @@ def test_a_kept_scan_is_reused_and_follows_changes(tmp_path: Path) -> None:
     # An entry added in place, its mtime put back: the change time still tells.
     info = site / "cached_one-1.0.dist-info" / "entry_points.txt"
     before = info.stat()
-    make_distribution(site, "cached-two", "cached_two", PLUGIN, {"cached-two": "cached_two"})
-    shutil.rmtree(site / "cached_two-1.0.dist-info")
+    (site / "cached_two.py").write_text(PLUGIN, encoding="utf-8")
     info.write_text("[skillstate]\ncached-one = cached_one\ncached-two = cached_two\n")
     os.utime(info, ns=(before.st_atime_ns, before.st_mtime_ns))
     names, scanned = _probe(site, cache)
@@ -91,3 +94,34 @@ def test_a_damaged_cache_or_none_is_no_error(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     assert _probe(site, blocked / "sub") == (names, True)  # unwritable: still runs
+
+
+def test_a_relative_xdg_cache_home_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The XDG rule, as for the user's config file: a relative base is not used (it
+    would put the cache in whatever directory a command runs in)."""
+    monkeypatch.delenv("SKILLSTATE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative-cache")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(time, "time_ns", lambda: 10**30)  # every file old enough to keep
+    assert entry_points("skillstate-test", lambda: [("a", "m:f", None, None)]) == [
+        ("a", "m:f", None, None)
+    ]
+    assert not (tmp_path / "relative-cache").exists()
+    assert len(list((tmp_path / "home" / ".cache" / "skillstate").iterdir())) == 1
+    # Kept: the second call does not scan.
+    assert entry_points("skillstate-test", lambda: []) == [("a", "m:f", None, None)]
+    # Another group is another scan.
+    assert entry_points("skillstate-other", lambda: []) == []
+
+
+def test_entry_values_load_as_importlib_reads_them() -> None:
+    assert EntryRef("x", "os.path:join").load() is os.path.join
+    assert EntryRef("x", "os:path.join [extra1, extra2]").load() is os.path.join
+    assert EntryRef("x", " json ").load() is json
+    with pytest.raises(ValueError, match="entry point value 'os:path:join' is not"):
+        EntryRef("x", "os:path:join").load()
+    with pytest.raises(AttributeError):
+        EntryRef("x", "os:no_such_thing").load()
