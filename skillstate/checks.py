@@ -2,7 +2,8 @@
 
 The caller's values are copied (:func:`own`) and checked as documents first
 (:func:`prechecks`, :func:`text_problems`); the merged candidate then goes through
-the plugins' validation, the budget and the guards (:func:`check_candidate`); an
+the plugins' validation, the budget and the guards (:meth:`Host.check
+<skillstate.host.Host.check>`); an
 action runs in its environment (:func:`run_action`). Each returns its problems rather
 than raising: a rejected transition writes nothing.
 """
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from skillstate.records import ActionResult
 
 __all__ = [
-    "check_candidate",
     "digest",
     "merged",
     "own",
@@ -90,25 +90,6 @@ def text_problems(**values: Any) -> list[Problem]:
                 problems.append(Problem("input", message, ""))
         else:
             problems.extend(check_document(value, what))
-    return problems
-
-
-def check_candidate(
-    host: Host,
-    skill: SkillDefinition,
-    before: Mapping[str, Any] | None,
-    candidate: Mapping[str, Any],
-    schema: Mapping[str, Any] | None,
-) -> list[Problem]:
-    """The candidate's problems: validation, budget, then (when both are clean) the guards."""
-    try:
-        budget = host.budget(skill)  # asked once: validation and the size check share it
-        problems = host.validate(skill, candidate, schema, budget)
-        problems.extend(host.check_budget(skill, candidate, budget))
-    except HookFailed as failed:  # a budget plugin failed: fail closed
-        return [failed.problem]
-    if not problems:
-        problems = host.guards(skill, before, candidate)
     return problems
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillstate.errors import VersionConflict, VersionNotFound
 from skillstate.jsondoc import compact
-from skillstate.records import HistoryItem, RunRecord, SkillDefinition
+from skillstate.records import HistoryItem, RunRecord
 
 if TYPE_CHECKING:
     from skillstate.host import Host
@@ -35,29 +35,10 @@ __all__ = [
     "rewind_change",
     "rewind_run",
     "rollback_kind",
-    "run_skill",
     "state_changes",
 ]
 
 MAX_ATTEMPTS = 50
-
-ADHOC_SKILL = SkillDefinition(
-    name="skill-state",
-    description="a SKILL.state session that names no registered skill (its own JSON Schema only)",
-)
-"""The skill of a session that names none: no fields, no JSON Schema of its own.
-
-Such a session's record has ``skill == "skill-state"`` and ``meta["adhoc_skill"]``
-true; the runtime passes this definition to the pipeline explicitly, so a plugin
-registering a skill of the same name never changes how these sessions validate.
-"""
-
-
-def run_skill(host: Host, record: RunRecord) -> SkillDefinition:
-    """The skill a run's writes are checked against (a session naming none: its own)."""
-    if record.meta.get("adhoc_skill"):
-        return ADHOC_SKILL
-    return host.skill(record.skill)
 
 
 def rollback_kind(label: str) -> str | None:
@@ -199,7 +180,7 @@ def fork_run(
     outcome = create_run(
         host,
         store,
-        run_skill(host, record),
+        host.run_skill(record),
         new_id,
         None,
         start=item.state,
@@ -261,7 +242,7 @@ def rewind_run(host: Host, store: Store, run_id: str, to: int, *, force: bool = 
                 store,
                 run_id,
                 change,
-                skill=run_skill(host, record),
+                skill=host.run_skill(record),
                 expected_version=record.version,
                 current=record,
             )

@@ -365,6 +365,46 @@ class Host:
         results = self.pm.hook.skillstate_guards(skill=skill, before=before, after=after)
         return _problems(results, "guard", "guard")
 
+    def check(
+        self,
+        skill: SkillDefinition,
+        before: Mapping[str, Any] | None,
+        candidate: Mapping[str, Any],
+        schema: Mapping[str, Any] | None = None,
+    ) -> list[Problem]:
+        """A candidate state's problems, as a transition checks it: validation and the
+        budget, then (when both are clean) the guards. A failing budget plugin is one
+        problem naming it (fail closed)."""
+        try:
+            budget = self.budget(skill)  # asked once: validation and the size check share it
+            problems = self.validate(skill, candidate, schema, budget)
+            problems.extend(self.check_budget(skill, candidate, budget))
+        except HookFailed as failed:
+            return [failed.problem]
+        return problems or self.guards(skill, before, candidate)
+
+    def run_skill(self, record: RunRecord) -> SkillDefinition:
+        """The skill a run's writes are checked against (a session naming none: its own,
+        :data:`~skillstate.records.skills.ADHOC_SKILL`). Raises ``SkillNotFound``."""
+        from skillstate.records.skills import ADHOC_SKILL
+
+        return ADHOC_SKILL if record.meta.get("adhoc_skill") else self.skill(record.skill)
+
+    def refusals(self, record: RunRecord) -> list[Problem]:
+        """Why ``record`` may not be written as it is (``import`` asks): its skill unknown,
+        its schema no JSON Schema, or its state refused as a creation's would be
+        (:meth:`check`). Empty when it may."""
+        from skillstate.jsonschemas import json_schema_errors
+
+        try:
+            skill = self.run_skill(record)
+        except SkillNotFound as exc:
+            return [Problem("skill", str(exc))]
+        errors = [] if record.schema is None else json_schema_errors(record.schema)
+        if errors:
+            return [Problem("schema", f"its state schema is not a valid JSON Schema: {errors[0]}")]
+        return self.check(skill, None, record.state, record.schema)
+
     def after_commit(self, record: RunRecord, entry: JournalEntry) -> None:
         """Tell the observers; one that fails is a warning, never undoes the write."""
         for result in self.pm.hook.skillstate_after_commit(record=record, entry=entry):

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from skillstate.changes import NO_ACTION, Change, Outcome, now_iso
 from skillstate.checks import (
-    check_candidate,
     digest,
     kept,
     merged,
@@ -117,7 +116,7 @@ def create_run(
         return Outcome(False, None, tuple(problems))
     candidate, problems = merged(host, base, seed)
     if candidate is not None:
-        problems = check_candidate(host, skill, None, candidate, schema)
+        problems = host.check(skill, None, candidate, schema)
     if problems or candidate is None:
         return Outcome(False, None, tuple(problems))
     record = RunRecord(
@@ -246,7 +245,7 @@ def _attempt(
         if skill.updated_key:
             stamped = {skill.updated_key: stamp}
             candidate = {**candidate, skill.updated_key: stamp}
-        problems = check_candidate(host, skill, state, candidate, record.schema)
+        problems = host.check(skill, state, candidate, record.schema)
         if problems:
             return Outcome(False, record, tuple(problems), attempts=attempts)
     elif change.keep_state:
@@ -266,7 +265,7 @@ def _attempt(
         if skill.updated_key:
             stamped = {skill.updated_key: stamp}
             candidate = {**candidate, skill.updated_key: stamp}  # the pipeline's own stamp
-        problems = check_candidate(host, skill, state, candidate, record.schema)
+        problems = host.check(skill, state, candidate, record.schema)
         if problems:
             return Outcome(False, record, tuple(problems), attempts=attempts)
 

@@ -32,8 +32,6 @@ CORE_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("diff", "diff_cmd", "what changed in a run's state between two versions (--json: RFC 6902)"),
     ("fork", "fork_cmd", "a new run starting from another run's state at a version"),
     ("rewind", "rewind_cmd", "append a version whose state is the state at an earlier version"),
-    ("export", "export_cmd", "write a run (record + journal) to one self-contained file"),
-    ("import", "import_cmd", "read a run from an export file, checked before anything is written"),
     ("rm", "rm_cmd", "delete a run and its journal"),
     ("doctor", "doctor_cmd", "check the project (plugins add checks); --fix"),
 )

@@ -13,6 +13,7 @@ from skillstate.records.problems import Budget
 from skillstate.records.runs import RunRecord
 
 __all__ = [
+    "ADHOC_SKILL",
     "FIELD_TYPES",
     "TEXT_UNITS",
     "FieldSpec",
@@ -138,3 +139,15 @@ class SkillDefinition:
         if self.updated_key:
             state[self.updated_key] = now
         return state
+
+
+ADHOC_SKILL = SkillDefinition(
+    name="skill-state",
+    description="a SKILL.state session that names no registered skill (its own JSON Schema only)",
+)
+"""The skill of a session that names none: no fields, no JSON Schema of its own.
+
+Such a session's record has ``skill == "skill-state"`` and ``meta["adhoc_skill"]``
+true; the runtime passes this definition to the pipeline explicitly, so a plugin
+registering a skill of the same name never changes how these sessions validate.
+"""

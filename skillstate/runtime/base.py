@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from skillstate.errors import RunNotFound, VersionConflict
-from skillstate.history import ADHOC_SKILL
 from skillstate.host import Host
 from skillstate.records import RunRecord, SkillDefinition
+from skillstate.records.skills import ADHOC_SKILL
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import SessionBusy, SessionCorrupt, SessionNotActive, SessionNotFound
 from skillstate.runtime.inputs import SessionLimits

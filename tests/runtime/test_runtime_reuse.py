@@ -15,8 +15,8 @@ import attrs
 import pytest
 
 from skillstate.changes import Change
-from skillstate.history import ADHOC_SKILL
 from skillstate.pipeline import ARCHIVED_AS, transition
+from skillstate.records.skills import ADHOC_SKILL
 from skillstate.runtime import Runtime
 from skillstate.runtime.errors import SessionExists, StateRejected
 

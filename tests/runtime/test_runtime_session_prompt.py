@@ -139,7 +139,8 @@ def test_an_export_carries_every_observation_and_an_edited_one_is_refused(
 ) -> None:
     import hashlib
 
-    from skillstate.exports import ExportError, read_export
+    from skillstate_plugins.maintenance.export_file import ExportError, read_export
+
     from skillstate.plugin import compact
 
     with temporary_store_url("memory", tmp_path) as url:

@@ -1,6 +1,7 @@
 """Store maintenance: ``skillstate verify`` (each run against its journal, ``--repair``),
-``skillstate gc`` (finished or old runs deleted) and ``skillstate migrate`` (runs with
-their journals copied between stores).
+``skillstate gc`` (finished or old runs deleted), ``skillstate migrate`` (runs with
+their journals copied between stores), and ``skillstate export`` / ``import`` (one run
+as a self-contained file, checked in full before anything is written).
 
 Commands of the store contract alone (``Store.list``, ``get``, ``journal``,
 ``snapshots``, ``damage``, ``debris``, ``repair``, ``delete_if_at``, ``import_run``) and the journal check
@@ -39,5 +40,19 @@ def skillstate_register_commands(register: Callable[[CommandSpec], None]) -> Non
     register(
         CommandSpec.from_module(
             "migrate", "copy every run with its journal to another store", f"{__name__}.migrate"
+        )
+    )
+    register(
+        CommandSpec.from_module(
+            "export",
+            "write a run (record + journal) to one self-contained file",
+            f"{__name__}.export_cmd",
+        )
+    )
+    register(
+        CommandSpec.from_module(
+            "import",
+            "read a run from an export file, checked before anything is written",
+            f"{__name__}.import_cmd",
         )
     )

@@ -1,23 +1,27 @@
 """``skillstate import FILE [--as NEW_ID]``: a run from an export file, checked before anything is written.
 
-The whole file is checked first (:func:`skillstate.exports.read_export`): its format
-and version, its sha256, and that its journal replays exactly to its record. A file
-that fails any check — edited, cut short, not an export — is refused with one line
-and exit 5, and nothing is written. A digest can be recomputed by whoever edits a file,
-so the run is also held to its skill's rules, as a fork is
-(:func:`skillstate.exports.rule_problems`): an unknown skill, or a final state its
-schema, budgets or guards refuse, is exit 5 too, with the reasons. ``--as NEW_ID`` imports the run under another id
-(the skill's run-id key in the state, rig's ``runId``, follows). An id that is taken
-is a usage error (exit 2). ``FILE`` may be ``-`` for stdin.
+The whole file is checked first (:func:`.export_file.read_export`): its format and
+version, its sha256, and that its journal replays exactly to its record. A file that
+fails any check — edited, cut short, not an export — is refused with one line and exit
+5, and nothing is written. A digest can be recomputed by whoever edits a file, so the
+run is also held to its skill's rules, as a fork is (:meth:`Host.refusals
+<skillstate.plugin.Host.refusals>`): an unknown skill, or a final state its schema,
+budgets or guards refuse, is exit 5 too, with the reasons. ``--as NEW_ID`` imports the
+run under another id (the skill's run-id key in the state, rig's ``runId``, follows).
+An id that is taken is a usage error (exit 2). ``FILE`` may be ``-`` for stdin.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from skillstate.cli.context import CliContext
+from skillstate.plugin.cli import CliContext, ExitCode
 
 __all__ = ["configure", "run"]
+
+MAX_REASONS = 100
+"""Reasons listed for a refused run, as every command lists them; the rest are counted."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,20 +34,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ctx: CliContext) -> int:
-    import sys
+    from skillstate.plugin import InvalidRunId, RunExists, check_run_id
+    from skillstate.plugin.history import verify_record
 
-    from skillstate.cli.runs import BAD_FILE, OK, USAGE
-    from skillstate.errors import RunExists
-    from skillstate.exports import ExportError, read_export, renamed, rule_problems
-    from skillstate.journal import verify_record
-    from skillstate.store import is_valid_run_id, run_id_problem
+    from .export_file import ExportError, read_export, renamed
 
     a = ctx.args
     name = "standard input" if a.file == "-" else a.file
-    problem = None if a.new_id is None else run_id_problem(a.new_id)
-    if problem is not None:
-        ctx.error(problem)
-        return USAGE
+    if a.new_id is not None:
+        check_run_id(a.new_id)  # an invalid id: one line, exit 2
     try:
         if a.file == "-":
             text = sys.stdin.read()
@@ -52,7 +51,7 @@ def run(ctx: CliContext) -> int:
                 text = handle.read()
     except OSError as exc:
         ctx.error(f"cannot read {name}: {exc.strerror or exc}")
-        return USAGE
+        return ExitCode.USAGE
     try:
         record, entries = read_export(text, name, ctx.host.merge)
         if a.new_id is not None and a.new_id != record.id:
@@ -63,27 +62,27 @@ def run(ctx: CliContext) -> int:
             problems = verify_record(record, entries, ctx.host.merge)
             if problems:
                 raise ExportError(f"{name} cannot be renamed: {'; '.join(problems)}")
+        check_run_id(record.id)
     except ExportError as exc:
         ctx.error(f"{exc}; nothing written")
-        return BAD_FILE
-    if not is_valid_run_id(record.id):
+        return ExitCode.BAD_FILE
+    except InvalidRunId:  # the id inside the file is not a valid one
         ctx.error(f"{name} holds a run with an invalid id; nothing written")
-        return BAD_FILE
-    broken = rule_problems(ctx.host, record)
+        return ExitCode.BAD_FILE
+    broken = [p.message for p in ctx.host.refusals(record)]
     if broken:
-        from skillstate.cli.runs import reasons
-        from skillstate.records import Problem
-
-        title = f"{name} holds a run its skill refuses (nothing written)"
-        reasons(ctx, title, [Problem("import", m, "") for m in broken])
-        return BAD_FILE
+        lines = "".join(f"\n  - {m}" for m in broken[:MAX_REASONS])
+        if len(broken) > MAX_REASONS:
+            lines += f"\n  - … and {len(broken) - MAX_REASONS:,} more"
+        ctx.error(f"{name} holds a run its skill refuses (nothing written):{lines}")
+        return ExitCode.BAD_FILE
     try:
         ctx.store.import_run(record, entries, merge=ctx.host.merge)
     except RunExists:
         ctx.error(f"run '{record.id}' already exists — import it with --as NEW_ID; nothing written")
-        return USAGE
+        return ExitCode.USAGE
     print(
         f"imported {record.id} (version {record.version}, {len(entries)} journal entries)",
         file=ctx.out,
     )
-    return OK
+    return ExitCode.OK
