@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.plugin import InvalidInput, JournalEntry, RunRecord, compact, parse_json
+from skillstate.plugin import InvalidInput, JournalEntry, RunRecord, compact, excerpt, parse_json
 from skillstate.plugin.history import verify_record
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ExportError", "read_export", "renamed"]
@@ -37,19 +37,6 @@ class ExportError(InvalidInput):
 def _digest(run: Any, journal: Any) -> str:
     text = compact({"run": run, "journal": journal})
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _kind(value: Any) -> str:
-    """A JSON value's kind, as a message names it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
 
 
 def read_export(text: str, name: str, merge: Any = None) -> tuple[RunRecord, list[JournalEntry]]:
@@ -152,7 +139,7 @@ def _fields_problem(
     for key, (kind, nullable) in fields.items():
         if key in value and not ((nullable and value[key] is None) or _kind_ok(value[key], kind)):
             wanted = f"{kind} or null" if nullable else kind
-            return f"{where}.{key} must be {wanted}, got {_kind(value[key])}"
+            return f"{where}.{key} must be {wanted}, got {excerpt(compact(value[key]), 80)}"
     return None
 
 
@@ -199,7 +186,7 @@ def _time_problem(run: dict[str, Any], journal: list[Any]) -> str | None:
     times += [(f"journal[{i}].ts", entry["ts"]) for i, entry in enumerate(journal)]
     for where, value in times:
         if not is_rfc3339(value):
-            return f"{where} must be an RFC 3339 time, got {compact(value)[:80]}"
+            return f"{where} must be an RFC 3339 time, got {excerpt(compact(value), 80)}"
     return None
 
 

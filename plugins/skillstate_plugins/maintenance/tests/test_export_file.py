@@ -3,13 +3,14 @@ the core and what it refuses, without a command line in between."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import attrs
 import pytest
 from skillstate_testing import make_host
 
-from skillstate.plugin import Change, create_run, transition
+from skillstate.plugin import Change, compact, create_run, transition
 from skillstate.plugin.history import dump_export
 
 from ..export_file import FORMAT, FORMAT_VERSION, ExportError, read_export, renamed
@@ -38,6 +39,13 @@ def test_what_the_core_writes_the_reader_reads_back() -> None:
         read_export(edited, "r1.json", host.merge)
     with pytest.raises(ExportError, match="cut short or damaged"):
         read_export(text[: len(text) // 2], "r1.json", host.merge)
+    doc = json.loads(text)
+    doc["run"]["version"] = "2" * 200  # the wrong type, re-digested: named, quoted, bounded
+    doc["sha256"] = hashlib.sha256(
+        compact({"run": doc["run"], "journal": doc["journal"]}).encode()
+    ).hexdigest()
+    with pytest.raises(ExportError, match=r'run.version must be a whole number, got "2{79}… '):
+        read_export(json.dumps(doc), "r1.json", host.merge)
     host.close()
 
 
