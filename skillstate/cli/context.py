@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -14,9 +14,13 @@ if TYPE_CHECKING:
 
     from skillstate.config import Config
     from skillstate.host import Host
+    from skillstate.records import Problem
     from skillstate.store import Store
 
-__all__ = ["CliContext", "HostContext"]
+__all__ = ["MAX_REASONS", "CliContext", "HostContext"]
+
+MAX_REASONS = 100
+"""A rejection lists at most this many reasons, then how many more there were."""
 
 
 class HostContext:
@@ -95,6 +99,18 @@ class HostContext:
             print(f"{self.prog}: {text}", file=self.err)
         except (OSError, ValueError):  # stderr is closed too: nothing left to tell
             pass
+
+    def reasons(self, title: str, problems: Sequence[Problem]) -> None:
+        """One error: ``prog: title:`` and a ``  - reason`` line per problem, at most
+        :data:`MAX_REASONS` (then how many more), and the line of a check that stopped
+        early (a problem of code ``more``) last, as every refusal is printed."""
+        stopped = [p for p in problems if p.code == "more"]
+        listed = [p for p in problems if p.code != "more"]
+        lines = "".join(f"\n  - {p.message}" for p in listed[:MAX_REASONS])
+        if len(listed) > MAX_REASONS:
+            lines += f"\n  - … and {len(listed) - MAX_REASONS:,} more"
+        lines += "".join(f"\n  - {p.message}" for p in stopped[:1])
+        self.error(f"{title}:{lines}")
 
     def _secrets(self) -> tuple[str, ...]:
         """Credentials of the store URLs this command knows: configured, or given as any

@@ -25,7 +25,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import OK, REJECTED, USAGE, open_run, print_run, reasons, version_arg
+    from skillstate.cli.runs import OK, REJECTED, USAGE, open_run, print_run, version_arg
     from skillstate.errors import RunExists, VersionNotFound
     from skillstate.runtime.payloads import is_session
     from skillstate.store import run_id_problem
@@ -57,7 +57,7 @@ def run(ctx: CliContext) -> int:
         ctx.error(str(exc))
         return USAGE
     if not outcome.accepted or outcome.record is None:
-        reasons(ctx, "fork rejected (nothing written)", outcome.problems)
+        ctx.reasons("fork rejected (nothing written)", outcome.problems)
         return REJECTED
     print_run(ctx, outcome.record)
     return OK

@@ -24,9 +24,9 @@ __all__ = ["all_commands", "build_parser", "console", "core_commands", "main"]
 _REPORTING = ("plugins", "doctor", "config")
 """Core commands that run despite a command conflict: the ones that show what is wrong."""
 
-_CREATING = ("plugins", "config", "init", "import", "doctor")
-"""Core commands that may run on a store that does not exist yet: ``init`` and ``import``
-create it, ``doctor`` reports it. Every other core
+_CREATING = ("plugins", "config", "init", "doctor")
+"""Core commands that may run on a store that does not exist yet: ``init`` creates it,
+``doctor`` reports it. Every other core
 command reads or changes existing runs, so it refuses a missing store
 (:meth:`CliContext.existing_store`) instead of creating one at a mistyped path."""
 

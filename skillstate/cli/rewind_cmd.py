@@ -27,7 +27,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ctx: CliContext) -> int:
-    from skillstate.cli.runs import OK, REJECTED, USAGE, open_run, print_run, reasons, version_arg
+    from skillstate.cli.runs import OK, REJECTED, USAGE, open_run, print_run, version_arg
     from skillstate.errors import VersionNotFound
     from skillstate.history import rewind_run
 
@@ -46,6 +46,6 @@ def run(ctx: CliContext) -> int:
     if outcome.record is not None:
         print_run(ctx, outcome.record)
     if not outcome.accepted:
-        reasons(ctx, "rewind rejected", outcome.problems)
+        ctx.reasons("rewind rejected", outcome.problems)
         return REJECTED
     return OK

@@ -44,7 +44,6 @@ __all__ = [
     "open_run",
     "print_run",
     "read_document",
-    "reasons",
     "version_arg",
 ]
 
@@ -63,6 +62,8 @@ class RunContext(Protocol):
     def store(self) -> Store: ...
 
     def error(self, message: str) -> None: ...
+
+    def reasons(self, title: str, problems: Sequence[Problem]) -> None: ...
 
 
 def read_document(
@@ -102,22 +103,6 @@ def read_document(
 def _limit(ctx: RunContext) -> int | None:
     """The configured ``max_input_bytes``."""
     return ctx.host.config.max_input_bytes
-
-
-MAX_REASONS = 100
-"""A rejection lists at most this many reasons, then how many more there were."""
-
-
-def reasons(ctx: RunContext, title: str, problems: Sequence[Problem]) -> None:
-    """``{prog}: {title}:`` and one ``  - reason`` line per problem (at most
-    :data:`MAX_REASONS`), on stderr."""
-    stopped = [p for p in problems if p.code == "more"]  # a check that stopped early
-    listed = [p for p in problems if p.code != "more"]
-    lines = "".join(f"\n  - {p.message}" for p in listed[:MAX_REASONS])
-    if len(listed) > MAX_REASONS:
-        lines += f"\n  - … and {len(listed) - MAX_REASONS:,} more"
-    lines += "".join(f"\n  - {p.message}" for p in stopped[:1])
-    ctx.error(f"{title}:{lines}")
 
 
 def print_run(ctx: RunContext, record: RunRecord) -> None:
@@ -212,7 +197,7 @@ def do_init(
     if seed is None:  # --json null is a seed that is not an object, as [] is (not "no seed")
         from skillstate.records import Problem
 
-        reasons(ctx, "rejected", [Problem("patch", "patch: expected a JSON object", "")])
+        ctx.reasons("rejected", [Problem("patch", "patch: expected a JSON object", "")])
         return REJECTED
     try:
         outcome = create_run(ctx.host, store, skill, run_id, seed)
@@ -220,7 +205,7 @@ def do_init(
         ctx.error(f"run '{run_id}' already exists — patch it instead")
         return USAGE
     if not outcome.accepted or outcome.record is None:
-        reasons(ctx, "rejected", outcome.problems)
+        ctx.reasons("rejected", outcome.problems)
         return REJECTED
     print(_render(ctx, outcome.record), file=ctx.out)
     return OK
@@ -283,7 +268,7 @@ def do_patch(
     if outcome.record is not None:
         print(_render(ctx, outcome.record), file=ctx.out)
     if not outcome.accepted:
-        reasons(ctx, "patch rejected", outcome.problems)
+        ctx.reasons("patch rejected", outcome.problems)
         return REJECTED
     return OK
 

@@ -4,8 +4,10 @@ their journals copied between stores), and ``skillstate export`` / ``import`` (o
 as a self-contained file, checked in full before anything is written).
 
 Commands of the store contract alone (``Store.list``, ``get``, ``journal``,
-``snapshots``, ``damage``, ``debris``, ``repair``, ``delete_if_at``, ``import_run``) and the journal check
-every store must pass (:func:`skillstate.plugin.history.verify_record`), so they work on
+``snapshots``, ``damage``, ``debris``, ``repair``, ``delete_if_at``, ``import_run``), the
+journal check every store must pass (:func:`skillstate.plugin.history.verify_record`),
+the export format's writer (:func:`~skillstate.plugin.history.dump_export`) and the
+host's rules (:meth:`Host.refusals <skillstate.plugin.Host.refusals>`), so they work on
 any store, bundled or third-party. It imports only ``skillstate.plugin`` and its own
 modules.
 """

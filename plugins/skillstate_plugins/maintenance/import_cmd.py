@@ -20,9 +20,6 @@ from skillstate.plugin.cli import CliContext, ExitCode
 
 __all__ = ["configure", "run"]
 
-MAX_REASONS = 100
-"""Reasons listed for a refused run, as every command lists them; the rest are counted."""
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -69,12 +66,9 @@ def run(ctx: CliContext) -> int:
     except InvalidRunId:  # the id inside the file is not a valid one
         ctx.error(f"{name} holds a run with an invalid id; nothing written")
         return ExitCode.BAD_FILE
-    broken = [p.message for p in ctx.host.refusals(record)]
-    if broken:
-        lines = "".join(f"\n  - {m}" for m in broken[:MAX_REASONS])
-        if len(broken) > MAX_REASONS:
-            lines += f"\n  - … and {len(broken) - MAX_REASONS:,} more"
-        ctx.error(f"{name} holds a run its skill refuses (nothing written):{lines}")
+    refused = ctx.host.refusals(record)
+    if refused:
+        ctx.reasons(f"{name} holds a run its skill refuses (nothing written)", refused)
         return ExitCode.BAD_FILE
     try:
         ctx.store.import_run(record, entries, merge=ctx.host.merge)
