@@ -141,3 +141,15 @@ def test_max_spec_bytes_out_of_range_is_refused(project: Path, value: str) -> No
     assert code in (2, 3) and out == "", err
     assert "max_spec_bytes" in err and "from 1 to 1,000,000" in err, err
     assert snapshot(project) == before
+
+
+def test_verbose_names_the_store_as_every_command_does(project: Path) -> None:
+    code, out, err = ss(project, "-v", "session", "start", "o1", "--skill", "orders")
+    assert code == 0 and out.startswith("session o1 started")
+    assert err == (
+        "skillstate: store file:.skillstate/state (from default; "
+        f"project directory {project.resolve()})\n"
+    )
+    listed = ss(project, "-v", "list")[2]
+    assert listed == err  # the line `list -v` gives
+    assert ss(project, "session", "start", "o2", "--skill", "orders")[2] == ""
