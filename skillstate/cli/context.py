@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from skillstate.config import Config
     from skillstate.host import Host
+    from skillstate.records import Problem
     from skillstate.store import Store
 
 __all__ = ["CliContext", "HostContext"]
@@ -27,6 +28,7 @@ class HostContext:
     """
 
     prog: str
+    out: TextIO
     err: TextIO
 
     @property
@@ -95,6 +97,13 @@ class HostContext:
             print(f"{self.prog}: {text}", file=self.err)
         except (OSError, ValueError):  # stderr is closed too: nothing left to tell
             pass
+
+    def reasons(self, title: str, problems: Sequence[Problem]) -> None:
+        """Print a refusal as ``init`` and ``patch`` do: ``prog: title:``, then one
+        ``  - reason`` line per problem, at most 100 (then ``… and N more``)."""
+        from skillstate.cli.runs import reasons
+
+        reasons(self, title, problems)
 
     def _secrets(self) -> tuple[str, ...]:
         """Credentials of the store URLs this command knows: configured, or given as any

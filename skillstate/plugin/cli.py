@@ -5,7 +5,8 @@ A plugin's :class:`~skillstate.plugin.CommandSpec` receives a :class:`CliContext
 ``ctx.host``, ``ctx.store`` built on first use (``ctx.existing_store()`` for a command
 that only reads: a store that does not exist yet is refused, exit 2, never created);
 ``ctx.error(message)`` prints one
-``prog: message`` line with the store's credentials masked. ``run`` returns an
+``prog: message`` line with the store's credentials masked, ``ctx.reasons(title,
+problems)`` a refusal's reasons as ``init`` lists them (at most 100). ``run`` returns an
 :class:`ExitCode` (``docs/cli.md``, "Exit codes").
 
 A plugin with a whole command line of its own (the ``rig-state`` drop-in) subclasses

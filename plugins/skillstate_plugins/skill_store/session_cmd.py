@@ -105,7 +105,11 @@ def run(ctx: CliContext) -> int:
         ctx.error(str(exc))
         return ExitCode.USAGE
     except SessionError as exc:  # P too large, Σ_0 refused, the session limit: nothing created
-        ctx.error(str(exc))
+        problems = getattr(exc, "problems", None)  # Σ_0 refused: its reasons, as init lists them
+        if problems:
+            ctx.reasons("session start rejected (nothing created)", problems)
+        else:
+            ctx.error(str(exc))
         return ExitCode.REJECTED
     provenance = envelope.get("provenance") or {}
     if a.json:
