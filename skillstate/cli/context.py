@@ -31,6 +31,7 @@ class HostContext:
     """
 
     prog: str
+    out: TextIO
     err: TextIO
 
     @property

@@ -43,11 +43,10 @@ def core_commands() -> list[CommandSpec]:
 
 
 def _parser(parser_class: type[argparse.ArgumentParser] | None = None) -> argparse.ArgumentParser:
-    import argparse
-
     from skillstate._version import __version__
+    from skillstate.cli.parser import Parser
 
-    parser = (parser_class or argparse.ArgumentParser)(
+    parser = (parser_class or Parser)(
         prog="skillstate",
         description="Durable, typed, patch-only working state for long-running agents.",
         allow_abbrev=False,  # --sto is not --store: the command word must be found exactly
@@ -144,7 +143,7 @@ def build_parser(
                     f"command '{spec.name}' of plugin '{owner}' cannot set up its arguments: "
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
-            command.set_defaults(_spec=spec)
+            command.set_defaults(_spec=spec, _parser=command)
     return parser
 
 
@@ -188,7 +187,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return USAGE
         parser = build_parser(commands, name, owners)
-        args = parser.parse_args(args_list)
+        args, extra = parser.parse_known_args(args_list)
+        if extra:  # as parse_args says it; after the command word, by the command's parser
+            command = None if set(extra) & set(before) else getattr(args, "_parser", None)
+            (command or parser).error(f"unrecognized arguments: {' '.join(extra)}")
         spec = getattr(args, "_spec", None)
         if spec is None:
             parser.print_help()

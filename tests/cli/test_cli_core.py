@@ -124,6 +124,45 @@ def test_a_mistyped_block_list_name_is_reported(tmp_path: Path) -> None:
     assert "load_plugins names no installed plugin: 'warehous'" in allow.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["patch"],
+            "skillstate patch: error: the following arguments are required: RUN_ID "
+            "(see 'skillstate patch --help')",
+        ),
+        (
+            ["list", "--bogus"],
+            "skillstate list: error: unrecognized arguments: --bogus "
+            "(see 'skillstate list --help')",
+        ),
+        (
+            ["--bogus", "list"],
+            "skillstate: error: unrecognized arguments: --bogus (see 'skillstate --help')",
+        ),
+        (
+            ["-q", "-v", "list"],
+            "skillstate: error: argument -v/--verbose: not allowed with argument -q/--quiet "
+            "(see 'skillstate --help')",
+        ),
+        (  # a plugin's command, two levels down: the same one line
+            ["skills", "view"],
+            "skillstate skills view: error: the following arguments are required: name "
+            "(see 'skillstate skills view --help')",
+        ),
+        (  # what the user typed comes back printable, on one line, without its password
+            ["list", "a\x1b]0;title\x07\nb", "postgresql://u:s3cretpw@h/db"],
+            "skillstate list: error: unrecognized arguments: a\\x1b]0;title\\x07\\nb "
+            "postgresql://u:***@h/db (see 'skillstate list --help')",
+        ),
+    ],
+)
+def test_a_usage_error_is_one_line_and_exit_2(args: list[str], line: str, tmp_path: Path) -> None:
+    out = run(*args, cwd=tmp_path)
+    assert (out.returncode, out.stdout, out.stderr) == (2, "", line + "\n")
+
+
 def test_unknown_command_is_a_usage_error() -> None:
     out = run("frobnicate")
     assert out.returncode == 2 and "invalid choice: 'frobnicate'" in out.stderr

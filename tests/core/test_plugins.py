@@ -473,7 +473,7 @@ def test_an_abbreviated_global_option_is_a_usage_error(
 ) -> None:
     done = _cli(tmp_path, *args)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.startswith("usage: skillstate")
+    assert done.stderr.startswith("skillstate: error: ") and done.stderr.count("\n") == 1
 
 
 def test_core_commands_load_no_plugin_for_help_or_when_they_need_no_host(tmp_path: Path) -> None:

@@ -4,11 +4,18 @@ not the store's, pages, and one clear line for each outage."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from redisserver import RedisServer
-from skillstate_testing import StoreConformance, make_host, sample_skill, snapshot_interval
+from skillstate_testing import (
+    StoreConformance,
+    make_host,
+    run_command,
+    sample_skill,
+    snapshot_interval,
+)
 
 from skillstate.plugin import JournalEntry, RunRecord, StoreError, VersionConflict
 
@@ -80,6 +87,21 @@ def test_an_option_redis_py_does_not_know_is_one_line(redis_server: RedisServer)
     with pytest.raises(StoreError, match=r"^bad Redis URL .*colour") as info:
         store.list()
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("option", ["durability=bogus", "colour=red", "check_aof=maybe"])
+def test_a_bad_option_on_the_command_line_is_a_usage_error(
+    redis_server: RedisServer, option: str, tmp_path: Path
+) -> None:
+    """As on every bundled store (tests/cli/test_store_url_options.py): exit 2, one line."""
+    url = redis_server.url()
+    done = run_command("skillstate", "--store", f"{url}&{option}", "list", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("skillstate: bad Redis URL") or "durability must be" in line
+    assert option.split("=")[0] in line
+    good = run_command("skillstate", "--store", url, "init", "rig-task", "r1", cwd=tmp_path)
+    assert good.returncode == 0, good.stderr
 
 
 def test_the_prefix_keeps_stores_on_one_server_apart(redis_server: RedisServer) -> None:

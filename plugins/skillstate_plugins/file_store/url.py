@@ -13,7 +13,16 @@ import urllib.parse
 
 from skillstate.plugin import StoreError, durability
 
-__all__ = ["DEFAULT_ROOT", "parse_file_url", "root_from_url"]
+__all__ = ["DEFAULT_ROOT", "bad_url", "parse_file_url", "root_from_url"]
+
+
+def bad_url(message: str) -> StoreError:
+    """A malformed URL or option: the caller's input, so exit 2 (usage), as a bad
+    ``durability`` is, not 3 (the store failed)."""
+    exc = StoreError(message)
+    exc.kind = "usage"
+    return exc
+
 
 DEFAULT_ROOT = ".skillstate/state"
 
@@ -26,21 +35,21 @@ def root_from_url(url: str) -> str:
 def parse_file_url(url: str) -> tuple[str, str]:
     """The absolute root directory of a ``file:`` URL and its durability level."""
     if not url.lower().startswith("file:"):
-        raise StoreError(f"'{url}' is not a file store URL (file:PATH or file:///abs/path)")
+        raise bad_url(f"'{url}' is not a file store URL (file:PATH or file:///abs/path)")
     bare, level = durability(url)
     rest, question, query = bare[5:].partition("?")
     if question and query:
         key = query.split("=", 1)[0]
-        raise StoreError(
+        raise bad_url(
             f"file store URL '{url}': unknown option '{key}' (the one option is durability)"
         )
     if rest.startswith("//"):
         try:
             parts = urllib.parse.urlsplit("file:" + rest)
         except ValueError as exc:  # "Invalid IPv6 URL": a '[' without its ']'
-            raise StoreError(f"file store URL '{url}': {exc}") from None
+            raise bad_url(f"file store URL '{url}': {exc}") from None
         if parts.netloc not in ("", "localhost"):
-            raise StoreError(
+            raise bad_url(
                 f"file store URL '{url}' names the host '{parts.netloc}'; "
                 "use file:///abs/path or file:relative/path"
             )
@@ -48,5 +57,5 @@ def parse_file_url(url: str) -> tuple[str, str]:
     else:
         path = rest or DEFAULT_ROOT
     if "\x00" in path:
-        raise StoreError(f"file store URL {url!r} contains a NUL byte")
+        raise bad_url(f"file store URL {url!r} contains a NUL byte")
     return os.path.abspath(os.path.expanduser(path)), level

@@ -48,7 +48,7 @@ from skillstate.plugin import (
 )
 
 from .tables import RUN_COLUMNS, RUN_VALUES, migrate, run_params
-from .url import parse_postgres_url, redact
+from .url import bad_url, parse_postgres_url, redact
 
 if TYPE_CHECKING:
     import psycopg
@@ -127,6 +127,12 @@ class PostgresStore(Store):
                     "(pip install 'skillstate[postgres]' after the first release)"
                 ) from None
 
+            try:  # libpq's own options, read without connecting: a typo is the caller's
+                psycopg.conninfo.conninfo_to_dict(self.conninfo)
+            except psycopg.ProgrammingError as exc:
+                raise bad_url(
+                    f"bad PostgreSQL URL '{redact(self.url)}': {str(exc).strip()}"
+                ) from None
             pool = psycopg_pool.ConnectionPool(
                 self.conninfo,
                 min_size=self.options["pool_min"],

@@ -23,7 +23,16 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from skillstate.plugin import StoreError, durability, mask_url
 
-__all__ = ["OUR_OPTIONS", "SCHEMA_NAME", "parse_postgres_url", "redact"]
+__all__ = ["OUR_OPTIONS", "SCHEMA_NAME", "bad_url", "parse_postgres_url", "redact"]
+
+
+def bad_url(message: str) -> StoreError:
+    """A malformed URL or option: the caller's input, so exit 2 (usage), as a bad
+    ``durability`` is, not 3 (the store failed)."""
+    exc = StoreError(message)
+    exc.kind = "usage"
+    return exc
+
 
 SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 OUR_OPTIONS = ("schema", "pool_min", "pool_max", "pool_timeout")
@@ -35,18 +44,16 @@ def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
     try:
         parts = urlsplit(bare)
     except ValueError as exc:  # "Invalid IPv6 URL": a '[' without its ']'
-        raise StoreError(f"bad PostgreSQL URL: {exc}") from None
+        raise bad_url(f"bad PostgreSQL URL: {exc}") from None
     if parts.scheme.lower() not in ("postgresql", "postgres"):
-        raise StoreError(
-            f"bad PostgreSQL URL: expected postgresql://..., got scheme '{parts.scheme}'"
-        )
+        raise bad_url(f"bad PostgreSQL URL: expected postgresql://..., got scheme '{parts.scheme}'")
     ours: dict[str, str] = {}
     theirs: list[tuple[str, str]] = []
     for key, value in parse_qsl(parts.query, keep_blank_values=True):
         (ours.__setitem__(key, value) if key in OUR_OPTIONS else theirs.append((key, value)))
     schema = ours.get("schema", "public")
     if not SCHEMA_NAME.fullmatch(schema):
-        raise StoreError(
+        raise bad_url(
             f"bad PostgreSQL URL: schema '{schema}' must be letters, digits and _ "
             "(not starting with a digit), at most 63 characters"
         )
@@ -60,12 +67,12 @@ def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
         try:
             number: float = kind(raw) if raw is not None else default
         except ValueError:
-            raise StoreError(f"bad PostgreSQL URL: {key} must be a number, got '{raw}'") from None
+            raise bad_url(f"bad PostgreSQL URL: {key} must be a number, got '{raw}'") from None
         if (number <= 0 and key != "pool_min") or number < 0:
-            raise StoreError(f"bad PostgreSQL URL: {key} must be positive, got '{raw}'")
+            raise bad_url(f"bad PostgreSQL URL: {key} must be positive, got '{raw}'")
         options[key] = number
     if options["pool_min"] > options["pool_max"]:
-        raise StoreError("bad PostgreSQL URL: pool_min is larger than pool_max")
+        raise bad_url("bad PostgreSQL URL: pool_min is larger than pool_max")
     if not any(k == "application_name" for k, _ in theirs):
         theirs.append(("application_name", "skillstate"))
     # %20, not '+': libpq decodes %XX in a URI but takes '+' literally (options=-c x=y)

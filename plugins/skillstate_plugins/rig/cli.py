@@ -108,7 +108,7 @@ def parse_args(argv: Sequence[str]) -> Parsed:
                 parsed.flags.add(token)
                 index += 1
                 continue
-            raise UsageError(f"unknown flag '{token}' for {command}. {usage}")
+            raise UsageError(f"unknown flag '{_shown(token)}' for {command}. {usage}")
         if not seen_command and token == command:
             seen_command = True
         else:
@@ -121,8 +121,15 @@ def parse_args(argv: Sequence[str]) -> Parsed:
         raise UsageError(usage)
     if len(parsed.positionals) > len(positional_names):
         extra = parsed.positionals[len(positional_names)]
-        raise UsageError(f"unexpected argument '{extra}'. {usage}")
+        raise UsageError(f"unexpected argument '{_shown(extra)}'. {usage}")
     return parsed
+
+
+def _shown(token: str) -> str:
+    """A word the user typed, fit for the one usage line: printable, bounded, no newline."""
+    from skillstate.plugin import excerpt
+
+    return excerpt(token).replace("\n", "\\n")
 
 
 def _is_flag_value(tokens: list[str], index: int) -> bool:

@@ -26,7 +26,12 @@ __all__ = ["configure", "run"]
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     start = sub.add_parser(
-        "start", help="start a session whose spec P is a stored skill's SKILL.md body"
+        "start",
+        help="start a session whose spec P is a stored skill's SKILL.md body",
+        description="Start a session whose spec P is a stored skill's SKILL.md body. "
+        "With -v before the command (skillstate -v session start ...), say on stderr "
+        "which store the session is written to and where that came from, as every command "
+        "that opens the store does.",
     )
     start.add_argument("session_id", metavar="SESSION_ID", help="the new session's id")
     start.add_argument(
@@ -86,6 +91,7 @@ def run(ctx: CliContext) -> int:
     if envelope.get("success") is not True:
         ctx.error(str(envelope.get("error") or f"skill '{a.skill}' cannot be used"))
         return ExitCode.USAGE
+    ctx.store  # noqa: B018 - opened here, as every command does: -v names it on stderr
     try:
         payload = Runtime(host=ctx.host).initialize_from_skill_store(
             a.session_id,
@@ -99,7 +105,11 @@ def run(ctx: CliContext) -> int:
         ctx.error(str(exc))
         return ExitCode.USAGE
     except SessionError as exc:  # P too large, Σ_0 refused, the session limit: nothing created
-        ctx.error(str(exc))
+        problems = getattr(exc, "problems", None)  # Σ_0 refused: its reasons, as init lists them
+        if problems:
+            ctx.reasons("session start rejected (nothing created)", problems)
+        else:
+            ctx.error(str(exc))
         return ExitCode.REJECTED
     provenance = envelope.get("provenance") or {}
     if a.json:

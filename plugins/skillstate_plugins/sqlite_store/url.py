@@ -17,7 +17,15 @@ from urllib.parse import parse_qs
 
 from skillstate.plugin import StoreError, durability
 
-__all__ = ["parse_sqlite_options", "parse_sqlite_url"]
+__all__ = ["bad_url", "parse_sqlite_options", "parse_sqlite_url"]
+
+
+def bad_url(message: str) -> StoreError:
+    """A malformed URL or option: the caller's input, so exit 2 (usage), as a bad
+    ``durability`` is, not 3 (the store failed)."""
+    exc = StoreError(message)
+    exc.kind = "usage"
+    return exc
 
 
 def parse_sqlite_url(url: str) -> tuple[Path, float]:
@@ -30,7 +38,7 @@ def parse_sqlite_options(url: str) -> tuple[Path, float, str]:
     """The database path, lock timeout and durability level of a ``sqlite:`` URL."""
     scheme, _, rest = url.partition(":")
     if scheme.lower() != "sqlite" or not rest:
-        raise StoreError(
+        raise bad_url(
             f"bad SQLite URL '{url}': expected sqlite:///relative.db or sqlite:////absolute/path.db"
         )
     bare, level = durability(url)
@@ -38,25 +46,25 @@ def parse_sqlite_options(url: str) -> tuple[Path, float, str]:
     if rest.startswith("//"):
         host, slash, path = rest[2:].partition("/")
         if host not in ("", "localhost") or not slash:
-            raise StoreError(
+            raise bad_url(
                 f"bad SQLite URL '{url}': a host ('{host}') is not supported; "
                 "use sqlite:///relative.db or sqlite:////absolute/path.db"
             )
         rest = path  # SQLAlchemy's rule: sqlite:///relative.db, sqlite:////absolute.db
     if rest in ("", "/") or rest.endswith("/"):
-        raise StoreError(f"bad SQLite URL '{url}': it names no database file")
+        raise bad_url(f"bad SQLite URL '{url}': it names no database file")
     timeout = 30.0
     for key, values in parse_qs(query, keep_blank_values=True).items():
         if key != "timeout":
-            raise StoreError(
+            raise bad_url(
                 f"bad SQLite URL '{url}': unknown option '{key}' (known: timeout, durability)"
             )
         try:
             timeout = float(values[-1])
         except ValueError:
-            raise StoreError(
+            raise bad_url(
                 f"bad SQLite URL '{url}': timeout must be a number of seconds, got '{values[-1]}'"
             ) from None
         if not timeout >= 0:
-            raise StoreError(f"bad SQLite URL '{url}': timeout must be >= 0")
+            raise bad_url(f"bad SQLite URL '{url}': timeout must be >= 0")
     return Path(rest), timeout, level

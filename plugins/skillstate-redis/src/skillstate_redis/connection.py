@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from skillstate.plugin import JournalEntry, StoreError, compact, mask_url
 
 from .scripts import COMMIT, CREATE, DELETE
-from .url import parse_redis_url
+from .url import bad_url, parse_redis_url
 
 if TYPE_CHECKING:
     import redis
@@ -69,7 +69,7 @@ class RedisConnection:
                     self.client_url, decode_responses=True, retry=Retry(NoBackoff(), 0)
                 )
             except (TypeError, ValueError) as exc:
-                raise StoreError(f"bad Redis URL '{self.shown}': {one_line(exc)}") from None
+                raise bad_url(f"bad Redis URL '{self.shown}': {one_line(exc)}") from None
             try:
                 client.ping()
                 if self.durability == "full" and self.check_aof:
@@ -82,7 +82,7 @@ class RedisConnection:
                 raise StoreError(f"cannot connect to Redis at {self.shown}: {reason}") from None
             except (TypeError, ValueError) as exc:  # an option redis-py does not take
                 client.close()
-                raise StoreError(f"bad Redis URL '{self.shown}': {one_line(exc)}") from None
+                raise bad_url(f"bad Redis URL '{self.shown}': {one_line(exc)}") from None
             except StoreError:
                 client.close()
                 raise

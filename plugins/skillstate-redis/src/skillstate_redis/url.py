@@ -25,7 +25,16 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from skillstate.plugin import StoreError, durability, mask_url
 
-__all__ = ["DEFAULT_PREFIX", "PREFIX", "parse_redis_url"]
+__all__ = ["DEFAULT_PREFIX", "PREFIX", "bad_url", "parse_redis_url"]
+
+
+def bad_url(message: str) -> StoreError:
+    """A malformed URL or option: the caller's input, so exit 2 (usage), as a bad
+    ``durability`` is, not 3 (the store failed)."""
+    exc = StoreError(message)
+    exc.kind = "usage"
+    return exc
+
 
 DEFAULT_PREFIX = "skillstate:"
 PREFIX = re.compile(r"[A-Za-z0-9._:/{}-]{1,100}")
@@ -41,17 +50,17 @@ def parse_redis_url(url: str) -> tuple[str, dict[str, Any]]:
         parts = urlsplit(bare)
         parts.port  # noqa: B018 - a port that is not a number raises here
     except ValueError as exc:  # "Invalid IPv6 URL", "Port could not be cast…"
-        raise StoreError(f"bad Redis URL '{shown}': {exc}") from None
+        raise bad_url(f"bad Redis URL '{shown}': {exc}") from None
     if parts.scheme.lower() not in ("redis", "rediss"):
-        raise StoreError(
+        raise bad_url(
             f"bad Redis URL '{shown}': expected redis://... or rediss://..., "
             f"got scheme '{parts.scheme}'"
         )
     if not parts.hostname:
-        raise StoreError(f"bad Redis URL '{shown}': it names no host (redis://HOST:PORT/DB)")
+        raise bad_url(f"bad Redis URL '{shown}': it names no host (redis://HOST:PORT/DB)")
     database = parts.path.strip("/")
     if database and not database.isdigit():
-        raise StoreError(
+        raise bad_url(
             f"bad Redis URL '{shown}': the database must be a number (/0), got '/{database}'"
         )
     prefix, check = DEFAULT_PREFIX, "yes"
@@ -64,11 +73,11 @@ def parse_redis_url(url: str) -> tuple[str, dict[str, Any]]:
         else:
             theirs.append((key, value))
     if not PREFIX.fullmatch(prefix):
-        raise StoreError(
+        raise bad_url(
             f"bad Redis URL '{shown}': prefix must be 1 to 100 letters, digits or . _ : / {{ }} -"
         )
     if check not in ("yes", "no"):
-        raise StoreError(f"bad Redis URL '{shown}': check_aof must be yes or no, got '{check}'")
+        raise bad_url(f"bad Redis URL '{shown}': check_aof must be yes or no, got '{check}'")
     for key in TIMEOUTS:
         if not any(k == key for k, _ in theirs):
             theirs.append((key, "10"))

@@ -65,6 +65,12 @@ def test_usage_errors(cli: Cli) -> None:
     )
     r = cli.rig("show", "t1", "--bogus")
     assert r.code == 2 and "unknown flag '--bogus'" in r.err
+    # what the user typed comes back printable, and the usage stays one line
+    r = cli.rig("show", "t1", "--a\x1b[31m")
+    assert r.code == 2 and r.err.startswith("rig-state: unknown flag '--a\\x1b[31m' for show.")
+    r = cli.rig("show", "t1", "a\nb")
+    assert r.code == 2 and r.err.startswith("rig-state: unexpected argument 'a\\nb'.")
+    assert r.err.count("\n") == 1
     assert not cli.state_dir.exists()
 
 

@@ -141,3 +141,41 @@ def test_max_spec_bytes_out_of_range_is_refused(project: Path, value: str) -> No
     assert code in (2, 3) and out == "", err
     assert "max_spec_bytes" in err and "from 1 to 1,000,000" in err, err
     assert snapshot(project) == before
+
+
+def test_verbose_names_the_store_as_every_command_does(project: Path) -> None:
+    code, out, err = ss(project, "-v", "session", "start", "o1", "--skill", "orders")
+    assert code == 0 and out.startswith("session o1 started")
+    assert err == (
+        "skillstate: store file:.skillstate/state (from default; "
+        f"project directory {project.resolve()})\n"
+    )
+    listed = ss(project, "-v", "list")[2]
+    assert listed == err  # the line `list -v` gives
+    assert ss(project, "session", "start", "o2", "--skill", "orders")[2] == ""
+
+
+def test_a_refused_initial_state_lists_at_most_100_reasons(project: Path) -> None:
+    before = snapshot(project)
+    state = json.dumps({f"k{i}": i for i in range(1000)})
+    code, out, err = ss(
+        project,
+        "session",
+        "start",
+        "o1",
+        "--skill",
+        "orders",
+        "--definition",
+        "rig-task",
+        "--state",
+        state,
+    )
+    assert (code, out) == (1, "")
+    title, *lines = err.splitlines()
+    assert title == "skillstate: session start rejected (nothing created):"
+    assert lines[0].startswith("  - k0: unknown key.") and len(lines) <= 102
+    assert lines[99].startswith("  - k99: unknown key.")
+    assert "  - … and 1 more" in lines  # the state's budget, past the 100 listed
+    init = run_command("skillstate", "init", "rig-task", "r1", "--json", state, cwd=project)
+    assert init.stderr.splitlines()[1:] == lines  # the same reasons as `init` gives
+    assert snapshot(project) == before
