@@ -90,23 +90,35 @@ def _command_index(argv: Sequence[str]) -> int | None:
 _GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "-h", "--help", "--version")
 
 
-def _unknown_command(name: str | None, before: Sequence[str], known: Sequence[str]) -> str | None:
+def _unknown_command(
+    name: str | None, before: Sequence[str], known: Sequence[str], partial: bool = False
+) -> str | None:
     """Why ``name`` is not a command, with the nearest one ("did you mean"); ``None`` if it
-    is, or when a word before it is not a global option argparse knows (its own message)."""
+    is. A word before it that is no global option is named instead (``--sto memory:
+    list``: the option is the mistake, not ``memory:``). ``partial``: some plugins are
+    not loaded (disabled, or left out of an allow-list), which may be why."""
     if name is None or name in known:
         return None
+    from difflib import get_close_matches
+
+    from skillstate.display import excerpt
+
     values = ("--store", "--disable-plugin")
     for index, arg in enumerate(before):
         if arg in values or (index and before[index - 1] in values) or arg in _GLOBAL_FLAGS:
             continue
         if not arg.startswith(tuple(f"{v}=" for v in values)):
-            return None  # `--sto memory: list`: argparse names the option itself
-    from difflib import get_close_matches
-
-    from skillstate.display import excerpt
-
+            option = arg.split("=", 1)[0]
+            near = get_close_matches(option, [*values, *_GLOBAL_FLAGS], n=1, cutoff=0.6)
+            hint = f" (did you mean '{near[0]}'?)" if near else ""
+            return (
+                f"unknown option '{excerpt(option, 40)}'{hint}; "
+                "'skillstate --help' lists the options"
+            )
     near = get_close_matches(name, known, n=1, cutoff=0.6)
     hint = f" (did you mean '{near[0]}'?)" if near else ""
+    if partial:
+        hint += "; some plugins are not loaded ('skillstate plugins' lists them)"
     return (
         f"invalid choice: '{excerpt(name, 40)}' is not a command{hint}; "
         "'skillstate --help' lists them"
@@ -180,7 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             commands = core_commands()
         else:
             commands, owners = all_commands(ctx)
-        unknown = _unknown_command(name, before, [spec.name for spec in commands])
+        known = [spec.name for spec in commands]
+        unknown = None
+        if name is not None and name not in known:  # the host, and so the config, is built
+            partial = bool(ctx.config.disable_plugins) or ctx.config.load_plugins is not None
+            unknown = _unknown_command(name, before, known, partial)
         if unknown:
             ctx.error(unknown)
             from skillstate.cli.exits import USAGE

@@ -74,3 +74,14 @@ def test_verbose_names_the_store_and_where_it_came_from(tmp_path: Path) -> None:
     assert plain.stderr == ""
     both = run_skillstate("-q", "-v", "list", cwd=tmp_path)
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_an_unknown_command_says_when_some_plugins_are_not_loaded(tmp_path: Path) -> None:
+    blocked = run_skillstate("--disable-plugin", "maintenance", "export", "t1", cwd=tmp_path)
+    assert blocked.returncode == 2 and blocked.stderr.count("\n") == 1
+    assert "'export' is not a command; some plugins are not loaded ('skillstate plugins'" in (
+        blocked.stderr
+    )
+    plain = run_skillstate("exprot", "t1", cwd=tmp_path)
+    assert plain.returncode == 2 and "did you mean 'export'" in plain.stderr
+    assert "not loaded" not in plain.stderr

@@ -467,13 +467,24 @@ def test_plugin_commands_parse_their_own_options_and_fail_in_one_line(tmp_path: 
     )
 
 
-@pytest.mark.parametrize("args", [("--sto", "memory:", "list"), ("--disable", "rig", "list")])
-def test_an_abbreviated_global_option_is_a_usage_error(
-    tmp_path: Path, args: tuple[str, ...]
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("--sto", "memory:", "list"), "unknown option '--sto' (did you mean '--store'?)"),
+        (
+            ("--disable", "rig", "list"),
+            "unknown option '--disable' (did you mean '--disable-plugin'?)",
+        ),
+        (("--sto", "list"), "error: unrecognized arguments: --sto"),
+    ],
+)
+def test_an_abbreviated_global_option_is_a_usage_error_naming_it(
+    tmp_path: Path, args: tuple[str, ...], named: str
 ) -> None:
     done = _cli(tmp_path, *args)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.startswith("skillstate: error: ") and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("skillstate: ") and done.stderr.count("\n") == 1
+    assert named in done.stderr
 
 
 def test_core_commands_load_no_plugin_for_help_or_when_they_need_no_host(tmp_path: Path) -> None:
