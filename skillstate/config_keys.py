@@ -162,9 +162,7 @@ BUDGET_KEYS = ("string_chars", "array_items", "document_bytes")
 
 def usage_error(message: str) -> ConfigError:
     """A :class:`ConfigError` about what the command line named (exit 2, not 3)."""
-    error = ConfigError(message)
-    error.kind = "usage"
-    return error
+    return ConfigError(message, kind="usage")
 
 
 def check_file_value(key: ConfigKey, value: Any, where: str) -> Any:

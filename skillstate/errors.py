@@ -32,7 +32,12 @@ class SkillstateError(Exception):
 
     kind: str = "error"
     """``usage`` (what the caller named or sent is wrong) or ``error`` (something failed);
-    an instance may say otherwise (``exc.kind = "usage"``)."""
+    an instance may say otherwise (``StoreError("bad option 'x'", kind="usage")``)."""
+
+    def __init__(self, *args: object, kind: str | None = None) -> None:
+        super().__init__(*args)
+        if kind is not None:
+            self.kind = kind
 
 
 class PluginError(SkillstateError):

@@ -126,13 +126,12 @@ def _check_names(
 
     essential = sorted(blocked & set(ESSENTIAL))
     if essential:
-        refused = PluginError(
+        raise PluginError(  # the block list names it: the caller's mistake
             f"plugin '{essential[0]}' cannot be disabled: merge, schema and budgets are the "
             "core's own checks (essential plugins); to change what one does, register a "
-            "plugin that replaces it (docs/plugins.md, 'Replacing a default')"
+            "plugin that replaces it (docs/plugins.md, 'Replacing a default')",
+            kind="usage",
         )
-        refused.kind = "usage"  # the block list names it: the caller's mistake
-        raise refused
     known: set[str] = set(ESSENTIAL)
     for found in eps:
         known |= found.keys()
@@ -146,9 +145,8 @@ def _check_names(
             f"(misspelled? installed: {available})"
         )
         if strict:
-            typo = PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)")
-            typo.kind = "usage"  # a name the caller wrote, like an essential one
-            raise typo
+            # a name the caller wrote, like an essential one
+            raise PluginError(message + " (SKILLSTATE_STRICT_PLUGINS is set)", kind="usage")
         warnings.warn(message, PluginLoadWarning, stacklevel=3)
 
 

@@ -17,11 +17,8 @@ __all__ = ["DEFAULT_ROOT", "bad_url", "parse_file_url", "root_from_url"]
 
 
 def bad_url(message: str) -> StoreError:
-    """A malformed URL or option: the caller's input, so exit 2 (usage), as a bad
-    ``durability`` is, not 3 (the store failed)."""
-    exc = StoreError(message)
-    exc.kind = "usage"
-    return exc
+    """A malformed URL or option: the caller's input (exit 2), not a failed store (3)."""
+    return StoreError(message, kind="usage")
 
 
 DEFAULT_ROOT = ".skillstate/state"

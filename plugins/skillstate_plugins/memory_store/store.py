@@ -51,12 +51,11 @@ class MemoryStore(Store):
         self.durability = "none"  # nothing outlives the process
         name = url.split(":", 1)[1] if ":" in url else ""
         if "?" in name:
-            exc = StoreError(
+            raise StoreError(  # the caller's input, as any store's bad option: exit 2
                 f"memory store URL '{url}': a memory store takes no options "
-                "(it keeps nothing past its process: its durability is none)"
+                "(it keeps nothing past its process: its durability is none)",
+                kind="usage",
             )
-            exc.kind = "usage"  # the caller's input, as any store's bad option: exit 2
-            raise exc
         if name:
             with _named_lock:
                 self._space = _named.setdefault(name, _Space())

@@ -27,11 +27,8 @@ __all__ = ["OUR_OPTIONS", "SCHEMA_NAME", "bad_url", "parse_postgres_url", "redac
 
 
 def bad_url(message: str) -> StoreError:
-    """A malformed URL or option: the caller's input, so exit 2 (usage), as a bad
-    ``durability`` is, not 3 (the store failed)."""
-    exc = StoreError(message)
-    exc.kind = "usage"
-    return exc
+    """A malformed URL or option: the caller's input (exit 2), not a failed store (3)."""
+    return StoreError(message, kind="usage")
 
 
 SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
