@@ -136,3 +136,13 @@ def mask_secrets(text: str, secrets: Iterable[str]) -> str:
             alone = rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])"
             text = re.sub(alone, MASK, text)
     return text
+
+
+def mask_written_urls(text: str) -> str:
+    """``text`` with the secrets of every URL written in it masked (a word such as
+    ``'postgresql://u:pw@h/db'`` an error quotes back): for messages that echo what a
+    caller typed, whichever option it was."""
+    if "://" not in text and "@" not in text:
+        return text
+    words = (word.strip("'\"(),;") for word in text.split())
+    return mask_secrets(text, [s for word in words if ":" in word for s in url_secrets(word)])

@@ -91,33 +91,41 @@ class HostContext:
         return run_guarded(body, self.error)
 
     def error(self, message: str) -> None:
-        """Print ``prog: message`` on stderr: the credentials of every store URL the command
-        was given or configured with masked, control characters escaped (``\\x1b``)."""
-        from skillstate.display import printable
-
-        try:
-            text = printable(mask_secrets(message, self._secrets()))
-            print(f"{self.prog}: {text}", file=self.err)
-        except (OSError, ValueError):  # stderr is closed too: nothing left to tell
-            pass
+        """Print ``prog: message`` on stderr, one line: the credentials of every store URL
+        the command was given, configured or quotes masked, control characters escaped
+        (``\\x1b``), a newline in a value written ``\\n``."""
+        self._say(_one_line(message))
 
     def reasons(self, title: str, problems: Sequence[Problem]) -> None:
         """One error: ``prog: title:`` and a ``  - reason`` line per problem, at most
         :data:`MAX_REASONS` (then how many more), and the line of a check that stopped
-        early (a problem of code ``more``) last, as every refusal is printed."""
+        early (a problem of code ``more``) last, as every refusal is printed. A reason
+        stays on its line (a newline in a value is written ``\\n``)."""
         stopped = [p for p in problems if p.code == "more"]
         listed = [p for p in problems if p.code != "more"]
-        lines = "".join(f"\n  - {p.message}" for p in listed[:MAX_REASONS])
+        lines = "".join(f"\n  - {_one_line(p.message)}" for p in listed[:MAX_REASONS])
         if len(listed) > MAX_REASONS:
             lines += f"\n  - … and {len(listed) - MAX_REASONS:,} more"
-        lines += "".join(f"\n  - {p.message}" for p in stopped[:1])
-        self.error(f"{title}:{lines}")
+        lines += "".join(f"\n  - {_one_line(p.message)}" for p in stopped[:1])
+        self._say(f"{_one_line(title)}:{lines}")
+
+    def _say(self, text: str) -> None:
+        from skillstate.display import printable
+        from skillstate.masking import mask_written_urls
+
+        try:
+            text = printable(mask_written_urls(mask_secrets(text, self._secrets())))
+            print(f"{self.prog}: {text}", file=self.err)
+        except (OSError, ValueError):  # stderr is closed too: nothing left to tell
+            pass
 
     def _secrets(self) -> tuple[str, ...]:
         """Credentials of the store URLs this command knows: configured, or given as any
         argument (``--store``, ``migrate --from``/``--to``, a plugin's own)."""
         args = getattr(self, "args", None)
-        urls = [v for v in (vars(args) if args is not None else {}).values() if isinstance(v, str)]
+        values = list(vars(args).values()) if args is not None else []
+        values += [v for vs in values if isinstance(vs, list | tuple) for v in vs]  # repeated
+        urls = [v for v in values if isinstance(v, str)]
         try:
             urls.append(self.config.store)
         except Exception:  # a broken configuration: its own message is being printed
@@ -171,7 +179,7 @@ class CliContext(HostContext):
         from skillstate.config import load_config
 
         overrides = {}
-        if getattr(self.args, "store", None):
+        if getattr(self.args, "store", None) is not None:  # --store '': refused, not the default
             overrides["store"] = self.args.store
         extra = tuple(getattr(self.args, "disable_plugin", None) or ())
         config = load_config(overrides=overrides)
@@ -180,3 +188,8 @@ class CliContext(HostContext):
                 overrides={**overrides, "disable_plugins": config.disable_plugins + extra}
             )
         return config
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks written ``\\n`` / ``\\r``: one line of a message."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")

@@ -196,7 +196,9 @@ def _warning_line(prog: str, text: str) -> None:
         return
     _SHOWN.add(text)
     try:
-        print(f"{prog}: warning: {text}", file=sys.stderr)
+        from skillstate.masking import mask_written_urls
+
+        print(f"{prog}: warning: {mask_written_urls(text)}", file=sys.stderr)
     except (OSError, ValueError):
         pass
 

@@ -16,10 +16,9 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         from skillstate.cli.exits import USAGE
         from skillstate.display import excerpt
-        from skillstate.masking import mask_secrets, url_secrets
+        from skillstate.masking import mask_written_urls
 
         # argparse quotes what the user typed: a store URL's password, control
         # characters, a newline or a huge value must not reach the terminal as written
-        secrets = [s for word in message.split() for s in url_secrets(word.strip("'\","))]
-        text = excerpt(mask_secrets(message, secrets)).replace("\n", "\\n")
+        text = excerpt(mask_written_urls(message)).replace("\n", "\\n")
         self.exit(USAGE, f"{self.prog}: error: {text} (see '{self.prog} --help')\n")

@@ -85,3 +85,25 @@ def test_an_unknown_command_says_when_some_plugins_are_not_loaded(tmp_path: Path
     plain = run_skillstate("exprot", "t1", cwd=tmp_path)
     assert plain.returncode == 2 and "did you mean 'export'" in plain.stderr
     assert "not loaded" not in plain.stderr
+
+
+def test_what_a_caller_typed_stays_on_its_line_and_keeps_its_password(tmp_path: Path) -> None:
+    fake = run_skillstate(
+        "init", "rig-task", "r1", "--json", '{"phase":"x\\n  - fake: all good"}', cwd=tmp_path
+    )
+    lines = fake.stderr.splitlines()
+    assert fake.returncode == 1 and len(lines) == 2  # the title, one reason
+    assert lines[1].startswith('  - phase: "x\\n  - fake: all good"')
+    for args in (("a\nb",), ("init", "rig-task", "bad\nid")):
+        done = run_skillstate(*args, cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "\\n" in done.stderr
+    word = "postgresql://u:hunter2pw@h/db"
+    for args in ((word,), ("--disable-plugin", word, "list"), ("list", word)):
+        done = run_skillstate(*args, cwd=tmp_path)
+        assert "hunter2pw" not in done.stderr and "u:***@h/db" in done.stderr
+
+
+def test_an_empty_store_url_is_refused_not_the_default(tmp_path: Path) -> None:
+    done = run_skillstate("--store", "", "init", "rig-task", "r1", cwd=tmp_path)
+    assert done.returncode == 2 and "no store for URL ''" in done.stderr
+    assert not (tmp_path / ".skillstate").exists()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from skillstate.plugin import StoreError, durability, mask_url
 
@@ -65,15 +65,20 @@ def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
             number: float = kind(raw) if raw is not None else default
         except ValueError:
             raise bad_url(f"bad PostgreSQL URL: {key} must be a number, got '{raw}'") from None
-        if (number <= 0 and key != "pool_min") or number < 0:
-            raise bad_url(f"bad PostgreSQL URL: {key} must be positive, got '{raw}'")
+        if not number >= (0 if key == "pool_min" else 1e-3) or number > 86_400:  # NaN too
+            raise bad_url(
+                f"bad PostgreSQL URL: {key} must be a positive number up to 86400, got '{raw}'"
+            )
         options[key] = number
     if options["pool_min"] > options["pool_max"]:
         raise bad_url("bad PostgreSQL URL: pool_min is larger than pool_max")
     if not any(k == "application_name" for k, _ in theirs):
         theirs.append(("application_name", "skillstate"))
     # %20, not '+': libpq decodes %XX in a URI but takes '+' literally (options=-c x=y)
-    conninfo = urlunsplit(parts._replace(query=urlencode(theirs, quote_via=quote)))
+    # written out, not urlunsplit: that drops the '//' of a URL without a host
+    # (postgresql:///db, the local socket), which libpq then reads as key=value text
+    query = urlencode(theirs, quote_via=quote)
+    conninfo = f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{query}" if query else "")
     return conninfo, options
 
 

@@ -126,10 +126,13 @@ def parse_args(argv: Sequence[str]) -> Parsed:
 
 
 def _shown(token: str) -> str:
-    """A word the user typed, fit for the one usage line: printable, bounded, no newline."""
-    from skillstate.plugin import excerpt
+    """A word the user typed, fit for the one usage line: printable, bounded, no newline,
+    a URL's password masked."""
+    from skillstate.plugin import excerpt, mask_url
 
-    return excerpt(token).replace("\n", "\\n")
+    flag, eq, value = token.partition("=")  # --store=URL: the URL after the flag
+    shown = f"{flag}={mask_url(value)}" if eq else mask_url(token)
+    return excerpt(shown).replace("\n", "\\n")
 
 
 def _is_flag_value(tokens: list[str], index: int) -> bool:

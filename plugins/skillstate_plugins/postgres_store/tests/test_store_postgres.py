@@ -42,6 +42,8 @@ def test_url_options_are_taken_out_and_the_rest_goes_to_libpq() -> None:
         "postgres://u:pw@h:5433/db?schema=s1&sslmode=disable&pool_max=3&pool_timeout=2.5"
     )
     assert conninfo == "postgres://u:pw@h:5433/db?sslmode=disable&application_name=skillstate"
+    local, _ = parse_postgres_url("postgresql:///db")  # no host: libpq's local socket
+    assert local == "postgresql:///db?application_name=skillstate"
     assert options == {
         "schema": "s1",
         "durability": "full",
@@ -57,7 +59,10 @@ def test_url_options_are_taken_out_and_the_rest_goes_to_libpq() -> None:
         ("postgresql://h/db?schema=a;drop", "schema 'a;drop' must be letters"),
         ('postgresql://h/db?schema="x"', "must be letters, digits and _"),
         ("postgresql://h/db?pool_max=lots", "pool_max must be a number, got 'lots'"),
-        ("postgresql://h/db?pool_max=0", "pool_max must be positive"),
+        ("postgresql://h/db?pool_max=0", "pool_max must be a positive number"),
+        ("postgresql://h/db?pool_timeout=inf", "pool_timeout must be a positive number up to"),
+        ("postgresql://h/db?pool_timeout=nan", "pool_timeout must be a positive number up to"),
+        ("postgresql://h/db?pool_timeout=1e300", "pool_timeout must be a positive number up to"),
         ("postgresql://h/db?pool_min=5&pool_max=2", "pool_min is larger than pool_max"),
         ("postgresql://u:pw@[::1/db", r"^bad PostgreSQL URL: Invalid IPv6 URL$"),
     ],

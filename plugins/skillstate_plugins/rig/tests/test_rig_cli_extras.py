@@ -71,6 +71,9 @@ def test_usage_errors(cli: Cli) -> None:
     r = cli.rig("show", "t1", "a\nb")
     assert r.code == 2 and r.err.startswith("rig-state: unexpected argument 'a\\nb'.")
     assert r.err.count("\n") == 1
+    for word in ("postgresql://u:hunter2pw@h/db", "--store=postgresql://u:hunter2pw@h/db"):
+        r = cli.rig("init", "rig-task", "t9", word)  # a password typed in the wrong place
+        assert r.code == 2 and "u:***@h/db" in r.err and "hunter2pw" not in r.err
     assert not cli.state_dir.exists()
 
 
