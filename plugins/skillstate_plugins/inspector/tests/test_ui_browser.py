@@ -309,7 +309,9 @@ def test_the_prompt_page_shows_what_the_model_saw_in_a_real_browser(
         page.click("#prompt-prev")
         page.wait_for_url("**/prompt?v=6&style=turn")
         page.click("#copy-prompt")
-        page.wait_for_function("document.getElementById('copy-state').textContent !== ''")
+        # a function, not an expression: Playwright polls an expression through eval(),
+        # which the page's CSP (script-src 'self') refuses when the first check is false
+        page.wait_for_function("() => document.getElementById('copy-state').textContent !== ''")
         assert page.inner_text("#copy-state") == "copied"
         assert page.evaluate("navigator.clipboard.readText()") == seen[6]["turn"]
         assert "\r\n" in seen[6]["turn"] and page.is_visible("#escaped")
