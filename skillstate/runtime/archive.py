@@ -21,7 +21,6 @@ was acknowledged at is in the archive, readable as any closed session.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from skillstate.changes import Change
@@ -31,7 +30,7 @@ from skillstate.pipeline import ARCHIVED_AS, transition
 if TYPE_CHECKING:
     from skillstate.host import Host
     from skillstate.journal import Merge
-    from skillstate.records import RunRecord, SkillDefinition
+    from skillstate.records import RunRecord
     from skillstate.store import Store
 
 __all__ = ["archive_closed", "archive_name"]
@@ -80,7 +79,6 @@ def archive_closed(
     host: Host,
     store: Store,
     session_id: str,
-    skill_of: Callable[[RunRecord], SkillDefinition],
 ) -> str | None:
     """Move the closed session ``session_id`` to its archive; the archive's id.
 
@@ -107,7 +105,7 @@ def archive_closed(
                     store,
                     session_id,
                     change,
-                    skill=skill_of(record),
+                    skill=host.run_skill(record),
                     expected_version=record.version,
                     current=record,
                 ).accepted

@@ -14,7 +14,7 @@ from typing import Any
 
 from skillstate.errors import RunNotFound, VersionConflict
 from skillstate.host import Host
-from skillstate.records import RunRecord, SkillDefinition
+from skillstate.records import RunRecord
 from skillstate.records.skills import ADHOC_SKILL
 from skillstate.runtime import payloads as pl
 from skillstate.runtime.errors import SessionBusy, SessionCorrupt, SessionNotActive, SessionNotFound
@@ -81,11 +81,6 @@ class RuntimeBase:
         if record.status != "active":
             raise SessionNotActive(session_id, record.status, what)
         return record
-
-    def _skill(self, record: RunRecord) -> SkillDefinition:
-        if record.meta.get("adhoc_skill"):
-            return ADHOC_SKILL
-        return self.host.skill(record.skill)
 
     def _status_of(self, session_id: str) -> str:
         try:

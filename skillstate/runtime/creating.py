@@ -59,9 +59,7 @@ class CreatingCalls(RuntimeBase):
         """
         from skillstate.runtime.limits import expire_idle
 
-        return expire_idle(
-            self.host, self._sessions(), self.session_idle_ttl, self._skill, ADHOC_SKILL
-        )
+        return expire_idle(self.host, self._sessions(), self.session_idle_ttl)
 
     def _make_room(self) -> None:
         """Close idle sessions, then refuse a new one beyond ``max_active_sessions``."""
@@ -189,7 +187,7 @@ class CreatingCalls(RuntimeBase):
         """Move the closed session ``session_id`` to ``<id>.closed-<n>``; its new id."""
         from skillstate.runtime.archive import archive_closed
 
-        moved = archive_closed(self.host, self.store, session_id, self._skill)
+        moved = archive_closed(self.host, self.store, session_id)
         if moved is not None:
             log.info("closed session %s archived as %s (its id is used again)", session_id, moved)
         return moved

@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from skillstate.errors import RunNotFound, SkillstateError, VersionConflict
 from skillstate.host import Host
 from skillstate.pipeline import Change
-from skillstate.records import RunRecord, RunSummary, SkillDefinition
+from skillstate.records import RunRecord, RunSummary
 from skillstate.retention import parse_timestamp
 from skillstate.runtime import payloads as pl
 from skillstate.store import Store
@@ -120,17 +120,16 @@ def expire_idle(
     host: Host,
     index: SessionIndex,
     ttl: float,
-    skill_of: Callable[[RunRecord], SkillDefinition],
-    fallback: SkillDefinition,
 ) -> list[str]:
     """Close every session idle for ``ttl`` seconds (``expire_session``, ``meta.closed_reason``
     ``idle``); the ids closed. One written meanwhile loses the compare-and-swap and stays.
 
-    A session whose skill is no longer registered is closed with ``fallback`` (closing
+    A session whose skill is no longer registered is closed with the ad hoc skill (closing
     keeps the state as it is, so no rule of the skill is at stake); a session that still
     cannot be closed is logged and skipped, never stopping the sweep of the others.
     """
     from skillstate.errors import SkillNotFound
+    from skillstate.records.skills import ADHOC_SKILL
     from skillstate.runtime.steps import commit_change
 
     store = index.store
@@ -147,9 +146,9 @@ def expire_idle(
             if record.version != summary.version or record.status != "active":
                 continue  # written meanwhile: not idle any more
             try:
-                skill = skill_of(record)
+                skill = host.run_skill(record)
             except SkillNotFound:
-                skill = fallback
+                skill = ADHOC_SKILL
             outcome = commit_change(host, store, record, skill, change)
         except (VersionConflict, RunNotFound):
             continue  # written or removed meanwhile: not idle any more

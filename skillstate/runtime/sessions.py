@@ -125,7 +125,7 @@ class Runtime(TravelCalls):
             record, found = self._read_for(session_id, call, "step")
             if found is not None:
                 return retries.step_answer(self.store, record, found, self.host.merge)
-            skill = self._skill(record)
+            skill = self.host.run_skill(record)
             return run_step(
                 self.host, self.store, record, skill, patch, action, environment_observation, call
             )
@@ -192,7 +192,9 @@ class Runtime(TravelCalls):
                 require_active=True,
                 meta=meta,
             )
-            outcome = commit_change(self.host, self.store, record, self._skill(record), change)
+            outcome = commit_change(
+                self.host, self.store, record, self.host.run_skill(record), change
+            )
             raise_if_inactive(session_id, outcome)
             inputs.raise_input_problem(outcome.problems, state_patch=patch)
             if not outcome.accepted or outcome.record is None:
@@ -215,7 +217,9 @@ class Runtime(TravelCalls):
             if record.status == "closed":
                 raise SessionNotActive(session_id, "closed", "calls")
             change = Change(keep_state=True, label="close_session", status="closed")
-            outcome = commit_change(self.host, self.store, record, self._skill(record), change)
+            outcome = commit_change(
+                self.host, self.store, record, self.host.run_skill(record), change
+            )
             if not outcome.accepted or outcome.record is None:
                 raise SessionCorrupt(
                     f'session "{session_id}" could not be closed: {pl.reasons(outcome.problems)}'

@@ -140,7 +140,9 @@ class TravelCalls(CreatingCalls):
                 status="active" if record.status != "active" else None,
                 meta={MARKER: None},
             )
-            outcome = commit_change(self.host, self.store, record, self._skill(record), change)
+            outcome = commit_change(
+                self.host, self.store, record, self.host.run_skill(record), change
+            )
             payload = pl.session_payload(_written(outcome, "rewind"))
             payload["rewound_to"] = {"step": step, "version": version}
             return payload
