@@ -48,7 +48,7 @@ from skillstate.plugin import (
 )
 
 from .tables import RUN_COLUMNS, RUN_VALUES, migrate, run_params
-from .url import bad_url, parse_postgres_url, redact
+from .url import bad_url, check_libpq_values, parse_postgres_url, redact
 
 if TYPE_CHECKING:
     import psycopg
@@ -128,11 +128,12 @@ class PostgresStore(Store):
                 ) from None
 
             try:  # libpq's own options, read without connecting: a typo is the caller's
-                psycopg.conninfo.conninfo_to_dict(self.conninfo)
+                params = psycopg.conninfo.conninfo_to_dict(self.conninfo)
             except psycopg.ProgrammingError as exc:
                 raise bad_url(
                     f"bad PostgreSQL URL '{redact(self.url)}': {str(exc).strip()}"
                 ) from None
+            check_libpq_values({k: str(v) for k, v in params.items()}, self.url)
             pool = psycopg_pool.ConnectionPool(
                 self.conninfo,
                 min_size=self.options["pool_min"],

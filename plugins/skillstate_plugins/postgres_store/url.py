@@ -23,7 +23,14 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from skillstate.plugin import StoreError, durability, mask_url
 
-__all__ = ["OUR_OPTIONS", "SCHEMA_NAME", "bad_url", "parse_postgres_url", "redact"]
+__all__ = [
+    "OUR_OPTIONS",
+    "SCHEMA_NAME",
+    "bad_url",
+    "check_libpq_values",
+    "parse_postgres_url",
+    "redact",
+]
 
 
 def bad_url(message: str) -> StoreError:
@@ -80,6 +87,49 @@ def parse_postgres_url(url: str) -> tuple[str, dict[str, Any]]:
     query = urlencode(theirs, quote_via=quote)
     conninfo = f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{query}" if query else "")
     return conninfo, options
+
+
+# libpq's options whose values it checks only when it connects (a bad one would be
+# "cannot connect", exit 3, although the caller wrote it): the values its manual allows
+LIBPQ_CHOICES = {
+    "sslmode": ("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
+    "gssencmode": ("disable", "prefer", "require"),
+    "channel_binding": ("disable", "prefer", "require"),
+    "target_session_attrs": (
+        "any", "read-write", "read-only", "primary", "standby", "prefer-standby",
+    ),
+    "load_balance_hosts": ("disable", "random"),
+}  # fmt: skip
+LIBPQ_INTEGERS = ("connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+                  "keepalives_count", "tcp_user_timeout")  # fmt: skip
+
+
+def check_libpq_values(params: dict[str, str], url: str) -> None:
+    """Refuse, as the caller's mistake, a libpq value that could never connect: a port
+    that is not a number from 1 to 65535 (each of a multi-host URL's, empty allowed), a
+    non-integer timeout, or a mode its manual does not list. ``params`` is
+    ``psycopg.conninfo.conninfo_to_dict``'s reading of the URI."""
+    for port in params.get("port", "").split(","):
+        if port.strip() and not (port.strip().isdigit() and 1 <= int(port) <= 65535):
+            raise bad_url(
+                f"bad PostgreSQL URL '{redact(url)}': port must be a number from 1 to 65535, "
+                f"got '{port}'"
+            )
+    for key in LIBPQ_INTEGERS:
+        value = params.get(key)
+        if value is not None and not (
+            re.fullmatch(r"-?\d{1,10}", value.strip()) and abs(int(value)) < 2**31
+        ):
+            raise bad_url(
+                f"bad PostgreSQL URL '{redact(url)}': {key} must be a whole number, got '{value}'"
+            )
+    for key, choices in LIBPQ_CHOICES.items():
+        value = params.get(key)
+        if value is not None and value not in choices:
+            raise bad_url(
+                f"bad PostgreSQL URL '{redact(url)}': {key} must be one of "
+                f"{', '.join(choices)}, got '{value}'"
+            )
 
 
 def redact(url: str) -> str:

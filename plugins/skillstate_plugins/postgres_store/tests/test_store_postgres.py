@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from skillstate_testing import StoreConformance, make_host, temporary_store_url
@@ -70,6 +71,40 @@ def test_url_options_are_taken_out_and_the_rest_goes_to_libpq() -> None:
 def test_bad_urls_are_refused_clearly(url: str, message: str) -> None:
     with pytest.raises(StoreError, match=message):
         parse_postgres_url(url)
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (":abc/db", "port must be a number from 1 to 65535, got 'abc'"),
+        (":5432,127.0.0.1:99999/db", "port must be a number from 1 to 65535, got '99999'"),
+        ("/db?sslmode=bogus", "sslmode must be one of disable, allow, prefer, require, verify"),
+        ("/db?target_session_attrs=rw", "target_session_attrs must be one of any, read-write"),
+        ("/db?connect_timeout=abc", "connect_timeout must be a whole number, got 'abc'"),
+        ("/db?keepalives_idle=1.5", "keepalives_idle must be a whole number, got '1.5'"),
+    ],
+)
+def test_a_libpq_value_that_could_never_connect_is_the_callers_mistake(
+    query: str, message: str
+) -> None:
+    # libpq checks these only when it connects: without this, "cannot connect" (exit 3)
+    store = make_host().open_store(f"postgresql://u:secret@127.0.0.1{query}")
+    with pytest.raises(StoreError, match=message) as info:
+        store.list()
+    assert info.value.kind == "usage"
+    assert "secret" not in str(info.value)
+
+
+def test_libpq_values_it_allows_still_connect(url: str) -> None:
+    # a multi-host URL with an empty port, spaces around a number, a listed mode
+    parts = urlsplit(url)
+    user, _, where = parts.netloc.rpartition("@")
+    hosts = f"{user}@{where},{parts.hostname}:" if user else f"{where},{parts.hostname}:"
+    extra = "connect_timeout=%205&sslmode=prefer&target_session_attrs=any"
+    host = make_host()
+    store = host.open_store(f"{parts.scheme}://{hosts}{parts.path}?{parts.query}&{extra}")
+    assert store.list() == []
+    host.close()
 
 
 def test_unreachable_server_fails_clearly_without_the_password(
