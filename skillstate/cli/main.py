@@ -169,6 +169,8 @@ def all_commands(ctx: CliContext) -> tuple[list[CommandSpec], dict[str, str]]:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``skillstate`` console script; exit codes in :mod:`skillstate.cli.exits`."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if "--" in args_list and _command_index(args_list[: args_list.index("--")]) is None:
+        args_list.remove("--")  # the end of the global options: the command word follows
     if args_list in (["--version"], ["-V"]):
         from skillstate._version import __version__
 

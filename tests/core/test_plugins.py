@@ -487,6 +487,14 @@ def test_an_abbreviated_global_option_is_a_usage_error_naming_it(
     assert named in done.stderr
 
 
+def test_a_double_dash_ends_the_global_options(tmp_path: Path) -> None:
+    # as POSIX utilities read it: `skillstate -q -- list` is `skillstate -q list`
+    for args in (("--store", "memory:", "--", "list"), ("--", "mcp", "--help")):
+        done = _cli(tmp_path, *args)
+        assert (done.returncode, done.stderr) == (0, ""), (args, done.stderr)
+    assert "'--'" not in _cli(tmp_path, "--", "lisst").stderr  # the word after it is named
+
+
 def test_core_commands_load_no_plugin_for_help_or_when_they_need_no_host(tmp_path: Path) -> None:
     code = (
         "import sys\n"
