@@ -15,7 +15,8 @@ example. Plugin authors import what the examples use from :mod:`skillstate.plugi
 Every hook is called once, the pluggy way: an implementation may declare any subset
 of the arguments below; ``tryfirst``/``trylast`` and new-style wrappers
 (``@hookimpl(wrapper=True)``) work — a wrapper's ``results = yield`` may hold
-:class:`~skillstate.plugin.HookFailure` values (implementations that failed), and what
+:class:`~skillstate.plugin.PluginError` values (implementations that failed: a
+``HookFailure``, returned, not raised, naming the plugin), and what
 it returns is checked like an implementation's result; old-style ``hookwrapper=True``
 is refused when the plugin is registered. **Order** is pluggy's: ``tryfirst`` implementations, then the
 rest with the most recently registered plugin first, then ``trylast``; the loader

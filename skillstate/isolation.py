@@ -33,7 +33,7 @@ import functools
 from collections.abc import Callable, Generator
 from typing import Any, NamedTuple
 
-from skillstate.errors import PluginConflictError
+from skillstate.errors import PluginConflictError, PluginError
 
 __all__ = ["CURRENT_PLUGIN", "POLICIES", "HookFailure", "HookPolicy", "guard_impl"]
 
@@ -44,15 +44,17 @@ CURRENT_PLUGIN: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 wrapper is running (``None`` outside one)."""
 
 
-class HookFailure:
-    """Returned in place of a hook implementation's result when it raised or returned garbage."""
-
-    __slots__ = ("error", "hook", "plugin")
+class HookFailure(PluginError):
+    """Returned (never raised) in place of a hook implementation's result when it raised
+    or returned garbage: a :class:`~skillstate.errors.PluginError` as a value, as
+    ``asyncio.gather(..., return_exceptions=True)`` returns exceptions. A wrapper
+    recognises one with ``isinstance(result, PluginError)``."""
 
     def __init__(self, plugin: str, hook: str, error: BaseException | str) -> None:
         self.plugin = plugin
         self.hook = hook
         self.error = error
+        super().__init__(f"plugin '{plugin}' failed in {hook}: {self.reason}")
 
     @property
     def reason(self) -> str:

@@ -92,6 +92,47 @@ def test_a_new_style_wrapper_guard_wraps_the_other_guards(host: Any) -> None:
     assert _patch(host, {"title": "quiet"}).accepted  # before: the wrapper was a failed guard
 
 
+def test_a_wrapper_passes_a_failure_through_as_docs_plugins_md_writes_it(host: Any) -> None:
+    # the relaxing wrapper of docs/plugins.md, with only skillstate.plugin's names: a
+    # failed validator reaches it as a PluginError value, and passing it on fails closed
+    from skillstate.plugin import PluginError, Problem as ApiProblem
+
+    class Broken:
+        @hookimpl
+        def skillstate_validate(self, state: Any) -> Any:
+            if state.get("title") == "crash":
+                raise ValueError("validator bug")
+            return [ApiProblem("schema", "titles are shouted", "title", "broken")]
+
+    seen: list[Any] = []
+
+    class Relaxing:
+        @hookimpl(wrapper=True)
+        def skillstate_validate(self) -> Generator[None, Any, Any]:
+            results = yield
+            seen.extend(r for r in results if isinstance(r, PluginError))
+            keep = lambda p: "shouted" not in p.message  # noqa: E731
+            return [
+                r if isinstance(r, PluginError) else [p for p in r or [] if keep(p)]
+                for r in results
+            ]
+
+    _create(host)
+    host.pm.register_local(Broken(), "broken-validator")
+    host.pm.register_local(Relaxing(), "relaxing")
+    assert _patch(host, {"title": "quiet"}).accepted
+    refused = _patch(host, {"title": "crash"})
+    assert not refused.accepted and not seen[0].plugin.startswith("relax")
+    assert [p.message for p in refused.problems] == [
+        "validation plugin 'broken-validator' failed (ValueError: validator bug); "
+        "the patch is rejected (fail closed)"
+    ]
+    assert (
+        str(seen[0])
+        == "plugin 'broken-validator' failed in skillstate_validate: ValueError: validator bug"
+    )
+
+
 def test_a_wrapper_that_raises_fails_closed_naming_its_plugin(host: Any) -> None:
     class Broken:
         @hookimpl(wrapper=True)

@@ -6,9 +6,12 @@ examples; the tests too, but for the probes a test may build) is scanned:
 - a single-underscore name of pluggy, mcp, mcp_types, pydantic, starlette, uvicorn,
   anyio, json, argparse or redis — imported (``from pluggy._hooks import …``,
   ``from json.encoder import _x``), or read or assigned as an attribute
-  (``ServerRunner._serialize``, ``pm._inner_hookexec``, ``parser._actions``) — fails;
-  an attribute access ``x._name`` counts as the project's own only when the project
-  itself defines ``_name`` somewhere (a method, a class attribute, ``self._name = …``);
+  (``ServerRunner._serialize``, ``pm._inner_hookexec``, ``parser._actions``, and the
+  same as a string: ``getattr(pm, "_x")``, ``vars(pm)["_x"]``, ``pm.__dict__["_x"]``)
+  — fails; an attribute access ``x._name`` counts as the project's own only when the
+  project itself defines ``_name`` somewhere (a method, a class attribute,
+  ``self._name = …``), and ``self._name`` in a subclass of one of those libraries'
+  classes only when that class itself defines it;
 - an assignment to an attribute of something that is not the project's own — a class
   or module imported from elsewhere (``ServerRunner.x = …``, ``json.encoder.y = …``),
   or an attribute name the project never defines (``impl.function = …`` on pluggy's
@@ -21,6 +24,7 @@ standard library documents as replaceable.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -124,6 +128,37 @@ def _root(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
+def _subclass_names(tree: ast.AST, library: Callable[[str], bool]) -> dict[int, set[str]]:
+    """For each node inside a class with a base from LIBRARIES (``class P(ArgumentParser)``),
+    what that class itself defines: there, ``self._x`` and ``super()._x`` are its own only
+    when the class defines ``_x`` (else they are the library's private names)."""
+    inside: dict[int, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(library(_root(b)) for b in node.bases):
+            local = _own_names([ast.Module(body=node.body, type_ignores=[])])
+            for sub in ast.walk(node):
+                inside[id(sub)] = local
+    return inside
+
+
+def _named_access(node: ast.AST) -> tuple[ast.expr, str] | None:
+    """``getattr(x, "_n")``, ``setattr(x, "_n", v)``, ``vars(x)["_n"]`` and
+    ``x.__dict__["_n"]``: the object and the (constant) name, as ``x._n`` would be."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("getattr", "hasattr"):
+        if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
+            if isinstance(node.args[1].value, str):
+                return node.args[0], node.args[1].value
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        name, base = node.slice.value, node.value
+        if not isinstance(name, str):
+            return None
+        if isinstance(base, ast.Call) and getattr(base.func, "id", None) == "vars" and base.args:
+            return base.args[0], name
+        if isinstance(base, ast.Attribute) and base.attr == "__dict__":
+            return base.value, name
+    return None
+
+
 def scan(sources: dict[str, str], own: set[str] | None = None) -> list[str]:
     """The violations in ``sources`` (path → code); ``own``: the project's names."""
     trees = {path: ast.parse(code) for path, code in sources.items()}
@@ -138,6 +173,31 @@ def scan(sources: dict[str, str], own: set[str] | None = None) -> list[str]:
         def library(name: str, foreign: dict[str, str] = foreign) -> bool:
             """A name imported from one of LIBRARIES."""
             return foreign.get(name, "").split(".")[0] in LIBRARIES
+
+        subclass = _subclass_names(tree, library)
+        for node in ast.walk(tree):  # getattr(x, "_n"), vars(x)["_n"]: as x._n
+            access = _named_access(node)
+            if access and _private(access[1]) and access[1] not in PUBLIC_UNDERSCORE:
+                root = _root(access[0])
+                if library(root) or access[1] not in subclass.get(id(node), own):
+                    problems.append(
+                        f"{path}:{getattr(node, 'lineno', 0)}: reads or writes the private "
+                        f"name .{access[1]}"
+                    )
+            if (
+                isinstance(node, ast.Assign)
+                and any(_named_access(t) for t in node.targets)
+                and not any(
+                    (a := _named_access(t)) and _root(a[0]) in ("self", "cls") for t in node.targets
+                )
+            ):
+                for target in node.targets:
+                    access = _named_access(target)
+                    if access and access[1] not in own:
+                        problems.append(
+                            f"{path}:{node.lineno}: assigns .{access[1]} through its "
+                            "__dict__, an attribute the project never defines"
+                        )
 
         def foreign_class(name: str, foreign: dict[str, str] = foreign) -> bool:
             """A class imported from elsewhere."""
@@ -160,10 +220,17 @@ def scan(sources: dict[str, str], own: set[str] | None = None) -> list[str]:
                         problems.append(f"{where}: imports the private module {alias.name}")
             elif isinstance(node, ast.Attribute) and _private(node.attr):
                 root = _root(node.value)
-                if root in ("self", "cls") or (
+                direct = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+                if direct or (  # self._x, super()._x; not self.pm._x (another object's)
                     isinstance(node.value, ast.Call)
                     and getattr(node.value.func, "id", "") == "super"
                 ):
+                    local = subclass.get(id(node))
+                    if local is not None and node.attr not in local:
+                        problems.append(
+                            f"{where}: reads or writes .{node.attr}, a private name of the "
+                            "library class it subclasses"
+                        )
                     continue
                 if node.attr in PUBLIC_UNDERSCORE:
                     continue
@@ -236,6 +303,17 @@ def test_the_project_uses_other_libraries_public_apis_only() -> None:
         "def f(impl, g):\n    setattr(impl, 'function', g)\n",
         "import argparse\nsetattr(argparse, 'X', 1)\n",
         "from json import _default_encoder\n",
+        # found by a review: a subclass of the libraries' classes, and names as strings
+        "import pluggy\nclass M(pluggy.PluginManager):\n    def f(self):\n"
+        "        return self._name2plugin\n",
+        "from argparse import ArgumentParser\nclass P(ArgumentParser):\n    def f(self):\n"
+        "        return self._actions\n",
+        "import pluggy\nclass M(pluggy.PluginManager):\n    def f(self):\n"
+        "        return super()._hookexec\n",
+        "def f(pm):\n    return getattr(pm, '_inner_hookexec')\n",
+        "def f(pm):\n    return pm.__dict__['_name2plugin']\n",
+        "def f(impl, g):\n    vars(impl)['function'] = g\n",
+        "class H:\n    def f(self):\n        return self.pm._inner_hookexec\n",
     ],
 )
 def test_the_scan_catches_each_kind_of_violation(code: str) -> None:
@@ -248,6 +326,10 @@ def test_the_scan_catches_each_kind_of_violation(code: str) -> None:
         "class A:\n    def __init__(self):\n        self._x = 1\n    def f(self, o):\n        return o._x\n",
         "import warnings\nwarnings.showwarning = print\n",
         "class A:\n    y = 0\na = A()\na.y = 1\n",
+        "from argparse import ArgumentParser\nclass P(ArgumentParser):\n"
+        "    def __init__(self):\n        self._mine = 1\n    def f(self):\n"
+        "        return self._mine\n",
+        "class A:\n    _y = 0\ndef f(a):\n    return getattr(a, '_y')\n",
     ],
 )
 def test_the_scan_accepts_the_projects_own_names(code: str) -> None:
