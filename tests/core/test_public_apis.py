@@ -15,7 +15,12 @@ examples; the tests too, but for the probes a test may build) is scanned:
 - an assignment to an attribute of something that is not the project's own — a class
   or module imported from elsewhere (``ServerRunner.x = …``, ``json.encoder.y = …``),
   or an attribute name the project never defines (``impl.function = …`` on pluggy's
-  ``HookImpl``) — fails, with ``setattr``/``object.__setattr__`` calls on such targets.
+  ``HookImpl``) — fails, with ``setattr``/``object.__setattr__`` calls on such targets;
+  pluggy's ``HookImpl`` attributes (``plugin``, ``opts``, …) fail on any object but
+  ``self`` even where the project spells a name of its own the same.
+
+An expression's root is followed through calls and subscripts, so
+``anyio.Event()._cache`` is a private name of anyio's.
 
 The one module attribute replaced on purpose is ``warnings.showwarning``, which the
 standard library documents as replaceable.
@@ -50,6 +55,21 @@ DOCUMENTED_ATTRIBUTES = {
     "socket",  # socketserver: a TLS server wraps its socket in place (ssl's docs)
 }
 """Attributes of other libraries' objects that their documentation says to assign."""
+HOOKIMPL_ATTRIBUTES = {
+    "function",
+    "plugin",
+    "plugin_name",
+    "opts",
+    "argnames",
+    "kwargnames",
+    "hookwrapper",
+    "wrapper",
+    "optionalhook",
+    "tryfirst",
+    "trylast",
+}
+"""pluggy's ``HookImpl`` attributes (``Final`` there): never assigned on another object, even
+where the project has a name of its own that is spelled the same (``plugin``, ``opts``)."""
 PUBLIC_UNDERSCORE = {"_replace", "_asdict", "_fields", "_make", "_exit", "_getframe"}
 """Names that start with an underscore and are public all the same (namedtuple's
 methods, ``os._exit``, ``sys._getframe``)."""
@@ -123,8 +143,10 @@ def _imported(tree: ast.AST) -> dict[str, str]:
 
 
 def _root(node: ast.expr) -> str:
-    while isinstance(node, ast.Attribute):
-        node = node.value
+    """The name an expression starts from, through attributes, calls and subscripts:
+    ``anyio.Event()._cache`` and ``pm.hook.x[0]._y`` start from ``anyio`` and ``pm``."""
+    while isinstance(node, ast.Attribute | ast.Call | ast.Subscript):
+        node = node.func if isinstance(node, ast.Call) else node.value
     return node.id if isinstance(node, ast.Name) else ""
 
 
@@ -249,6 +271,11 @@ def scan(sources: dict[str, str], own: set[str] | None = None) -> list[str]:
                             f"{where}: assigns .{target.attr} on {root}, which the project "
                             "did not define"
                         )
+                    elif target.attr in HOOKIMPL_ATTRIBUTES:
+                        problems.append(
+                            f"{where}: assigns .{target.attr}, an attribute of pluggy's "
+                            "HookImpl, on an object that is not self"
+                        )
                     elif (
                         root not in foreign
                         and target.attr not in own
@@ -274,7 +301,7 @@ def scan(sources: dict[str, str], own: set[str] | None = None) -> list[str]:
                     elif (
                         isinstance(attr, ast.Constant)
                         and isinstance(attr.value, str)
-                        and attr.value not in own
+                        and (attr.value not in own or attr.value in HOOKIMPL_ATTRIBUTES)
                     ):
                         problems.append(f"{where}: setattr of .{attr.value}, not the project's")
     return problems
@@ -314,10 +341,16 @@ def test_the_project_uses_other_libraries_public_apis_only() -> None:
         "def f(pm):\n    return pm.__dict__['_name2plugin']\n",
         "def f(impl, g):\n    vars(impl)['function'] = g\n",
         "class H:\n    def f(self):\n        return self.pm._inner_hookexec\n",
+        # found by a second review: a HookImpl attribute the project also spells, and a
+        # private name read off a library call's result
+        "def f(impl):\n    impl.plugin = None\n",
+        "def f(impl):\n    setattr(impl, 'opts', {})\n",
+        "import anyio\nx = anyio.Event()._cache\n",
     ],
 )
 def test_the_scan_catches_each_kind_of_violation(code: str) -> None:
-    assert scan({"probe.py": code}, own={"f", "g", "x"}) != []
+    own = {"f", "g", "x", "plugin", "opts", "_cache"}  # names the project also defines
+    assert scan({"probe.py": code}, own=own) != []
 
 
 @pytest.mark.parametrize(
