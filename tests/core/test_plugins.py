@@ -467,6 +467,57 @@ def test_plugin_commands_parse_their_own_options_and_fail_in_one_line(tmp_path: 
     )
 
 
+def test_a_plugin_command_that_cannot_set_up_breaks_only_itself(tmp_path: Path) -> None:
+    """Only the running command's arguments are set up: another plugin's broken
+    ``configure`` fails that plugin's command alone, never this one or the core's (all of
+    them are set up for ``--help``, which names the broken one)."""
+    make_distribution(
+        tmp_path,
+        "broken-cmd",
+        "broken_cmd",
+        """
+        from skillstate.plugin import CommandSpec, hookimpl
+
+        def configure(parser):
+            raise RuntimeError("boom in configure")
+
+        @hookimpl
+        def skillstate_register_commands(register):
+            register(CommandSpec("broken", "never sets up", configure, lambda ctx: 0))
+        """,
+        {"broken": "broken_cmd"},
+    )
+    make_distribution(
+        tmp_path,
+        "hello-cmd",
+        "hello_cmd",
+        """
+        from skillstate.plugin import CommandSpec, hookimpl
+
+        def configure(parser):
+            parser.add_argument("who")
+
+        def run(ctx):
+            print("hello", ctx.args.who)
+            return 0
+
+        @hookimpl
+        def skillstate_register_commands(register):
+            register(CommandSpec("hello", "greets", configure, run))
+        """,
+        {"hello": "hello_cmd"},
+    )
+    hello = _cli(tmp_path, "--store", "memory:", "hello", "ana")
+    assert (hello.returncode, hello.stdout, hello.stderr) == (0, "hello ana\n", "")
+    core = _cli(tmp_path, "--store", "memory:", "list")
+    assert (core.returncode, core.stderr) == (0, "")
+    broken = _cli(tmp_path, "--store", "memory:", "broken")
+    assert broken.returncode == 3
+    assert "command 'broken' of plugin 'broken' cannot set up its arguments" in broken.stderr
+    full = _cli(tmp_path, "--help")
+    assert full.returncode == 3 and "command 'broken' of plugin 'broken'" in full.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "named"),
     [
