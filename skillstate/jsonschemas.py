@@ -1,30 +1,124 @@
-"""JSON Schema (draft 2020-12) documents themselves: checked, and compiled into validators.
+r"""JSON Schema (draft 2020-12) documents themselves: checked, and compiled into validators.
 
-A leaf of the core (it imports only :mod:`jsonschema` and :mod:`skillstate.display`):
-the skill records check a skill's ``json_schema`` when one is built, and
-:mod:`skillstate.schema` validates states with the validators compiled here.
+A leaf of the core (it imports only :mod:`jsonschema`, :mod:`regex` and
+:mod:`skillstate.display`): the skill records check a skill's ``json_schema`` when one is
+built, and :mod:`skillstate.schema` validates states with the validators compiled here.
+
+**Patterns are bounded in time.** A schema comes from whoever starts a session (an MCP
+client's ``state_schema``) and a pattern such as ``(a|aa)+$`` takes exponential time on
+a string that almost matches; Python's :mod:`re` cannot be interrupted and holds the GIL,
+so one such call would stall every other client of a server. ``pattern``,
+``patternProperties`` and ``additionalProperties`` are therefore matched with the
+:mod:`regex` module under a time limit of :data:`PATTERN_SECONDS` a search (ECMA-262's
+``\p{L}`` classes work too), and :class:`BadPattern` ends the whole check on the first
+search over it; ``unevaluatedProperties`` beside ``patternProperties``, whose matching
+jsonschema does with :mod:`re` itself, is refused when the schema is checked.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 from skillstate.display import excerpt
 
-__all__ = ["compiled", "json_schema_errors"]
+__all__ = ["PATTERN_SECONDS", "BadPattern", "compiled", "json_schema_errors", "pattern_search"]
+
+PATTERN_SECONDS = 0.05
+"""The longest one search of a schema's pattern may take before the check ends."""
+
+
+class BadPattern(Exception):
+    """A schema pattern that is not a regular expression, or took over :data:`PATTERN_SECONDS`."""
+
+    def __init__(self, pattern: str, reason: str) -> None:
+        super().__init__(f"pattern {excerpt(repr(pattern), 80)} {reason}")
+        self.pattern = pattern
+
+
+def pattern_search(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text`` (JSON Schema's rule), in bounded time."""
+    import regex
+
+    try:
+        return regex.search(pattern, text, timeout=PATTERN_SECONDS) is not None
+    except TimeoutError:
+        raise BadPattern(
+            pattern, f"took over {PATTERN_SECONDS * 1000:.0f} ms on one string; checking stopped"
+        ) from None
+    except regex.error as exc:
+        raise BadPattern(pattern, f"is not a regular expression ({exc})") from None
+
+
+@functools.cache
+def _validator_class() -> Any:
+    """Draft 2020-12 with the three pattern keywords matched by :func:`pattern_search`."""
+    import regex
+    from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
+
+    formats = FormatChecker()  # a checker of our own: the library's stays as it is
+
+    @formats.checks("regex", raises=regex.error)
+    def is_regex(instance: object) -> bool:
+        return not isinstance(instance, str) or regex.compile(instance) is not None
+
+    def pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Iterator[Any]:
+        if validator.is_type(instance, "string") and not pattern_search(patrn, instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(
+        validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Any
+    ) -> Iterator[Any]:
+        if not validator.is_type(instance, "object"):
+            return
+        for patrn, subschema in patterns.items():
+            for key, value in instance.items():
+                if pattern_search(patrn, key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=patrn)
+
+    def additional_properties(
+        validator: Any, extra_schema: Any, instance: Any, schema: Any
+    ) -> Iterator[Any]:
+        if not validator.is_type(instance, "object"):
+            return
+        props, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
+        extras = [
+            key
+            for key in instance
+            if key not in props and not any(pattern_search(p, key) for p in patterns)
+        ]
+        if validator.is_type(extra_schema, "object"):
+            for key in extras:
+                yield from validator.descend(instance[key], extra_schema, path=key)
+        elif extra_schema is False and extras:
+            shown = ", ".join(repr(key) for key in sorted(extras))
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(
+                f"Additional properties are not allowed ({shown} {verb} unexpected)"
+            )
+
+    return validators.extend(
+        Draft202012Validator,
+        {
+            "pattern": pattern,
+            "patternProperties": pattern_properties,
+            "additionalProperties": additional_properties,
+        },
+        format_checker=formats,
+    )
+
 
 CACHED = 256
 """How many compiled validators one cache keeps (a session may bring a schema of its own)."""
 
 
 def _compile(text: str) -> Any:
-    from jsonschema import Draft202012Validator
-
+    validator = _validator_class()
     schema = json.loads(text)
-    Draft202012Validator.check_schema(schema)  # the metaschema: the slow part
-    return Draft202012Validator(schema)
+    validator.check_schema(schema, format_checker=validator.FORMAT_CHECKER)  # the slow part
+    return validator(schema)
 
 
 def compiled(schema: Mapping[str, Any], cache: MutableMapping[str, Any] | None = None) -> Any:
@@ -54,6 +148,9 @@ def json_schema_errors(schema: Any, name: str = "state_schema") -> list[str]:
 
     if not isinstance(schema, Mapping):
         return [f"{name} must be a JSON object (a JSON Schema), got {type(schema).__name__}"]
+    patterns = _pattern_errors(schema, name)
+    if patterns:
+        return patterns
     try:
         compiled(schema)
     except SchemaError:
@@ -65,6 +162,59 @@ def json_schema_errors(schema: Any, name: str = "state_schema") -> list[str]:
     return []
 
 
+_DATA = frozenset({"const", "enum", "default", "examples"})
+"""Keywords whose values are data, not schemas: a ``pattern`` key inside is no pattern."""
+
+
+def _patterns(node: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Every pattern of a schema, with where it is: ``pattern`` values, ``patternProperties`` keys."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if key in _DATA:
+                continue
+            here = (*path, str(key))
+            if key == "pattern" and isinstance(value, str):
+                yield here, value
+            elif key == "patternProperties" and isinstance(value, Mapping):
+                yield from (((*here, str(p)), p) for p in value)
+            yield from _patterns(value, here)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _patterns(item, (*path, str(index)))
+
+
+def _keywords(node: Any) -> Iterator[str]:
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if key not in _DATA:
+                yield key
+                yield from _keywords(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _keywords(item)
+
+
+def _pattern_errors(schema: Mapping[str, Any], name: str) -> list[str]:
+    """A pattern that is not a regular expression, or one :mod:`re` would have to match."""
+    import regex
+
+    for path, patrn in _patterns(schema):
+        try:
+            regex.compile(patrn)
+        except regex.error as exc:
+            where = "/".join(path)
+            return [
+                f"{name} is not a valid JSON Schema at {excerpt(where)}: "
+                f"{excerpt(repr(patrn), 80)} is not a regular expression ({excerpt(str(exc))})"
+            ]
+    if {"unevaluatedProperties", "patternProperties"} <= set(_keywords(schema)):
+        return [
+            f"{name}: unevaluatedProperties beside patternProperties is not supported "
+            "(its pattern matching cannot be bounded in time); use additionalProperties"
+        ]
+    return []
+
+
 def _first_schema_error(schema: Mapping[str, Any]) -> Any:
     """The most relevant metaschema error, the same one every run.
 
@@ -72,10 +222,10 @@ def _first_schema_error(schema: Mapping[str, Any]) -> Any:
     between runs (two bad properties: either one is named); here ties go to the
     smallest path, so a message names the same place every time.
     """
-    from jsonschema import Draft202012Validator
     from jsonschema.exceptions import relevance
 
-    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+    checker = _validator_class()
+    meta = checker(checker.META_SCHEMA, format_checker=checker.FORMAT_CHECKER)
     errors = sorted(
         meta.iter_errors(schema), key=lambda e: ([str(p) for p in e.absolute_path], e.message)
     )

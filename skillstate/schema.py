@@ -8,7 +8,6 @@ rig-state's order. Messages are rig-state's texts.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, MutableMapping
 from functools import partial
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 from skillstate.budgets import text_length
 from skillstate.display import excerpt
 from skillstate.jsondoc import compact
-from skillstate.jsonschemas import compiled, json_schema_errors
+from skillstate.jsonschemas import BadPattern, compiled, json_schema_errors, pattern_search
 from skillstate.records import DEFAULT_BUDGET, Budget, FieldSpec, Problem, SkillDefinition
 from skillstate.schema_dialect import check_dialect, dialect
 
@@ -328,6 +327,8 @@ def check_json_schema(
         _json_schema_problems(validator, state, source, problems)
     except _Full:
         return _stopped(_in_state_order(problems, state), source)
+    except BadPattern as exc:  # a pattern too slow, or none at all: refused, never waited on
+        return [Problem("schema", f"state: the schema's {exc}", "", source)]
     return _in_state_order(problems, state)
 
 
@@ -347,7 +348,7 @@ def _json_schema_problems(validator: Any, state: Any, source: str, problems: _Ca
             )
             known = ", ".join(sorted(props))
             for key in error.instance:
-                if key in props or any(re.search(p, key) for p in patterns):
+                if key in props or any(pattern_search(p, key) for p in patterns):
                     continue
                 key_path = f"{path}.{key}" if path else key
                 problems.append(
