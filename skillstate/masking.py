@@ -55,12 +55,26 @@ search tries each run of name characters once, so a long text without ``=`` cost
 pass, not one pass per character (a 64,000-character argument took 13 s)."""
 
 
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*:"
+
+
 def _userinfo_password(url: str) -> tuple[int, int] | None:
-    """Where the password of ``scheme://user:password@host`` is in ``url`` (start, end)."""
+    """Where the password of ``scheme://user:password@host`` is in ``url`` (start, end).
+
+    Also ``scheme:user:password@host`` (no ``//``, which a store may read the same), and
+    a password holding an unescaped ``/``, ``?`` or ``#`` (``u:sec#ret@h``): when the
+    authority as a URL parser sees it has no ``@`` but one follows, with no ``=`` before
+    it (a query's ``?email=a@b`` is no password), everything up to that ``@`` is taken.
+    Masking too much is safe; showing a password is not.
+    """
     scheme_end = url.find("://")
-    if scheme_end < 0:
-        return None
-    start = scheme_end + 3
+    if scheme_end >= 0:
+        start = scheme_end + 3
+    else:
+        scheme = re.match(_SCHEME, url)
+        if scheme is None:
+            return None
+        start = scheme.end()
     end = len(url)
     for stop in "/?#":
         found = url.find(stop, start)
@@ -68,7 +82,9 @@ def _userinfo_password(url: str) -> tuple[int, int] | None:
             end = min(end, found)
     at = url.rfind("@", start, end)
     if at < 0:
-        return None
+        at = url.rfind("@", start)
+        if at < 0 or "=" in url[start:at]:
+            return None
     colon = url.find(":", start, at)
     if colon < 0:
         return None
@@ -107,13 +123,22 @@ def mask_url(url: str) -> str:
 
 
 def url_secrets(url: str) -> tuple[str, ...]:
-    """The secrets written in ``url``: each as written and percent-decoded (unquoted)."""
+    """The secrets written in ``url``: each as written and percent-decoded (unquoted).
+
+    A password holding ``@``, ``/``, ``?`` or ``#`` unescaped is also listed in the
+    pieces those split it into: a driver that reads the URL its own way quotes a piece
+    back (``failed to resolve host 'cret@h'`` for ``u:se@cret@h``).
+    """
     found: list[str] = []
+    password = _userinfo_password(url)
     for start, end in _spans(url):
         value = url[start:end]
         if len(value) >= 2 and value[0] == value[-1] == "'":
             value = value[1:-1]
-        for form in (value, urllib.parse.unquote(value), urllib.parse.unquote_plus(value)):
+        forms = [value, urllib.parse.unquote(value), urllib.parse.unquote_plus(value)]
+        if (start, end) == password:
+            forms += [piece for piece in re.split(r"[@/?#]", value) if len(piece) >= 2]
+        for form in forms:
             if form and form not in found:
                 found.append(form)
     return tuple(found)

@@ -25,7 +25,12 @@ from skillstate.masking import mask_secrets, mask_url, url_secrets
             "postgres://u:***@h:5432/d?PassWord=***&token=***",
             ("p%40ss", "p@ss", "x%2By", "x+y", "t"),
         ),
-        ("postgresql://u:p@ss@h/d", "postgresql://u:***@h/d", ("p@ss",)),
+        ("postgresql://u:p@ss@h/d", "postgresql://u:***@h/d", ("p@ss", "ss")),
+        # found by a new user's walk: a password with an unescaped # ? or /, and no //
+        ("postgresql://u:sec#ret@h:1/db", "postgresql://u:***@h:1/db", ("sec#ret", "sec", "ret")),
+        ("postgresql://u:a?b/c@h/db", "postgresql://u:***@h/db", ("a?b/c",)),
+        ("postgres:u:secret@h:1/db", "postgres:u:***@h:1/db", ("secret",)),
+        ("postgresql://h:5432/db?email=a@b", "postgresql://h:5432/db?email=a@b", ()),
         ("postgresql://[::1]:5432/d?password=z", "postgresql://[::1]:5432/d?password=***", ("z",)),
         ("host=h password='a b' dbname=x", "host=h password=*** dbname=x", ("a b",)),
         ("postgresql://u:@h/d", "postgresql://u:@h/d", ()),
