@@ -60,9 +60,10 @@ def _validator_class() -> Any:
 
     formats = FormatChecker()  # a checker of our own: the library's stays as it is
 
-    @formats.checks("regex", raises=regex.error)
     def is_regex(instance: object) -> bool:
         return not isinstance(instance, str) or regex.compile(instance) is not None
+
+    formats.checks("regex", raises=regex.error)(is_regex)
 
     def pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Iterator[Any]:
         if validator.is_type(instance, "string") and not pattern_search(patrn, instance):
