@@ -155,6 +155,10 @@ def _read_toml(path: Path, name: str) -> dict[str, Any]:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8: tomllib decodes before it parses
+        raise ConfigError(
+            f"{name}: not valid TOML: not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x})"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{name}: cannot be read: {exc.strerror}") from None
 

@@ -115,15 +115,17 @@ def test_no_home_and_no_xdg_config_home(places: tuple[Path, Path, Path]) -> None
         ('store = "memory:\n', "not valid TOML: "),
         ("colour = 1\n", "unknown key 'colour'. Known keys: "),
         ('max_spec_bytes = "big"\n', "key 'max_spec_bytes' must be a whole number"),
+        # a new user's walk: a traceback (UnicodeDecodeError) before
+        (b"store = '\xff'\n", "not valid TOML: not UTF-8 text (byte 9 is 0xff)"),
     ],
 )
 def test_a_broken_user_file_is_one_line_naming_it_and_exit_3(
-    places: tuple[Path, Path, Path], text: str, problem: str
+    places: tuple[Path, Path, Path], text: str | bytes, problem: str
 ) -> None:
     project, xdg, _ = places
     user_file = xdg / "skillstate" / "config.toml"
     user_file.parent.mkdir()
-    user_file.write_text(text)
+    user_file.write_bytes(text if isinstance(text, bytes) else text.encode())
     for args in (("list",), ("config", "list"), ("doctor",)):
         done = run_skillstate(*args, cwd=project, XDG_CONFIG_HOME=str(xdg))
         assert done.returncode == 3, (args, done.stderr)
