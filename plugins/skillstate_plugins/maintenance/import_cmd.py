@@ -8,7 +8,8 @@ run is also held to its skill's rules, as a fork is (:meth:`Host.refusals
 <skillstate.plugin.Host.refusals>`): an unknown skill, or a final state its schema,
 budgets or guards refuse, is exit 5 too, with the reasons. ``--as NEW_ID`` imports the
 run under another id (the skill's run-id key in the state, rig's ``runId``, follows).
-An id that is taken is a usage error (exit 2). ``FILE`` may be ``-`` for stdin.
+An id that is taken is a usage error (exit 2). ``FILE`` may be ``-`` for stdin. A file
+over :data:`MAX_EXPORT_BYTES` is refused after reading that much, never read whole.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ import sys
 
 from skillstate.plugin.cli import CliContext, ExitCode
 
-__all__ = ["configure", "run"]
+__all__ = ["MAX_EXPORT_BYTES", "configure", "run"]
+
+MAX_EXPORT_BYTES = 256 * 1024 * 1024
+"""The largest export ``import`` reads (256 MiB: a run of about 100,000 journal entries)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -42,13 +46,19 @@ def run(ctx: CliContext) -> int:
         check_run_id(a.new_id)  # an invalid id: one line, exit 2
     try:
         if a.file == "-":
-            text = sys.stdin.read()
+            data = sys.stdin.buffer.read(MAX_EXPORT_BYTES + 1)
         else:
-            with open(a.file, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
+            with open(a.file, "rb") as handle:
+                data = handle.read(MAX_EXPORT_BYTES + 1)
     except OSError as exc:
         ctx.error(f"cannot read {name}: {exc.strerror or exc}")
         return ExitCode.USAGE
+    if len(data) > MAX_EXPORT_BYTES:
+        ctx.error(
+            f"{name} is over {MAX_EXPORT_BYTES // 2**20} MiB, more than an export holds; nothing written"
+        )
+        return ExitCode.BAD_FILE
+    text = data.decode("utf-8", errors="replace")
     try:
         record, entries = read_export(text, name, ctx.host.merge)
         if a.new_id is not None and a.new_id != record.id:

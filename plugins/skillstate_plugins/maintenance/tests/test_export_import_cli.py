@@ -76,3 +76,15 @@ def test_a_refusal_lists_a_hundred_reasons_and_says_where_checking_stopped(
     assert len(reasons) == 101 and "unknown key" in reasons[0]
     assert "checking stopped" in reasons[-1] and "… and" not in err
     assert _runs(tmp_path) == ["t1"]
+
+
+def test_import_reads_no_more_than_an_export_holds(tmp_path: Path) -> None:
+    """An endless input (a new user's ``import - < /dev/zero``) is refused after 256 MiB,
+    in one line: it was read whole, a MemoryError traceback."""
+    _export(tmp_path)
+    code, out, err = ss(tmp_path, "import", "/dev/zero", "--as", "t2")
+    assert (code, out) == (5, "")
+    assert (
+        err == "skillstate: /dev/zero is over 256 MiB, more than an export holds; nothing written\n"
+    )
+    assert _runs(tmp_path) == ["t1"]
