@@ -167,10 +167,9 @@ class CliContext(HostContext):
             from skillstate.masking import mask_url
 
             config = self.config
-            print(
-                f"{self.prog}: store {mask_url(config.store)} (from {config.source('store')}; "
-                f"project directory {config.root})",
-                file=self.err,
+            self._say(  # masked and escaped as every line on stderr
+                f"store {mask_url(config.store)} (from {config.source('store')}; "
+                f"project directory {config.root})"
             )
         return store
 

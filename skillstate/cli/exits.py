@@ -196,9 +196,10 @@ def _warning_line(prog: str, text: str) -> None:
         return
     _SHOWN.add(text)
     try:
+        from skillstate.display import printable
         from skillstate.masking import mask_written_urls
 
-        print(f"{prog}: warning: {mask_written_urls(text)}", file=sys.stderr)
+        print(f"{prog}: warning: {printable(mask_written_urls(text))}", file=sys.stderr)
     except (OSError, ValueError):
         pass
 

@@ -107,3 +107,31 @@ def test_an_empty_store_url_is_refused_not_the_default(tmp_path: Path) -> None:
     done = run_skillstate("--store", "", "init", "rig-task", "r1", cwd=tmp_path)
     assert done.returncode == 2 and "no store for URL ''" in done.stderr
     assert not (tmp_path / ".skillstate").exists()
+
+
+def test_stderr_lines_escape_what_a_caller_or_a_plugin_wrote(tmp_path: Path) -> None:
+    """``-v``'s store line and a warning (an observer's error) print control characters
+    escaped, as every error line does: a new user's walk saw a raw ESC reach the terminal
+    from ``--store $'memory:\\e[2J'`` and from an after-commit hook's message."""
+    from support import make_distribution
+
+    verbose = run_skillstate("-v", "--store", "memory:\x1b[2J", "list", cwd=tmp_path)
+    assert verbose.returncode == 0, verbose.stderr
+    assert "\x1b" not in verbose.stderr and "store memory:\\x1b[2J (from" in verbose.stderr
+    make_distribution(
+        tmp_path,
+        "loud-observer",
+        "loud_observer",
+        """
+        from skillstate.plugin import hookimpl
+
+        @hookimpl
+        def skillstate_after_commit(record):
+            raise RuntimeError("after commit \\x1b[2J exploded")
+        """,
+        {"loud": "loud_observer"},
+    )
+    done = run_skillstate("init", "rig-task", "t1", cwd=tmp_path, PYTHONPATH=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "exploded" in done.stderr and "\x1b" not in done.stderr, done.stderr
+    assert "after commit \\x1b[2J exploded" in done.stderr

@@ -150,14 +150,17 @@ def run(ctx: CliContext) -> int:
         ]
         print(json.dumps(rows, indent=2, ensure_ascii=False), file=ctx.out)
     else:
+        from skillstate.plugin import excerpt  # a file's name is the caller's text: escaped
+
         for run_id, (status, problems) in ordered:
+            shown = excerpt(run_id, 200)
             if run_id in repaired:
-                print(f"{run_id}: {repaired[run_id]}", file=ctx.out)
+                print(f"{shown}: {repaired[run_id]}", file=ctx.out)
             if status == "ok":
                 continue
-            print(f"{run_id}: {HEADINGS[status]}", file=ctx.out)
+            print(f"{shown}: {HEADINGS[status]}", file=ctx.out)
             for problem in problems:
-                print(f"  - {problem}", file=ctx.out)
+                print(f"  - {excerpt(problem, 2000)}", file=ctx.out)
         print(_summary(ordered, len(repaired)), file=ctx.out)
     bad = any(status != "ok" for _, (status, _) in ordered)
     return ExitCode.REJECTED if bad else ExitCode.OK

@@ -88,3 +88,14 @@ def test_import_reads_no_more_than_an_export_holds(tmp_path: Path) -> None:
         err == "skillstate: /dev/zero is over 256 MiB, more than an export holds; nothing written\n"
     )
     assert _runs(tmp_path) == ["t1"]
+
+
+def test_verify_escapes_a_file_name_it_quotes(tmp_path: Path) -> None:
+    """A stray file in the store whose name holds ESC is reported escaped, as ``list``
+    shows it: ``verify`` printed it raw (a new user's walk)."""
+    _export(tmp_path)
+    state = tmp_path / ".skillstate" / "state"
+    (state / "e\x1b[2Jvil.json").write_bytes((state / "t1.json").read_bytes())
+    code, out, _ = ss(tmp_path, "verify")
+    assert code != 0 and "\x1b" not in out
+    assert "e\\x1b[2Jvil: cannot be read" in out
