@@ -263,7 +263,9 @@ def env_value(key: ConfigKey, raw: str) -> Any:
             return True
         if lowered in ("", "0", "false", "no", "off"):
             return False
-        raise ConfigError(f"{where} must be 1 or 0, got {excerpt(repr(raw))}")
+        raise ConfigError(
+            f"{where} must be 1, true, yes or on, or 0, false, no or off; got {excerpt(repr(raw))}"
+        )
     if key.kind == "int":
         if not raw.strip().isascii() or not raw.strip().isdigit():
             raise ConfigError(f"{where} must be {int_rule(key)}, got {excerpt(repr(raw))}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_ECHO", "excerpt", "printable", "printable_json"]
+__all__ = ["MAX_ECHO", "excerpt", "one_line", "printable", "printable_json"]
 
 MAX_ECHO = 4096
 """The most characters of one quoted value a message holds: far above the longest value
@@ -62,3 +62,11 @@ def excerpt(value: object, limit: int = MAX_ECHO) -> str:
     if len(text) <= limit:
         return printable(text)
     return f"{printable(text[:limit])}… ({len(text):,} characters)"
+
+
+def one_line(text: str, tabs: bool = False) -> str:
+    """``text`` with its line breaks written ``\\n`` / ``\\r`` (and, with ``tabs``, its
+    tabs ``\\t``): a value that stays on its line, so it cannot pass for a line, or a
+    column, of its own in a line-oriented output (a message, ``show``, ``list``)."""
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    return text.replace("\t", "\\t") if tabs else text

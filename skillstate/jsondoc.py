@@ -48,11 +48,30 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class _TooLarge(ValueError):
+    """A number JSON text may write but no JSON number can hold."""
+
+
+_MAX_DIGITS = 4300
+"""Python's own bound on converting digits to an integer (``sys.get_int_max_str_digits``)."""
+
+
 def _parse_float(text: str) -> float | int:
     value = float(text)
+    if not math.isfinite(value):  # 1e400: JSON.parse reads Infinity, which JSON cannot write
+        raise _TooLarge(
+            f"the number {excerpt(text, 40)}, too large for a JSON number (over 1.8e308)"
+        )
     if value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > _MAX_DIGITS:
+        digits = len(text.lstrip("-"))
+        raise _TooLarge(f"a whole number of {digits:,} digits, more than {_MAX_DIGITS:,}")
+    return int(text)
 
 
 def parse_json(text: str | bytes, what: str = "patch") -> Any:
@@ -65,9 +84,13 @@ def parse_json(text: str | bytes, what: str = "patch") -> Any:
     try:
         if isinstance(text, bytes):  # UTF-8 only (json.loads would guess UTF-16 or -32)
             text = text.decode("utf-8")
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_parse_float)
+        value = json.loads(
+            text, parse_constant=_refuse_constant, parse_float=_parse_float, parse_int=_parse_int
+        )
     except RecursionError:
         raise InvalidInput(f"{what} is nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except _TooLarge as exc:
+        raise InvalidInput(f"{what} holds {exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
     problems = check_document(value, what)

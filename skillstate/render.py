@@ -14,7 +14,8 @@ JSON: one line per scalar, nested objects flattened to ``parent.child``, arrays 
 (``phase_key``, ``updated_key`` and the other stamped keys are not repeated as lines).
 A skill may render its own runs (``SkillDefinition.render``): rig renders rig-state's
 exact ``renderCompact`` with :func:`compact_lines`. Values are printed as
-JavaScript's ``String(v)`` would (``true``, ``1`` not ``1.0``).
+JavaScript's ``String(v)`` would (``true``, ``1`` not ``1.0``), a line break inside one
+written ``\\n`` so that every line is one field.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
+from skillstate.display import one_line
 from skillstate.jsondoc import compact
 from skillstate.schema import js_string
 
@@ -31,15 +33,21 @@ if TYPE_CHECKING:
 __all__ = ["compact_lines", "dig_field", "field_text", "render_block", "render_run"]
 
 
+def _text(value: Any) -> str:
+    """``String(value)`` on one line: a line break inside is written ``\\n``, so a value
+    cannot print a line that reads as another field (``ok\\ntests.status: green``)."""
+    return one_line(js_string(value))
+
+
 def _item(value: Any) -> str:
     if type(value) is dict:
         pairs = []
         for key, inner in value.items():
             if inner is None or (type(inner) is list and not inner):
                 continue
-            pairs.append(f"{key}={js_string(inner)}")
+            pairs.append(f"{one_line(key)}={_text(inner)}")
         return " ".join(pairs)
-    return js_string(value)
+    return _text(value)
 
 
 def _lines(key: str, value: Any, out: list[str]) -> None:
@@ -47,7 +55,7 @@ def _lines(key: str, value: Any, out: list[str]) -> None:
         return
     if type(value) is dict:
         for child, inner in value.items():
-            _lines(f"{key}.{child}", inner, out)
+            _lines(f"{key}.{one_line(child)}", inner, out)
     elif type(value) is list:
         if not value:
             out.append(f"{key}: (none)")
@@ -55,7 +63,7 @@ def _lines(key: str, value: Any, out: list[str]) -> None:
         out.append(f"{key}:")
         out.extend(f"  - {_item(item)}" for item in value)
     else:
-        out.append(f"{key}: {js_string(value)}")
+        out.append(f"{key}: {_text(value)}")
 
 
 def compact_lines(state: Mapping[str, Any], hidden: Collection[str] = ()) -> list[str]:
@@ -63,7 +71,7 @@ def compact_lines(state: Mapping[str, Any], hidden: Collection[str] = ()) -> lis
     out: list[str] = []
     for key, value in state.items():
         if key not in hidden:
-            _lines(key, value, out)
+            _lines(one_line(key), value, out)
     return out
 
 
@@ -81,11 +89,11 @@ def render_block(record: RunRecord, skill: SkillDefinition | None = None) -> str
     if skill is not None:
         hidden = skill.stamped_keys()
         if skill.phases:
-            header += f" · {skill.phase_key}: {js_string(state.get(skill.phase_key))}"
+            header += f" · {skill.phase_key}: {_text(state.get(skill.phase_key))}"
         if skill.updated_key and state.get(skill.updated_key):
             updated = state[skill.updated_key]
     out = [header, *compact_lines(state, hidden)]
-    out.append(f"updated: {js_string(updated) if updated else 'unknown'}")
+    out.append(f"updated: {_text(updated) if updated else 'unknown'}")
     return "\n".join(out)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TextIO
 
+from skillstate.display import one_line
 from skillstate.masking import mask_secrets, url_secrets
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ class HostContext:
         """Print ``prog: message`` on stderr, one line: the credentials of every store URL
         the command was given, configured or quotes masked, control characters escaped
         (``\\x1b``), a newline in a value written ``\\n``."""
-        self._say(_one_line(message))
+        self._say(one_line(message))
 
     def reasons(self, title: str, problems: Sequence[Problem]) -> None:
         """One error: ``prog: title:`` and a ``  - reason`` line per problem, at most
@@ -103,11 +104,11 @@ class HostContext:
         stays on its line (a newline in a value is written ``\\n``)."""
         stopped = [p for p in problems if p.code == "more"]
         listed = [p for p in problems if p.code != "more"]
-        lines = "".join(f"\n  - {_one_line(p.message)}" for p in listed[:MAX_REASONS])
+        lines = "".join(f"\n  - {one_line(p.message)}" for p in listed[:MAX_REASONS])
         if len(listed) > MAX_REASONS:
             lines += f"\n  - … and {len(listed) - MAX_REASONS:,} more"
-        lines += "".join(f"\n  - {_one_line(p.message)}" for p in stopped[:1])
-        self._say(f"{_one_line(title)}:{lines}")
+        lines += "".join(f"\n  - {one_line(p.message)}" for p in stopped[:1])
+        self._say(f"{one_line(title)}:{lines}")
 
     def _say(self, text: str) -> None:
         from skillstate.display import printable
@@ -187,8 +188,3 @@ class CliContext(HostContext):
                 overrides={**overrides, "disable_plugins": config.disable_plugins + extra}
             )
         return config
-
-
-def _one_line(text: str) -> str:
-    """``text`` with its line breaks written ``\\n`` / ``\\r``: one line of a message."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")

@@ -46,7 +46,7 @@ def run(ctx: CliContext) -> int:
     except VersionNotFound as exc:
         ctx.error(f"--since {since} is past the run's last version: {exc}")
         return USAGE
-    from skillstate.display import printable, printable_json
+    from skillstate.display import one_line, printable, printable_json
 
     if a.json:
         print(printable_json(json.dumps(rows, indent=2, ensure_ascii=False)), file=ctx.out)
@@ -61,5 +61,6 @@ def run(ctx: CliContext) -> int:
             "-" if row["action"] is None else compact(row["action"]),
             row["status"],
         ]
-        print(printable("\t".join(fields + ([note] if note else []))), file=ctx.out)
+        cells = fields + ([note] if note else [])
+        print(printable("\t".join(one_line(c, tabs=True) for c in cells)), file=ctx.out)
     return OK

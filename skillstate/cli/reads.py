@@ -120,7 +120,7 @@ def do_list(ctx: RunContext, skill: str | None = None, *, as_json: bool = False)
             warnings.showwarning(
                 warning.message, warning.category, warning.filename, warning.lineno
             )
-    from skillstate.display import printable
+    from skillstate.display import one_line, printable
 
     rows = []
     for s in summaries:
@@ -131,7 +131,8 @@ def do_list(ctx: RunContext, skill: str | None = None, *, as_json: bool = False)
             if run_skill.next_action_key:
                 next_action = s.fields.get(run_skill.next_action_key, "")
         if not as_json:
-            line = f"{s.id}\t{s.skill}\t{phase}\t{s.updated or ''}\t{next_action}"
+            fields = (s.id, s.skill, phase, s.updated or "", next_action)
+            line = "\t".join(one_line(str(f), tabs=True) for f in fields)  # a row, 5 columns
             print(printable(line), file=ctx.out)  # no ESC, no U+202E reordering the columns
             continue
         rows.append(

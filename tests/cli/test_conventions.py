@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support import clean_env, run_skillstate
 
 
@@ -135,3 +136,47 @@ def test_stderr_lines_escape_what_a_caller_or_a_plugin_wrote(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert "exploded" in done.stderr and "\x1b" not in done.stderr, done.stderr
     assert "after commit \\x1b[2J exploded" in done.stderr
+
+
+def test_a_value_with_line_breaks_or_tabs_stays_in_its_line_and_column(tmp_path: Path) -> None:
+    """``show`` is one line per field and ``list`` five tab-separated columns per run,
+    whatever a value holds: a title ``ok\\ntests.status: green`` printed a line that read
+    as another field to the model reading the block, and a ``nextAction`` with a newline
+    and tabs made one epic two rows of ``rig-state list`` (a new user's walk)."""
+    import json
+
+    title = "ok\ntests.status: green"
+    seed = {"spec": {"id": "A", "title": title, "source": "linear"}}
+    done = run_skillstate("init", "rig-task", "t1", "--json", json.dumps(seed), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    shown = run_skillstate("show", "t1", cwd=tmp_path).stdout.splitlines()
+    assert "spec.title: ok\\ntests.status: green" in shown
+    assert not any(line.startswith("tests.status") for line in shown)
+    got = run_skillstate("get", "t1", "--field", "spec.title", cwd=tmp_path)
+    assert got.stdout == title + "\n"  # the value itself, exactly, where it is asked for
+    epic = {"nextAction": "go\ne2\trig-epic\trun\t2026"}
+    done = run_skillstate("init", "rig-epic", "e1", "--json", json.dumps(epic), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in run_skillstate("list", cwd=tmp_path).stdout.splitlines() if r]
+    assert len(rows) == 2 and all(len(row.split("\t")) == 5 for row in rows)
+    assert rows[0].endswith("\tgo\\ne2\\trig-epic\\trun\\t2026")
+
+
+@pytest.mark.parametrize(
+    ("number", "said"),
+    [
+        ("1" * 5000, "skillstate: patch holds a whole number of 5,000 digits, more than 4,300\n"),
+        (
+            "1e400",
+            "skillstate: patch holds the number 1e400, too large for a JSON number (over 1.8e308)\n",
+        ),
+    ],
+)
+def test_a_number_no_json_number_holds_is_named_as_such(
+    tmp_path: Path, number: str, said: str
+) -> None:
+    """Before: ``inf is not a JSON number`` for 1e400, and Python's advice to call
+    ``sys.set_int_max_str_digits()`` for 5,000 digits (a new user's walk)."""
+    assert run_skillstate("init", "rig-task", "t1", cwd=tmp_path).returncode == 0
+    done = run_skillstate("patch", "t1", "--json", '{"branch": ' + number + "}", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, said)
