@@ -82,7 +82,10 @@ def test_bad_files_name_the_file_and_key(tmp_path: Path, text: str, message: str
 
 
 def test_bad_environment_value() -> None:
-    with pytest.raises(ConfigError, match="SKILLSTATE_STRICT_PLUGINS must be 1, true, yes or on, or 0, false, no or off"):
+    with pytest.raises(
+        ConfigError,
+        match="SKILLSTATE_STRICT_PLUGINS must be 1, true, yes or on, or 0, false, no or off",
+    ):
         load_config(env={"SKILLSTATE_STRICT_PLUGINS": "maybe"})
 
 
