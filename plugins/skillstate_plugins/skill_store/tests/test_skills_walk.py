@@ -1,0 +1,90 @@
+"""Findings of a new user's walk on a wheel install, through ``skillstate skills`` for real.
+
+YAML aliases in frontmatter (a cycle, a "billion laughs"), unbounded ``--file`` and
+standard-input reads, raw control characters in the listing, and a quoted ``name``
+that the read path accepted and the write path refused.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from skillstate_testing import run_command
+
+from .skills_support import put_skill, skill_text, skills_cli, tree_hash
+
+CYCLE = "---\nname: loop\ndescription: d\nx: &a [*a]\n---\nbody\n"
+
+LAUGHS = (
+    "---\nname: laughs\ndescription: d\n"
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    + "".join(
+        f"{k}: &{k} [{','.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi")
+    )
+    + "---\nbody\n"
+)
+"""About 400 bytes that expand to 9**9 strings when aliases are built."""
+
+DEEP = "---\nname: deep\ndescription: d\nx: " + "[" * 600 + "]" * 600 + "\n---\nbody\n"
+
+
+def cli(
+    cwd: Path, *args: str, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    return skills_cli(cwd, *args, stdin=stdin, SKILLSTATE_USER_SKILLS_PATH="", **env)
+
+
+def _root(cwd: Path) -> Path:
+    return cwd / ".skillstate" / "skills"
+
+
+def test_aliases_and_deep_nesting_make_one_skill_broken_not_the_listing(tmp_path: Path) -> None:
+    root = _root(tmp_path)
+    put_skill(root, "good", skill_text("good", "Fine"))
+    put_skill(root, "loop", CYCLE)
+    put_skill(root, "laughs", LAUGHS)
+    put_skill(root, "deep", DEEP)
+    started = time.monotonic()
+    out = cli(tmp_path, "list")
+    assert time.monotonic() - started < 30
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr and out.stderr == ""
+    lines = out.stdout.splitlines()
+    assert len(lines) == 4 and lines[0].startswith("good    [project]  Fine")
+    for name, line in (("laughs", 5), ("loop", 4)):
+        assert (
+            f"{name:<6}  [project]  BROKEN: SKILL.md of skill '{name}': Frontmatter line {line} "
+            "uses a YAML alias ('*name'); SKILL.md frontmatter may not use aliases: write the "
+            "value out." in lines
+        )
+    assert "deep    [project]  BROKEN: SKILL.md of skill 'deep': Frontmatter nests maps and " in (
+        out.stdout
+    )
+    view = cli(tmp_path, "view", "laughs")
+    assert view.returncode == 1 and "may not use aliases" in view.stderr
+    assert len(view.stderr.splitlines()) == 1
+
+
+def test_doctor_reports_an_alias_skill_as_broken(tmp_path: Path) -> None:
+    put_skill(_root(tmp_path), "loop", CYCLE)
+    out = run_command("skillstate", "doctor", cwd=tmp_path, SKILLSTATE_USER_SKILLS_PATH="")
+    assert "RecursionError" not in out.stdout + out.stderr
+    assert "skill 'loop' (project) is broken" in out.stdout
+    assert "may not use aliases" in out.stdout
+
+
+@pytest.mark.parametrize("text", [CYCLE, LAUGHS, DEEP])
+def test_create_and_edit_refuse_aliases_in_one_line(tmp_path: Path, text: str) -> None:
+    name = text.split("name: ", 1)[1].split("\n", 1)[0]
+    nested = text.replace("\nx: ", "\nx:\n  - ").replace("\na: ", "\nmeta:\n  a: ")
+    for content in (text, nested):
+        before = tree_hash(tmp_path)
+        out = cli(tmp_path, "create", name, stdin=content)
+        assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+        assert len(out.stderr.splitlines()) == 1 and out.stderr.startswith("skillstate: ")
+        assert "alias" in out.stderr or "nests maps and lists" in out.stderr
+        assert tree_hash(tmp_path) == before
