@@ -15,16 +15,15 @@ from pathlib import Path
 import pytest
 from skillstate_testing import run_command
 
-from .skills_support import put_skill, skill_text, skills_cli, tree_hash
+from .. import SkillStore
+from .skills_support import err, put_skill, skill_text, skills_cli, tree_hash
 
 CYCLE = "---\nname: loop\ndescription: d\nx: &a [*a]\n---\nbody\n"
 
 LAUGHS = (
     "---\nname: laughs\ndescription: d\n"
     'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
-    + "".join(
-        f"{k}: &{k} [{','.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi")
-    )
+    + "".join(f"{k}: &{k} [{','.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
     + "---\nbody\n"
 )
 """About 400 bytes that expand to 9**9 strings when aliases are built."""
@@ -88,3 +87,37 @@ def test_create_and_edit_refuse_aliases_in_one_line(tmp_path: Path, text: str) -
         assert len(out.stderr.splitlines()) == 1 and out.stderr.startswith("skillstate: ")
         assert "alias" in out.stderr or "nests maps and lists" in out.stderr
         assert tree_hash(tmp_path) == before
+
+
+# -- a quoted name: one rule for reading and writing -------------------------------------
+
+
+@pytest.mark.parametrize("written", ['"q2"', "'q2'", "q2 # the name"])
+def test_a_name_yaml_reads_as_the_directory_is_written_as_it_is_read(
+    tmp_path: Path, written: str
+) -> None:
+    out = cli(tmp_path, "create", "q2", stdin=f"---\nname: {written}\ndescription: d\n---\nb\n")
+    assert (out.returncode, out.stderr) == (0, ""), out.stderr
+    assert cli(tmp_path, "list").stdout == "q2  [project]  d\n"
+    put_skill(
+        _root(tmp_path), "q3", f"---\nname: {written.replace('q2', 'q3')}\ndescription: d\n---\nb\n"
+    )
+    assert "q3  [project]  d" in cli(tmp_path, "list").stdout
+
+
+def test_the_flat_reader_refuses_a_quoted_name_on_both_paths(tmp_path: Path) -> None:
+    store = SkillStore(tmp_path / "p", None, use_yaml=False)
+    text = '---\nname: "q2"\ndescription: d\n---\nb\n'
+    refused = err(store.create("q2", text))
+    assert "quotes included: write the name without quotes" in refused.message
+    put_skill(tmp_path / "p", "q2", text)
+    assert [b.name for b in store.list().broken] == ["q2"]
+
+
+def test_a_name_yaml_reads_with_quotes_is_refused_without_the_quotes_hint(tmp_path: Path) -> None:
+    out = cli(tmp_path, "create", "q4", stdin="---\nname: '\"q4\"'\ndescription: d\n---\nb\n")
+    assert out.returncode == 1
+    assert out.stderr == (
+        "skillstate: Frontmatter 'name' is '\"q4\"' but the skill directory is 'q4'; "
+        "they must be equal.\n"
+    )
