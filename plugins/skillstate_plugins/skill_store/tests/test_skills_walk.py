@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from skillstate_testing import run_command
+from skillstate_testing import clean_env, run_command
 
 from .. import SkillStore
 from .skills_support import err, put_skill, skill_text, skills_cli, tree_hash
@@ -121,3 +121,71 @@ def test_a_name_yaml_reads_with_quotes_is_refused_without_the_quotes_hint(tmp_pa
         "skillstate: Frontmatter 'name' is '\"q4\"' but the skill directory is 'q4'; "
         "they must be equal.\n"
     )
+
+
+# -- bounded input ------------------------------------------------------------------------
+
+_MEMORY = 768 * 1024 * 1024
+"""The address space a bounded read fits in; reading /dev/zero whole would not."""
+
+
+def _limited(
+    cwd: Path, *args: str, stdin: object = subprocess.DEVNULL
+) -> subprocess.CompletedProcess[str]:
+    """``skillstate skills ARGS`` for real, with at most :data:`_MEMORY` of address space."""
+    import resource
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (_MEMORY, _MEMORY))
+
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "skillstate"), "skills", *args],
+        cwd=cwd,
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+        env=clean_env(SKILLSTATE_USER_SKILLS_PATH=""),
+        timeout=60,
+        preexec_fn=limit,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("write-file", "pdf", "references/z.bin"),
+            "skillstate: File content is over 1,048,576 bytes (limit: 1,048,576 bytes / 1 MiB)",
+        ),
+        (("create", "big"), "skillstate: The SKILL.md text is over 400,000 bytes, so over the"),
+        (("edit", "pdf"), "skillstate: The new body is over 400,000 bytes, so over the"),
+    ],
+)
+@pytest.mark.parametrize("via", ["--file", "stdin"])
+def test_endless_input_is_refused_after_the_limit(
+    tmp_path: Path, args: tuple[str, ...], message: str, via: str
+) -> None:
+    assert cli(tmp_path, "create", "pdf", stdin=skill_text("pdf")).returncode == 0
+    before = tree_hash(tmp_path)
+    if via == "--file":
+        out = _limited(tmp_path, *args, "--file", "/dev/zero")
+    else:
+        with open("/dev/zero", "rb") as zero:
+            out = _limited(tmp_path, *args, stdin=zero)
+    assert out.returncode == 1, out.stderr[-500:]
+    assert out.stderr.startswith(message) and len(out.stderr.splitlines()) == 1
+    assert out.stdout == "" and tree_hash(tmp_path) == before
+
+
+def test_input_at_the_limit_is_taken(tmp_path: Path) -> None:
+    assert cli(tmp_path, "create", "pdf", stdin=skill_text("pdf")).returncode == 0
+    source = tmp_path / "exact.bin"
+    source.write_bytes(b"\0" * 1_048_576)
+    out = cli(tmp_path, "write-file", "pdf", "references/z.bin", "--file", str(source))
+    assert out.returncode == 0, out.stderr
+    source.write_bytes(b"\0" * 1_048_577)
+    out = cli(tmp_path, "write-file", "pdf", "references/y.bin", "--file", str(source), "--json")
+    assert out.returncode == 1 and json.loads(out.stdout)["success"] is False
