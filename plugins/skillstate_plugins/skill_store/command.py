@@ -161,15 +161,27 @@ def _input_text(ctx: CliContext, what: str) -> str:
         raise _Usage(f"the {what} is not UTF-8 text (byte {exc.start})") from None
 
 
+def _one_line(text: str) -> str:
+    """``text`` on one line of a listing: a newline (a ``description: |`` block) is a space,
+    control characters are escaped (``\\x1b``, ``\\x0d``), as every message prints them."""
+    from skillstate.plugin import excerpt
+
+    return excerpt(" ".join(text.split("\n")), MAX_SKILL_CHARS)
+
+
 def _print_listing(ctx: CliContext, result: Any) -> None:
     if not result.skills and not result.broken:
         print("no skills", file=ctx.out)
         return
     width = max(len(skill.name) for skill in (*result.skills, *result.broken))
     for skill in result.skills:
-        print(f"{skill.name:<{width}}  [{skill.source}]  {skill.description}", file=ctx.out)
+        line = f"{skill.name:<{width}}  [{skill.source}]  {skill.description}"
+        print(_one_line(line), file=ctx.out)
     for skill in result.broken:
-        print(f"{skill.name:<{width}}  [{skill.source}]  BROKEN: {skill.reason}", file=ctx.out)
+        print(
+            _one_line(f"{skill.name:<{width}}  [{skill.source}]  BROKEN: {skill.reason}"),
+            file=ctx.out,
+        )
 
 
 def _dispatch(ctx: CliContext, store: SkillStore) -> Result:

@@ -189,3 +189,31 @@ def test_input_at_the_limit_is_taken(tmp_path: Path) -> None:
     source.write_bytes(b"\0" * 1_048_577)
     out = cli(tmp_path, "write-file", "pdf", "references/y.bin", "--file", str(source), "--json")
     assert out.returncode == 1 and json.loads(out.stdout)["success"] is False
+
+
+# -- one line per skill, control characters escaped ---------------------------------------
+
+
+def test_the_listing_escapes_control_characters_and_keeps_each_skill_on_its_line(
+    tmp_path: Path,
+) -> None:
+    root = _root(tmp_path)
+    put_skill(root, "raw", "---\nname: raw\ndescription: a \x1b[2J b \x07 c \r d\n---\nb\n")
+    put_skill(root, "escaped", '---\nname: escaped\ndescription: "x \\e]0;t\\a y"\n---\nb\n')
+    put_skill(root, "multi", "---\nname: multi\ndescription: |\n  line one\n  line two\n---\nb\n")
+    put_skill(root, "bad", '---\nname: "b\\ead"\ndescription: d\n---\nb\n')
+    out = cli(tmp_path, "list")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "escaped  [project]  x \\x1b]0;t\\x07 y",
+        "multi    [project]  line one line two",
+        "raw      [project]  a \\x1b[2J b \\x07 c \\x0d d",
+        "bad      [project]  BROKEN: SKILL.md of skill 'bad' declares name 'b\\x1bad'; "
+        "the frontmatter name must equal the directory name.",
+    ]
+    data = json.loads(cli(tmp_path, "list", "--json").stdout)  # the JSON stays exact
+    assert {s["name"]: s["description"] for s in data["skills"]} == {
+        "escaped": "x \x1b]0;t\x07 y",
+        "multi": "line one\nline two",
+        "raw": "a \x1b[2J b \x07 c \r d",
+    }
