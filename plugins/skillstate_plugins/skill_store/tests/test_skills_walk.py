@@ -23,7 +23,10 @@ CYCLE = "---\nname: loop\ndescription: d\nx: &a [*a]\n---\nbody\n"
 LAUGHS = (
     "---\nname: laughs\ndescription: d\n"
     'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
-    + "".join(f"{k}: &{k} [{','.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
+    + "".join(
+        f"{k}: &{k} [{','.join([f'*{p}'] * 9)}]\n"
+        for p, k in zip("abcdefgh", "bcdefghi", strict=True)
+    )
     + "---\nbody\n"
 )
 """About 400 bytes that expand to 9**9 strings when aliases are built."""
