@@ -22,6 +22,7 @@ import tempfile
 import urllib.parse
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from skillstate.plugin import excerpt
 
@@ -29,6 +30,9 @@ __all__ = [
     "MAX_MESSAGE",
     "configure",
     "mask_secrets",
+    "public_envelope",
+    "public_path",
+    "public_session",
     "public_store_url",
     "scrub",
     "store_path",
@@ -43,6 +47,7 @@ _ABSOLUTE = re.compile(r"(?<![\w.~:/>-])/(?:[^\s/'\"`<>()\[\]{},;]+/)+[^\s/'\"`<
 
 _roots: list[tuple[str, str]] = []
 _secrets: tuple[str, ...] = ()
+_skills_roots: list[str] = []
 
 
 MASK = "***"
@@ -126,6 +131,7 @@ def configure(
     """Name the server's store and skills roots, so their paths are replaced by name."""
     global _secrets
     roots: list[tuple[str, str]] = []
+    _skills_roots[:] = []
     if store_url:
         path = store_path(store_url)
         if path:
@@ -135,6 +141,7 @@ def configure(
     for root in skills_roots:
         roots.append((str(Path(root).resolve()), "<skills>"))
         roots.append((str(root), "<skills>"))
+        _skills_roots.extend(dict.fromkeys((str(Path(root).resolve()), str(root))))
     for place in extra:
         roots.append((place, "<server>"))
     roots.extend(_default_roots())
@@ -153,3 +160,68 @@ def scrub(text: str) -> str:
             text = text.replace(place, name)
     text = _ABSOLUTE.sub("<path>", text)
     return excerpt(text, MAX_MESSAGE) if len(text) > MAX_MESSAGE else text
+
+
+def public_path(path: object, roots: Iterable[Path | str] = ()) -> str | None:
+    """A path a skill store answered with, fit for a client: relative to the skills root
+    it is in (``demo-sk``, ``demo-sk/references/api.md``), ``None`` (left out) when it is
+    absolute but in no skills root (``roots``, or the ones :func:`configure` named)."""
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return path if isinstance(path, str) else None
+    for root in (*(str(r) for r in roots), *_skills_roots):
+        try:
+            relative = os.path.relpath(path, root)
+        except ValueError:  # pragma: no cover - another drive (Windows)
+            continue
+        if relative != ".." and not relative.startswith(("../", "..\\")):
+            return Path(relative).as_posix()
+    return None
+
+
+def _set_path(holder: dict[str, Any], roots: Iterable[Path | str]) -> None:
+    if "path" in holder:
+        public = public_path(holder["path"], roots)
+        if public is None:
+            del holder["path"]
+        else:
+            holder["path"] = public
+
+
+def public_session(payload: Any) -> Any:
+    """A session payload (``get_session``'s) with ``metadata.skillSource.path`` made
+    :func:`public_path` (a session's provenance records the skill's directory)."""
+    metadata = payload.get("metadata") if isinstance(payload, dict) else None
+    source = metadata.get("skillSource") if isinstance(metadata, dict) else None
+    if isinstance(source, dict):
+        metadata["skillSource"] = source = dict(source)
+        _set_path(source, ())
+    return payload
+
+
+def public_envelope(data: dict[str, Any], roots: Iterable[Path | str] = ()) -> dict[str, Any]:
+    """A skill store's envelope fit for a client: on success its ``path`` and the
+    ``path`` of each ``skills[]`` / ``broken[]`` entry made :func:`public_path`; on
+    failure every text in it :func:`scrub`-bed (an error may quote an absolute path)."""
+    roots = tuple(roots)
+    if data.get("success") is False:
+        return _scrub_values(data)
+    data = dict(data)
+    _set_path(data, roots)
+    for key in ("skills", "broken"):
+        entries = data.get(key)
+        if isinstance(entries, list):
+            data[key] = entries = [dict(e) if isinstance(e, dict) else e for e in entries]
+            for entry in entries:
+                if isinstance(entry, dict):
+                    _set_path(entry, roots)
+    return data
+
+
+def _scrub_values(value: Any) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {k: _scrub_values(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_values(v) for v in value]
+    return value

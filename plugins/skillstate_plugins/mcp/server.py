@@ -37,7 +37,7 @@ from pydantic import Field
 from skillstate.plugin import InvalidRunId, RunNotFound, SkillstateError, excerpt, pretty
 
 from .args import json_kind
-from .scrub import scrub
+from .scrub import public_session, scrub
 from .skill_tools import skill_tools
 from .tooling import run_offloaded
 from .tools import INSTRUCTIONS, session_tools
@@ -137,7 +137,8 @@ def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = T
     )
     async def skill_session(session_id: str) -> str:
         return await _call(
-            offload, lambda: _resource_call(lambda: pretty(runtime.get_session(session_id)))
+            offload,
+            lambda: _resource_call(lambda: pretty(public_session(runtime.get_session(session_id)))),
         )
 
     def history_page(session_id: str, after: int) -> str:

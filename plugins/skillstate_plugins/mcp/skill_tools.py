@@ -21,6 +21,7 @@ from mcp_types import CallToolResult, TextContent
 from skillstate.plugin import pretty
 
 from .args import Param
+from .scrub import public_envelope
 from .tooling import StrictTool, make_tool, ok_result
 
 __all__ = ["SKILL_ACTIONS", "skill_tools"]
@@ -35,15 +36,28 @@ _READ_PATH = (
 )
 
 
-def _envelope(data: dict[str, Any]) -> CallToolResult:
+def _envelope(data: dict[str, Any], roots: Any = ()) -> CallToolResult:
+    data = public_envelope(data, roots)
     if data.get("success") is False:
         return CallToolResult(content=[TextContent(type="text", text=pretty(data))], is_error=True)
     return ok_result(data)
 
 
-def _answer(result: Any) -> CallToolResult:
-    """The store's result as the tool's answer: ``"success": false`` is an ``isError``."""
-    return _envelope(result.to_dict())
+def _roots(store: Any) -> list[Any]:
+    """The store's directories (the contract's optional ``roots``), when it has them."""
+    try:
+        return [root for _, root in getattr(store, "roots", ())]
+    except (TypeError, ValueError):
+        return []
+
+
+def _answer(store: Any, result: Any) -> CallToolResult:
+    """The store's result as the tool's answer: ``"success": false`` is an ``isError``.
+
+    No server path reaches the client (:func:`.scrub.public_envelope`): a path in a
+    success is relative to its skills root, an error's text is scrubbed.
+    """
+    return _envelope(result.to_dict(), _roots(store))
 
 
 def _missing(message: str) -> CallToolResult:
@@ -58,14 +72,14 @@ def _manage(store: Any, a: dict[str, Any]) -> CallToolResult:
             return _missing(
                 "content is required for 'create'. Provide the full SKILL.md text (frontmatter + body)."
             )
-        return _answer(store.create(name, a["content"]))
+        return _answer(store, store.create(name, a["content"]))
     if action == "edit":
         if "content" not in a:
             return _missing(
                 "content is required for 'edit'. Provide the new SKILL.md body (the frontmatter "
                 "is kept)."
             )
-        return _answer(store.edit(name, a["content"]))
+        return _answer(store, store.edit(name, a["content"]))
     if action == "patch":
         if "old_string" not in a:
             return _missing("old_string is required for 'patch'. Provide the text to find.")
@@ -74,16 +88,17 @@ def _manage(store: Any, a: dict[str, Any]) -> CallToolResult:
                 "new_string is required for 'patch'. Use empty string to delete matched text."
             )
         return _answer(
+            store,
             store.patch(
                 name,
                 a["old_string"],
                 a["new_string"],
                 a.get("file_path"),
                 replace_all=a.get("replace_all", False),
-            )
+            ),
         )
     if action == "delete":
-        return _answer(store.delete(name))
+        return _answer(store, store.delete(name))
     if action == "write_file":
         if "file_path" not in a:
             return _missing(
@@ -91,10 +106,10 @@ def _manage(store: Any, a: dict[str, Any]) -> CallToolResult:
             )
         if "file_content" not in a:
             return _missing("file_content is required for 'write_file'.")
-        return _answer(store.write_file(name, a["file_path"], a["file_content"]))
+        return _answer(store, store.write_file(name, a["file_path"], a["file_content"]))
     if "file_path" not in a:  # remove_file (the enum admits nothing else)
         return _missing("file_path is required for 'remove_file'.")
-    return _answer(store.remove_file(name, a["file_path"]))
+    return _answer(store, store.remove_file(name, a["file_path"]))
 
 
 def skill_tools(
@@ -108,7 +123,7 @@ def skill_tools(
             "Level 1 of the skill store: the name, description and source of every skill "
             "(frontmatter only). Use skill_view(name) to open one.",
             [],
-            lambda a: _answer(store.list()),
+            lambda a: _answer(store, store.list()),
             read_only=True,
             idempotent=True,
             offload=offload,
@@ -119,7 +134,7 @@ def skill_tools(
             "Level 2: one skill's SKILL.md (frontmatter and body), its sha256 and the names of its "
             "support files. Use skill_read(name, file_path) to open a support file.",
             [_NAME],
-            lambda a: _answer(store.view(a["name"])),
+            lambda a: _answer(store, store.view(a["name"])),
             read_only=True,
             idempotent=True,
             offload=offload,
@@ -129,7 +144,7 @@ def skill_tools(
             "Read a skill's support file",
             "Level 3: any file of a skill but its hidden ones, e.g. forms.md or references/api.md.",
             [_NAME, Param("file_path", "string", _READ_PATH)],
-            lambda a: _answer(store.read(a["name"], a["file_path"])),
+            lambda a: _answer(store, store.read(a["name"], a["file_path"])),
             read_only=True,
             idempotent=True,
             offload=offload,

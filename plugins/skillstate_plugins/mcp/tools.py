@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from skillstate.plugin import SkillstateError
 
 from .args import ArgumentError, Param
+from .scrub import public_session
 from .tooling import StrictTool, make_tool, ok_result
 
 if TYPE_CHECKING:
@@ -177,7 +178,9 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
         return ok_result(runtime.close_session(a["session_id"]))
 
     def get_session(a: dict[str, Any]) -> Any:
-        return ok_result(runtime.get_session(a["session_id"], at_step=a.get("at_step")))
+        return ok_result(
+            public_session(runtime.get_session(a["session_id"], at_step=a.get("at_step")))
+        )
 
     def session_history(a: dict[str, Any]) -> Any:
         return ok_result(
@@ -191,7 +194,9 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
 
     def rewind_session(a: dict[str, Any]) -> Any:
         return ok_result(
-            runtime.rewind_session(a["session_id"], a["to_step"], force=a.get("force", False))
+            public_session(
+                runtime.rewind_session(a["session_id"], a["to_step"], force=a.get("force", False))
+            )
         )
 
     def list_sessions(a: dict[str, Any]) -> Any:

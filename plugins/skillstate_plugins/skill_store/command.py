@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from skillstate.plugin.cli import CliContext, ExitCode
 
+from .paths import MAX_FILE_BYTES, MAX_SKILL_CHARS
+
 if TYPE_CHECKING:
-    from .results import Result
+    from .results import Result, SkillError
     from .store import SkillStore
 
 __all__ = ["configure", "run"]
@@ -103,25 +105,68 @@ def _store(ctx: CliContext) -> SkillStore:
     return SkillStore(project_path, user_path)
 
 
-def _input_bytes(ctx: CliContext, what: str) -> bytes:
+class _Refused(Exception):
+    """An input over its limit, refused as the store refuses it (exit 1)."""
+
+    def __init__(self, error: SkillError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+TEXT_INPUT_BYTES = 4 * MAX_SKILL_CHARS
+"""The most bytes ``create`` and ``edit`` read: 100,000 characters take at most 4 bytes each."""
+
+
+def _input_bytes(ctx: CliContext, what: str, limit: int) -> bytes:
+    """The input (``--file`` or standard input), having read at most ``limit + 1`` bytes:
+    more is refused (:class:`_Refused`) without reading the rest (``/dev/zero``)."""
     source = ctx.args.file
     if source and source != "-":
         try:
             with open(source, "rb") as handle:
-                return handle.read()
+                data = handle.read(limit + 1)
         except OSError as exc:
             raise _Usage(f"cannot read --file {source}: {exc.strerror or exc}") from None
-    if sys.stdin is None or sys.stdin.isatty():
+    elif sys.stdin is None or sys.stdin.isatty():
         raise _Usage(f"give the {what} with --file PATH or on standard input")
-    return sys.stdin.buffer.read()
+    else:
+        data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise _Refused(_over(what, limit))
+    return data
+
+
+def _over(what: str, limit: int) -> SkillError:
+    from .results import SkillError
+
+    if limit == MAX_FILE_BYTES:
+        return SkillError(
+            "too-large",
+            f"File content is over {limit:,} bytes (limit: 1,048,576 bytes / 1 MiB); "
+            "refused unread past the limit. Consider splitting into smaller files.",
+        )
+    return SkillError(
+        "too-large",
+        f"The {what} is over {limit:,} bytes, so over the {MAX_SKILL_CHARS:,}-character "
+        "limit of SKILL.md; refused unread past that. Consider splitting into a smaller "
+        "SKILL.md with supporting files in references/ or templates/.",
+    )
 
 
 def _input_text(ctx: CliContext, what: str) -> str:
-    data = _input_bytes(ctx, what)
+    data = _input_bytes(ctx, what, TEXT_INPUT_BYTES)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _Usage(f"the {what} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line of a listing: a newline (a ``description: |`` block) is a space,
+    control characters are escaped (``\\x1b``, ``\\x0d``), as every message prints them."""
+    from skillstate.plugin import excerpt
+
+    return excerpt(" ".join(text.split("\n")), MAX_SKILL_CHARS)
 
 
 def _print_listing(ctx: CliContext, result: Any) -> None:
@@ -130,9 +175,13 @@ def _print_listing(ctx: CliContext, result: Any) -> None:
         return
     width = max(len(skill.name) for skill in (*result.skills, *result.broken))
     for skill in result.skills:
-        print(f"{skill.name:<{width}}  [{skill.source}]  {skill.description}", file=ctx.out)
+        line = f"{skill.name:<{width}}  [{skill.source}]  {skill.description}"
+        print(_one_line(line), file=ctx.out)
     for skill in result.broken:
-        print(f"{skill.name:<{width}}  [{skill.source}]  BROKEN: {skill.reason}", file=ctx.out)
+        print(
+            _one_line(f"{skill.name:<{width}}  [{skill.source}]  BROKEN: {skill.reason}"),
+            file=ctx.out,
+        )
 
 
 def _dispatch(ctx: CliContext, store: SkillStore) -> Result:
@@ -155,18 +204,23 @@ def _dispatch(ctx: CliContext, store: SkillStore) -> Result:
     if action == "delete":
         return store.delete(args.name)
     if action == "write-file":
-        return store.write_file(args.name, args.path, _input_bytes(ctx, "file content"))
+        return store.write_file(
+            args.name, args.path, _input_bytes(ctx, "file content", MAX_FILE_BYTES)
+        )
     return store.remove_file(args.name, args.path)
 
 
 def run(ctx: CliContext) -> int:
     from .results import SkillError, SkillFile, SkillListing, SkillView
 
+    result: Result
     try:
         result = _dispatch(ctx, _store(ctx))
     except _Usage as exc:
         ctx.error(str(exc))
         return ExitCode.USAGE
+    except _Refused as exc:
+        result = exc.error
     if ctx.args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2), file=ctx.out)
     if isinstance(result, SkillError):

@@ -10,6 +10,8 @@ Read path (:func:`parse_frontmatter`), the Hermes rules:
    of skillstate, so every install reads a SKILL.md the same way: ``description: >``
    is the folded text, ``metadata:`` a mapping); a parse *exception* (broken YAML)
    falls back to step 5, as the source does; a result that is not a mapping gives ``{}``;
+   an alias (``*name``) is refused before anything is built, as are maps and lists
+   nested more than :data:`MAX_DEPTH` deep (:class:`HeaderProblem`: the skill is broken);
 5. the flat parser: lines without ``:`` are skipped, each other line is split at its
    first ``:``, both halves stripped, a later key wins, every value stays a string
    (quotes are kept, ``[a, b]`` stays text, a ``: x`` line gives the key ``""``).
@@ -107,24 +109,66 @@ def parse_flat(source: str) -> dict[str, str]:
     return result
 
 
-def _jsonable(value: Any) -> Any:
-    """A YAML value made JSON-compatible (dates and other scalars become strings)."""
+MAX_DEPTH = 32
+"""The deepest nesting of maps and lists a frontmatter value may have (``metadata:`` is 2)."""
+
+ALIAS_PROBLEM = (
+    "uses a YAML alias ('*name'); SKILL.md frontmatter may not use aliases: write the value out"
+)
+"""Why a frontmatter with an alias is refused (after ``Frontmatter line N ``)."""
+
+DEPTH_PROBLEM = f"Frontmatter nests maps and lists more than {MAX_DEPTH} levels deep."
+
+
+def _refuse_aliases(yaml: Any, loader: Any, source: str) -> None:
+    """:class:`HeaderProblem` when ``source`` uses a YAML alias, found in PyYAML's event
+    stream (``yaml.parse``) before anything is constructed: an alias can expand a few
+    hundred bytes into gigabytes (nested aliases, "billion laughs") or into a cycle
+    (``x: &a [*a]``). Published skills use none. Broken YAML is left to the loader."""
+    if "*" not in source:  # every alias is written '*name'
+        return
+    try:
+        for event in yaml.parse(source, Loader=loader):
+            if isinstance(event, yaml.AliasEvent):
+                line = event.start_mark.line + 1 if event.start_mark is not None else 1
+                raise HeaderProblem(f"Frontmatter line {line} {ALIAS_PROBLEM}.")
+    except yaml.YAMLError:
+        return
+
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """A YAML value made JSON-compatible (dates and other scalars become strings);
+    :class:`HeaderProblem` past :data:`MAX_DEPTH` levels of maps and lists."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
+    if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
+        raise HeaderProblem(DEPTH_PROBLEM)
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [_jsonable(v, depth + 1) for v in value]
     return str(value)
 
 
+def _load(yaml: Any, loader: Any, source: str) -> Any:
+    """``source`` read by the safe loader, aliases refused first (:func:`_refuse_aliases`)."""
+    _refuse_aliases(yaml, loader, source)
+    return yaml.load(source, Loader=loader)  # a safe loader (CSafeLoader or SafeLoader)
+
+
 def parse_source(source: str, *, use_yaml: bool | None = None) -> dict[str, Any]:
-    """Parse the text between the fences: PyYAML first when installed (and not ``use_yaml=False``)."""
+    """Parse the text between the fences: PyYAML first when installed (and not ``use_yaml=False``).
+
+    Raises :class:`HeaderProblem` for valid YAML skillstate refuses to read: an alias
+    (``*name``), or maps and lists nested more than :data:`MAX_DEPTH` levels deep.
+    """
     found = _yaml_loader() if use_yaml is not False else None
     if found is not None:
         yaml, loader = found
         try:
-            loaded = yaml.load(source, Loader=loader)  # a safe loader (CSafeLoader or SafeLoader)
+            loaded = _load(yaml, loader, source)
+        except HeaderProblem:
+            raise
         except Exception:
             return parse_flat(source)
         if isinstance(loaded, Mapping):
@@ -138,6 +182,7 @@ def parse_frontmatter(text: str, *, use_yaml: bool | None = None) -> tuple[dict[
 
     ``use_yaml=None`` tries PyYAML when it is installed; ``False`` forces the flat
     parser (whose results are always strings); ``True`` without PyYAML is the flat parser too.
+    Frontmatter YAML that skillstate refuses (an alias, too deep) raises :class:`HeaderProblem`.
     """
     if text.startswith(BOM):
         text = text[1:]
@@ -155,7 +200,9 @@ def _nested_fields(source: str) -> dict[str, Any]:
         raise HeaderProblem("Frontmatter with indented lines needs PyYAML, which is not installed.")
     yaml, loader = found
     try:
-        loaded = yaml.load(source, Loader=loader)
+        loaded = _load(yaml, loader, source)
+    except HeaderProblem:
+        raise
     except Exception as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = " ".join(str(getattr(exc, "problem", None) or exc).split())[:200]

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from .frontmatter import ENVIRONMENT_KEY, SKILL_KEY, parse_source
+from .frontmatter import ENVIRONMENT_KEY, SKILL_KEY, HeaderProblem, parse_source
 from .fsio import HEADER_WINDOW, TEMP_MARK, Header
 from .paths import SUPPORT_DIRS, find_surrogate
 
@@ -79,7 +79,10 @@ def describe_header(name: str, header: Header) -> str | None:
 
 def check_stored(name: str, source: str, use_yaml: bool | None) -> tuple[dict[str, Any], str] | str:
     """``(frontmatter, description)`` of a stored skill's frontmatter source, or the reason it is broken."""
-    fields = parse_source(source, use_yaml=use_yaml)
+    try:
+        fields = parse_source(source, use_yaml=use_yaml)
+    except HeaderProblem as exc:  # an alias, too deep: refused before it is built
+        return f"SKILL.md of skill '{name}': {exc}"
     description = fields.get("description")
     if description is None or (isinstance(description, str) and not description.strip()):
         return f"SKILL.md of skill '{name}' has no 'description' in its frontmatter."

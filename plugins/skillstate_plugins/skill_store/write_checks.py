@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .frontmatter import BOM, HeaderProblem, check_content
+from .frontmatter import BOM, HeaderProblem, check_content, parse_source, split_frontmatter
 from .fsio import HardLink, locked, read_all, scan_header
 from .paths import (
     MAX_FILE_BYTES,
@@ -60,6 +60,16 @@ class Abort(Exception):
         self.error = error
 
 
+def read_name(content: str, use_yaml: bool | None, written: object) -> object:
+    """The ``name`` as the read path reads it (``name: "q2"`` is ``q2`` to YAML, ``"q2"``
+    to the flat parser), so a name is accepted on write exactly when the skill would list."""
+    text = content[1:] if content.startswith(BOM) else content
+    parts = split_frontmatter(text)
+    if parts is None:  # pragma: no cover - check_content refused it already
+        return written
+    return parse_source(parts[0], use_yaml=use_yaml).get("name", written)
+
+
 def check_skill_text(
     name: str, content: str, prefix: str = "", use_yaml: bool | None = None
 ) -> SkillError | None:
@@ -71,12 +81,12 @@ def check_skill_text(
     """
     try:
         fields, _ = check_content(content)
+        declared = str(read_name(content, use_yaml, fields["name"]))
     except HeaderProblem as exc:
         return SkillError("invalid-content", f"{prefix}{exc}")
-    declared = str(fields["name"])
     if declared != name:
         hint = ""
-        if declared[:1] in ("'", '"'):
+        if declared[:1] in ("'", '"') and declared == str(fields["name"]):  # read verbatim
             hint = " Values are kept verbatim, quotes included: write the name without quotes."
         return SkillError(
             "invalid-content",

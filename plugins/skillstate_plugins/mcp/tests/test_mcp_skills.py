@@ -161,3 +161,58 @@ async def test_tools_at_construction_and_the_built_server(runtime: Runtime) -> N
         assert got.structured_content["skill_spec"] == {"goal": "x"}
         info = client.server_info if hasattr(client, "server_info") else None
         assert info is None or info.name == "skillstate"
+
+
+async def test_no_server_path_in_skill_answers_or_sessions(tmp_path: Path) -> None:
+    """A client learns paths relative to the skills root, never the server's directories:
+    not in a write's or a listing's ``path``, a view, a session's ``skillSource``, nor an
+    error quoting an absolute path."""
+    store = f"file:{tmp_path / 'state'}"
+    broken = tmp_path / ".skillstate/skills/broken-sk"
+    broken.mkdir(parents=True)
+    (broken / "SKILL.md").write_text("---\nname: other\ndescription: d\n---\nb\n")
+    seen: list[str] = []
+
+    def answer(result: Any) -> dict[str, Any]:
+        seen.append(text_of(result))
+        return ok(result) if not result.is_error else failed(result)
+
+    async with stdio_client_for(store, tmp_path, "fast", ["--allow-skill-writes"]) as client:
+        create = {
+            "action": "create",
+            "name": "demo-sk",
+            "content": SKILL_MD.replace("pdf-tools", "demo-sk"),
+        }
+        assert answer(await client.call_tool("skill_manage", create))["path"] == "demo-sk"
+        write = {
+            "action": "write_file",
+            "name": "demo-sk",
+            "file_path": "references/api.md",
+            "file_content": "x",
+        }
+        written = answer(await client.call_tool("skill_manage", write))
+        assert written["path"] == "demo-sk/references/api.md"
+        listed = answer(await client.call_tool("skills_list", {}))
+        assert [s["path"] for s in listed["skills"]] == ["demo-sk"]
+        assert [b["path"] for b in listed["broken"]] == ["broken-sk"]
+        assert (
+            answer(await client.call_tool("skill_view", {"name": "demo-sk"}))["path"] == "demo-sk"
+        )
+        refused = answer(
+            await client.call_tool("skill_read", {"name": "demo-sk", "file_path": "/etc/passwd"})
+        )
+        assert refused["error"] == (
+            "file_path must be relative to the skill directory. Got: '<path>'"
+        )
+        begun = {"session_id": "s1", "skill_name": "demo-sk"}
+        assert not (await client.call_tool("initialize_skill", begun)).is_error
+        session = await client.call_tool("get_session", {"session_id": "s1"})
+        seen.append(text_of(session))
+        source = session.structured_content["metadata"]["skillSource"]
+        assert source["path"] == "demo-sk" and source["name"] == "demo-sk"
+        resource = await client.read_resource("skill-state://s1")
+        text = resource.contents[0].text
+        seen.append(text)
+        assert json.loads(text)["metadata"]["skillSource"]["path"] == "demo-sk"
+    for place in {str(tmp_path), str(tmp_path.resolve())}:
+        assert not [t for t in seen if place in t]
