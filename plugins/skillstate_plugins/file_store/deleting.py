@@ -98,7 +98,11 @@ class Deleting:
         for run_id in sorted(_ids(names, RECORD)):
             if run_id + PENDING in present:
                 continue
-            stored = self._read(run_id, self._files(run_id))
+            try:
+                stored = self._read(run_id, self._files(run_id))
+            except StoreError as exc:  # not a file at all (a directory): damage too
+                found[run_id] = [str(exc)]
+                continue
             if stored is None or stored.record is not None:
                 continue
             why = "it is empty" if stored is BLANK else in_store(stored.damage, self.root)

@@ -99,3 +99,16 @@ def test_verify_escapes_a_file_name_it_quotes(tmp_path: Path) -> None:
     code, out, _ = ss(tmp_path, "verify")
     assert code != 0 and "\x1b" not in out
     assert "e\\x1b[2Jvil: cannot be read" in out
+
+
+def test_verify_reports_a_directory_in_a_records_place_and_checks_the_rest(
+    tmp_path: Path,
+) -> None:
+    """``a3.json`` as a directory was ``cannot read …: Is a directory``, exit 3, and no
+    other run was checked (a new user's walk); it is one damaged run now."""
+    _export(tmp_path)
+    (tmp_path / ".skillstate" / "state" / "a3.json").mkdir()
+    code, out, _ = ss(tmp_path, "verify")
+    assert code == 1
+    assert "a3: damaged" in out and "Is a directory" in out
+    assert out.splitlines()[-1] == "2 runs checked, 0 differ from their journal, 1 damaged"
