@@ -10,8 +10,9 @@ would expose.
 
 A token file (:func:`read_token_file`) holds the token alone: the whole file, with
 the whitespace around it (a final newline) stripped. An empty file, a token with a
-space or line break inside, a file over 64 KiB, an unreadable or non-UTF-8 file is
-refused with one line, the same for every command (exit 2).
+space or line break inside, a token holding a control character (:func:`unsendable_token`),
+a file over 64 KiB, an unreadable or non-UTF-8 file is refused with one line, the same
+for every command (exit 2).
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def read_token_file(path: str) -> str:
 
     Raises :class:`TokenFileError` (one line naming the file by its base name, so a
     directory is not shown) when the file cannot be read, is not UTF-8, is over
-    64 KiB, is empty or blank, or its token holds whitespace (a second line, a space):
-    a file meant to hold a token and holding something else is refused, never half-used.
+    64 KiB, is empty or blank, its token holds whitespace (a second line, a space) or a
+    control character no client could send (:func:`unsendable_token`): a file meant to
+    hold a token and holding something else is refused, never half-used.
     """
     if not path:  # what --token-file "$FILE" becomes when the variable is unset
         raise TokenFileError(
@@ -82,12 +84,18 @@ def read_token_file(path: str) -> str:
             f"{name}: the token holds whitespace or a line break; the file must hold the "
             "token alone (one word; whitespace around it is ignored)"
         )
+    if problem := unsendable_token(token):
+        raise TokenFileError(f"{name}: {problem}")
     return token
 
 
 def unsendable_token(token: str) -> str | None:
-    """Why no client could send ``token`` in an ``Authorization`` header, or ``None``."""
-    if any(ord(character) < 32 or ord(character) == 127 for character in token):
+    """Why no client could send ``token`` in an ``Authorization`` header, or ``None``.
+
+    A control character is refused: C0 (a line break, ESC), DEL and C1 (U+0080-U+009F,
+    such as U+009B, which a terminal reads as the start of an escape sequence).
+    """
+    if any(ord(character) < 32 or 127 <= ord(character) < 160 for character in token):
         return "the token holds a line break or a control character, which a client cannot send"
     return None
 
