@@ -165,7 +165,8 @@ def add_serve_options(
 ) -> None:
     """Add the address, token and limit options to ``parser`` (see the module docs).
 
-    ``port`` is the default port (``$port_env`` first, when given and a valid port);
+    ``port`` is the default port (``$port_env`` first, when given and set; a value that
+    is not a port is refused by :meth:`ServeSettings.from_args`);
     ``token_env`` the variable the token comes from when no option gives one;
     ``exposes`` says what anyone could do with a server open to them ("read every
     run"), in the refusal to serve a public address without a token. Every option
@@ -267,8 +268,9 @@ class ServeSettings:
         :class:`~skillstate.plugin.InvalidInput` (one line; exit 2) for ``--token ""``
         (what ``--token "$TOKEN"`` becomes when the variable is unset: it must not turn
         authentication off), for both ``--token`` and ``--token-file``, for a token
-        file :func:`read_token_file` refuses, for a token no client could send, and for
-        a non-loopback ``--host`` without a token unless ``--allow-no-token`` is given.
+        file :func:`read_token_file` refuses, for a token no client could send, for a
+        port variable (without ``--port``) that is not a port, and for a non-loopback
+        ``--host`` without a token unless ``--allow-no-token`` is given.
         """
         defaults = getattr(args, "serve_defaults", None)
         if not isinstance(defaults, _Defaults):
@@ -316,7 +318,18 @@ def _token(args: argparse.Namespace, environ: Mapping[str, str], variable: str) 
 
 
 def _port(environ: Mapping[str, str], defaults: _Defaults) -> int:
-    text = environ.get(defaults.port_env, "") if defaults.port_env else ""
-    return (
-        int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else defaults.port
+    """The port ``$port_env`` gives (the values ``--port`` takes; an empty variable counts
+    as unset), else the default. Anything else (``abc``, ``99999``, ``-1``, `` 3215 ``)
+    raises :class:`~skillstate.plugin.InvalidInput` naming the variable and the value:
+    a server never listens somewhere other than where it was told."""
+    if not defaults.port_env:
+        return defaults.port
+    text = environ.get(defaults.port_env, "")
+    if not text:
+        return defaults.port
+    if text.isascii() and text.isdigit() and len(text) <= 5 and int(text) < 65536:
+        return int(text)
+    shown = repr(text) if len(text) <= 40 else f"{text[:40]!r}… ({len(text):,} characters)"
+    raise InvalidInput(
+        f"${defaults.port_env}: expected a port number 0-65535 (0 = any free port), got {shown}"
     )

@@ -374,6 +374,24 @@ def test_token_footguns_are_usage_errors(
     assert not (tmp_path / "store").exists()
 
 
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("abc", "'abc'"), ("99999", "'99999'"), ("-1", "'-1'"), (" 3215 ", "' 3215 '"),
+     ("1\x1b[31m", "'1\\x1b[31m'"), ("1\u009b", "'1\\x9b'")],
+)  # fmt: skip
+def test_a_bad_skill_state_port_is_one_line_and_exit_2(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    """Not silently port 3211, as ``--port abc`` is not: the variable and its value named."""
+    done = _run(tmp_path, env={"SKILL_STATE_PORT": value})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "skillstate: $SKILL_STATE_PORT: expected a port number 0-65535 (0 = any free port), "
+        f"got {shown}\n"
+    )
+    assert not (tmp_path / "store").exists()
+
+
 def test_the_token_comes_from_a_file_or_the_environment(tmp_path: Path) -> None:
     (tmp_path / "token.txt").write_text("file-token-123\n")
     for args, env, token in (
