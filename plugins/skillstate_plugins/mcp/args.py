@@ -23,7 +23,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.plugin import InvalidInput, SkillstateError
+from skillstate.plugin import InvalidInput, SkillstateError, excerpt
 
 __all__ = ["ArgumentError", "Param", "check_arguments", "input_schema", "json_kind"]
 
@@ -189,7 +189,7 @@ def check_arguments(tool: str, params: Sequence[Param], arguments: Any) -> dict[
     known = {p.name: p for p in params}
     unknown = [str(k) for k in arguments if k not in known]
     if unknown:
-        shown = ", ".join(f'"{k[:60]}"' for k in unknown[:5])
+        shown = ", ".join(f'"{excerpt(k, 60)}"' for k in unknown[:5])  # escaped, bounded
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         accepted = ", ".join(known) or "none"
         raise ArgumentError(
