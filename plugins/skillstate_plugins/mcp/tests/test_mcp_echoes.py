@@ -64,9 +64,10 @@ def test_a_callers_control_characters_come_back_escaped_once(
             _request(2, "tools/call", {"name": f"no{EVIL}", "arguments": {}}),
             _request(3, "prompts/get", {"name": f"p{EVIL}"}),
             _request(
-                4, "prompts/get", {"name": "skill_state_turn", "arguments": {"session_id": "s",
-                EVIL: "1"}}
-            ),  # fmt: skip
+                4,
+                "prompts/get",
+                {"name": "skill_state_turn", "arguments": {"session_id": "s", EVIL: "1"}},
+            ),
             _request(5, "resources/read", {"uri": f"skill-state://sessions/a{EVIL}"}),
             _request(6, "tools/call", {"name": "n" * 100_000, "arguments": {}}),
         ],
@@ -114,9 +115,7 @@ def test_params_of_the_wrong_type_name_the_field(tmp_path: Path, transport: str)
 
 
 @pytest.mark.parametrize("transport", ["fast"])
-def test_a_history_page_past_any_version_is_invalid_params(
-    tmp_path: Path, transport: str
-) -> None:
+def test_a_history_page_past_any_version_is_invalid_params(tmp_path: Path, transport: str) -> None:
     """Before: -32603 (an internal error) for after=10^23, and the whole 5,000-digit URI
     echoed in an internal error for a longer one."""
     long = "9" * 5000
@@ -127,9 +126,11 @@ def test_a_history_page_past_any_version_is_invalid_params(
             _request(
                 1,
                 "tools/call",
-                {"name": "initialize_skill", "arguments": {"session_id": "s",
-                 "skill_specification": "do x"}},
-            ),  # fmt: skip
+                {
+                    "name": "initialize_skill",
+                    "arguments": {"session_id": "s", "skill_specification": "do x"},
+                },
+            ),
             _request(2, "resources/read", {"uri": "skill-state://s/history/5"}),
             _request(3, "resources/read", {"uri": "skill-state://s/history/" + "9" * 23}),
             _request(4, "resources/read", {"uri": f"skill-state://s/history/{long}"}),
