@@ -10,8 +10,9 @@ would expose.
 
 A token file (:func:`read_token_file`) holds the token alone: the whole file, with
 the whitespace around it (a final newline) stripped. An empty file, a token with a
-space or line break inside, a file over 64 KiB, an unreadable or non-UTF-8 file is
-refused with one line, the same for every command (exit 2).
+space or line break inside, a token holding a control character (:func:`unsendable_token`),
+a file over 64 KiB, an unreadable or non-UTF-8 file is refused with one line, the same
+for every command (exit 2).
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def read_token_file(path: str) -> str:
 
     Raises :class:`TokenFileError` (one line naming the file by its base name, so a
     directory is not shown) when the file cannot be read, is not UTF-8, is over
-    64 KiB, is empty or blank, or its token holds whitespace (a second line, a space):
-    a file meant to hold a token and holding something else is refused, never half-used.
+    64 KiB, is empty or blank, its token holds whitespace (a second line, a space) or a
+    control character no client could send (:func:`unsendable_token`): a file meant to
+    hold a token and holding something else is refused, never half-used.
     """
     if not path:  # what --token-file "$FILE" becomes when the variable is unset
         raise TokenFileError(
@@ -82,12 +84,18 @@ def read_token_file(path: str) -> str:
             f"{name}: the token holds whitespace or a line break; the file must hold the "
             "token alone (one word; whitespace around it is ignored)"
         )
+    if problem := unsendable_token(token):
+        raise TokenFileError(f"{name}: {problem}")
     return token
 
 
 def unsendable_token(token: str) -> str | None:
-    """Why no client could send ``token`` in an ``Authorization`` header, or ``None``."""
-    if any(ord(character) < 32 or ord(character) == 127 for character in token):
+    """Why no client could send ``token`` in an ``Authorization`` header, or ``None``.
+
+    A control character is refused: C0 (a line break, ESC), DEL and C1 (U+0080-U+009F,
+    such as U+009B, which a terminal reads as the start of an escape sequence).
+    """
+    if any(ord(character) < 32 or 127 <= ord(character) < 160 for character in token):
         return "the token holds a line break or a control character, which a client cannot send"
     return None
 
@@ -157,7 +165,8 @@ def add_serve_options(
 ) -> None:
     """Add the address, token and limit options to ``parser`` (see the module docs).
 
-    ``port`` is the default port (``$port_env`` first, when given and a valid port);
+    ``port`` is the default port (``$port_env`` first, when given and set; a value that
+    is not a port is refused by :meth:`ServeSettings.from_args`);
     ``token_env`` the variable the token comes from when no option gives one;
     ``exposes`` says what anyone could do with a server open to them ("read every
     run"), in the refusal to serve a public address without a token. Every option
@@ -259,8 +268,9 @@ class ServeSettings:
         :class:`~skillstate.plugin.InvalidInput` (one line; exit 2) for ``--token ""``
         (what ``--token "$TOKEN"`` becomes when the variable is unset: it must not turn
         authentication off), for both ``--token`` and ``--token-file``, for a token
-        file :func:`read_token_file` refuses, for a token no client could send, and for
-        a non-loopback ``--host`` without a token unless ``--allow-no-token`` is given.
+        file :func:`read_token_file` refuses, for a token no client could send, for a
+        port variable (without ``--port``) that is not a port, and for a non-loopback
+        ``--host`` without a token unless ``--allow-no-token`` is given.
         """
         defaults = getattr(args, "serve_defaults", None)
         if not isinstance(defaults, _Defaults):
@@ -308,7 +318,18 @@ def _token(args: argparse.Namespace, environ: Mapping[str, str], variable: str) 
 
 
 def _port(environ: Mapping[str, str], defaults: _Defaults) -> int:
-    text = environ.get(defaults.port_env, "") if defaults.port_env else ""
-    return (
-        int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else defaults.port
+    """The port ``$port_env`` gives (the values ``--port`` takes; an empty variable counts
+    as unset), else the default. Anything else (``abc``, ``99999``, ``-1``, `` 3215 ``)
+    raises :class:`~skillstate.plugin.InvalidInput` naming the variable and the value:
+    a server never listens somewhere other than where it was told."""
+    if not defaults.port_env:
+        return defaults.port
+    text = environ.get(defaults.port_env, "")
+    if not text:
+        return defaults.port
+    if text.isascii() and text.isdigit() and len(text) <= 5 and int(text) < 65536:
+        return int(text)
+    shown = repr(text) if len(text) <= 40 else f"{text[:40]!r}… ({len(text):,} characters)"
+    raise InvalidInput(
+        f"${defaults.port_env}: expected a port number 0-65535 (0 = any free port), got {shown}"
     )

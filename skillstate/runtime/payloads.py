@@ -199,8 +199,10 @@ def session_summary(record: RunRecord) -> dict[str, Any]:
 
 
 def index_payload(records: Sequence[RunRecord]) -> dict[str, Any]:
+    """The index of ``records``; ``active_sessions`` counts the active ones among them
+    (all of them, unless closed sessions were asked for too)."""
     return {
-        "active_sessions": len(records),
+        "active_sessions": sum(1 for record in records if record.status == "active"),
         "reasoning_retained": False,
         "sessions": [session_summary(r) for r in records],
     }

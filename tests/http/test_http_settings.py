@@ -60,7 +60,9 @@ def test_the_token_comes_from_the_option_the_file_or_the_variable(tmp_path) -> N
 
 def test_the_port_variable_comes_before_the_default() -> None:
     assert _settings(env={"MY_PORT": "5000"}, port_env="MY_PORT").port == 5000
-    assert _settings(env={"MY_PORT": "nope"}, port_env="MY_PORT").port == 4000
+    assert _settings(env={"MY_PORT": ""}, port_env="MY_PORT").port == 4000  # empty: unset
+    assert _settings(env={"MY_PORT": "0"}, port_env="MY_PORT").port == 0  # as --port 0
+    assert _settings("--port", "7", env={"MY_PORT": "nope"}, port_env="MY_PORT").port == 7
     assert _settings("--port", "7", env={"MY_PORT": "5000"}, port_env="MY_PORT").port == 7
     assert "default $MY_PORT or 4000" in _parser(port_env="MY_PORT").format_help()
 
@@ -123,3 +125,25 @@ def test_bad_numbers_are_argparse_errors(argv: list[str]) -> None:
 def test_settings_need_the_options_added() -> None:
     with pytest.raises(TypeError, match="add_serve_options"):
         ServeSettings.from_args(argparse.Namespace(host="x"))
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("nope", "'nope'"),
+        ("99999", "'99999'"),
+        ("65536", "'65536'"),
+        ("-1", "'-1'"),
+        (" 3215 ", "' 3215 '"),
+        ("3215\n", "'3215\\n'"),
+        ("\x1b[31m1", "'\\x1b[31m1'"),
+        ("1" * 5000, "'" + "1" * 40 + "'… (5,000 characters)"),
+    ],
+)
+def test_a_port_variable_that_is_not_a_port_is_refused(value: str, shown: str) -> None:
+    """Never silently the default port: the server would listen where it was not told."""
+    with pytest.raises(InvalidInput) as caught:
+        _settings(env={"MY_PORT": value}, port_env="MY_PORT")
+    assert str(caught.value) == (
+        f"$MY_PORT: expected a port number 0-65535 (0 = any free port), got {shown}"
+    )

@@ -10,6 +10,10 @@ from skillstate_serving.options import TokenFileError, read_token_file
 from support import run_skillstate
 
 SERVERS = (["ui", "--port", "0"], ["mcp", "--http", "--port", "0"])
+_UNSENDABLE = (
+    "--token-file token: the token holds a line break or a control character, which a "
+    "client cannot send"
+)
 
 
 @pytest.mark.parametrize(
@@ -38,6 +42,10 @@ def test_the_whole_file_with_the_whitespace_around_it_stripped(
         (b"two words", "--token-file token: the token holds whitespace or a line break"),
         (b"\xff\xfe", "--token-file token: not UTF-8 text"),
         (b"x" * (64 * 1024 + 1), "--token-file token: over 64 KiB"),
+        (b"tok\x01x\n", _UNSENDABLE),
+        (b"tok\x1b[31mx", _UNSENDABLE),
+        (b"tok\x7fx", _UNSENDABLE),
+        ("tok\u009bx".encode(), _UNSENDABLE),  # C1: a terminal's escape-sequence start
     ],
 )
 def test_a_file_that_is_not_one_token_is_refused(
@@ -67,7 +75,9 @@ def test_an_empty_file_name_is_said_to_be_empty() -> None:
 
 
 @pytest.mark.parametrize(
-    "content", [None, b"", b"first\nsecond\n", b"two words\n"], ids=["missing", "empty", "2", "sp"]
+    "content",
+    [None, b"", b"first\nsecond\n", b"two words\n", b"tok\x01x\n", "tok\u009bx".encode()],
+    ids=["missing", "empty", "2", "sp", "ctrl", "c1"],
 )
 def test_both_servers_refuse_a_bad_token_file_with_the_same_line(
     tmp_path: Path, content: bytes | None
@@ -89,21 +99,23 @@ def test_both_servers_refuse_a_bad_token_file_with_the_same_line(
         assert done.returncode == 2, (command, done.stderr)
         assert done.stderr.startswith("skillstate: --token-file token.txt")
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        assert "listening" not in done.stdout + done.stderr
         lines.append(done.stderr)
     assert lines[0] == lines[1]
     assert not (tmp_path / "store").exists()
 
 
+@pytest.mark.parametrize("bad", ["\n", "\x1b", "\x7f", "\u009b"], ids=["lf", "esc", "del", "c1"])
 @pytest.mark.parametrize("how", ["option", "environment"])
 @pytest.mark.parametrize("command", SERVERS, ids=["ui", "mcp-http"])
 def test_a_token_no_client_can_send_is_refused(
-    tmp_path: Path, command: list[str], how: str
+    tmp_path: Path, command: list[str], how: str, bad: str
 ) -> None:
     """A line break in a header value cannot be sent: a server requiring it would refuse
     everyone. A token file already refuses one; --token and the variables do too."""
     variable = "SKILLSTATE_UI_TOKEN" if command[0] == "ui" else "SKILLSTATE_MCP_TOKEN"
-    args = ["--token", "first\nsecond"] if how == "option" else []
-    env = {variable: "first\nsecond"} if how == "environment" else {}
+    args = ["--token", f"first{bad}second"] if how == "option" else []
+    env = {variable: f"first{bad}second"} if how == "environment" else {}
     done = run_skillstate(
         "--store", f"file:{tmp_path / 'store'}", *command, *args, cwd=tmp_path, timeout=30, **env
     )

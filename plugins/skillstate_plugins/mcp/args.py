@@ -23,7 +23,7 @@ from typing import Any
 
 import attrs
 
-from skillstate.plugin import InvalidInput, SkillstateError
+from skillstate.plugin import InvalidInput, SkillstateError, excerpt
 
 __all__ = ["ArgumentError", "Param", "check_arguments", "input_schema", "json_kind"]
 
@@ -31,8 +31,9 @@ KINDS = ("string", "id", "text", "object", "spec", "action", "boolean", "name", 
 """Parameter kinds: ``string`` (non-empty), ``id`` (a session id: a non-empty string whose
 schema states the id rule, :data:`ID_PATTERN`), ``text`` (may be empty), ``object``,
 ``spec`` (string or object), ``action`` (string or object), ``boolean``, ``name``
-(a string from a fixed set, given as ``choices``), ``integer`` (a whole number >= 0:
-a step, a version, a count; ``3.0`` and ``"3"`` are refused)."""
+(a string from a fixed set, given as ``choices``), ``integer`` (a whole number >=
+``minimum``, 0 unless given: a step, a version, a count; ``3.0`` and ``"3"`` are
+refused, and the message says what was sent)."""
 
 
 ID_PATTERN = r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,79}$"
@@ -55,6 +56,8 @@ class Param:
     description: str
     required: bool = True
     choices: tuple[str, ...] = ()
+    minimum: int = 0
+    """The least value of an ``integer`` argument (``limit``: 1)."""
 
     def schema(self) -> dict[str, Any]:
         """This argument's JSON Schema (draft 2020-12)."""
@@ -72,7 +75,7 @@ class Param:
         elif kind == "boolean":
             body = {"type": "boolean"}
         elif kind == "integer":
-            body = {"type": "integer", "minimum": 0}
+            body = {"type": "integer", "minimum": self.minimum}
         elif kind == "name":
             body = {"type": "string", "minLength": 1}
             if self.choices:
@@ -114,6 +117,18 @@ def _kind(value: Any) -> str:
     if isinstance(value, str) and not value:
         return "an empty string"
     return json_kind(value)
+
+
+def _number(value: Any) -> str:
+    """What an ``integer`` argument got: the number itself (``-1``, ``1.5``; ``100.0``,
+    which is how ``1e2`` arrives, with what to send instead), else its kind."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return _kind(value)
+    if isinstance(value, int):
+        return excerpt(str(value), 40)
+    if value.is_integer() and abs(value) < 2**53:
+        return f"{value!r} (a number with a fraction or an exponent; send {int(value)})"
+    return excerpt(repr(value), 40)
 
 
 _EXPECTED = {
@@ -165,7 +180,11 @@ def _check_value(param: Param, value: Any) -> Any:
     elif kind == "boolean":
         ok = type(value) is bool
     elif kind == "integer":
-        ok = type(value) is int and value >= 0
+        if not (type(value) is int and value >= param.minimum):
+            raise ArgumentError(
+                f"{param.name} must be a whole number >= {param.minimum}, got {_number(value)}"
+            )
+        ok = True
     else:  # pragma: no cover
         ok = False
     if not ok:
@@ -189,7 +208,7 @@ def check_arguments(tool: str, params: Sequence[Param], arguments: Any) -> dict[
     known = {p.name: p for p in params}
     unknown = [str(k) for k in arguments if k not in known]
     if unknown:
-        shown = ", ".join(f'"{k[:60]}"' for k in unknown[:5])
+        shown = ", ".join(f'"{excerpt(k, 60)}"' for k in unknown[:5])  # escaped, bounded
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         accepted = ", ".join(known) or "none"
         raise ArgumentError(

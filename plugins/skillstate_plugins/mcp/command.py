@@ -324,7 +324,7 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
     import anyio
     import anyio.to_thread
 
-    from skillstate.plugin import mask_url
+    from skillstate.plugin import excerpt, mask_url
 
     from .http import http_app
     from .scrub import public_store_url
@@ -333,6 +333,8 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
     version = skillstate_version()
     store_url = mask_url(str(ctx.config.store))
     shown_store = public_store_url(store_url)  # /health: no server path (the banner keeps it)
+    # the banner is one line of text a terminal shows: control characters escaped
+    banner_store = excerpt(store_url).replace("\n", "\\n").replace("\t", "\\t")
     health_threads = anyio.CapacityLimiter(2)  # a stuck store never takes the tool calls' threads
 
     async def health() -> dict[str, Any]:
@@ -364,7 +366,7 @@ def _serve_http(ctx: CliContext, runtime: Any, server: Any, settings: HttpSettin
         inspector = f", inspector at http://{host}:{bound}/ui/" if ui is not None else ""
         print(
             f"[skillstate] v{version} listening on http://{host}:{bound}/mcp "
-            f"(store {store_url}{', token required' if settings.token else ''}){inspector}",
+            f"(store {banner_store}{', token required' if settings.token else ''}){inspector}",
             file=sys.stderr,
             flush=True,
         )

@@ -13,6 +13,9 @@ JSON-RPC errors it deserves:
 - a batch (a JSON array) → one ``-32600`` error per request in it that has an id
   (MCP 2025-06-18 removed JSON-RPC batching), or one ``id: null`` error for an array
   that holds none;
+- a request holding a number over 4,300 digits (which the SDK's parser, like Python's
+  ``int``, refuses to read) → one error with its id naming where the number is:
+  ``-32602`` in ``params``, ``-32600`` elsewhere (``id: null`` when it is the id);
 - text that is not JSON at all → one ``-32700`` error with ``id: null`` (its id cannot
   be known, as JSON-RPC 2.0 prescribes);
 - a notification (no id) or a response → nothing.
@@ -131,11 +134,88 @@ def _why(message: dict[str, Any]) -> tuple[int, str]:
     return INVALID_REQUEST, f"invalid request to {excerpt(method, 60)}: not a valid MCP message"
 
 
-def _loads(text: str) -> tuple[bool, Any]:
+MAX_DIGITS = 4300
+"""The most digits the SDK's JSON parser (and Python's ``int``) reads in a number's
+integer part; a longer number makes the whole message unreadable to it."""
+
+
+class _TooLong:
+    """Where a number over :data:`MAX_DIGITS` digits stood in a message (:func:`_loads`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<a number too long>"
+
+
+_TOO_LONG = _TooLong()
+
+
+def _int(text: str) -> Any:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        return _TOO_LONG
     try:
+        return int(text)
+    except ValueError:  # over a lower sys.set_int_max_str_digits limit
+        return _TOO_LONG
+
+
+def _float(text: str) -> Any:
+    whole = text.lstrip("-").split(".")[0].split("e")[0].split("E")[0]
+    return _TOO_LONG if len(whole) > MAX_DIGITS else float(text)
+
+
+def _loads(text: str, *, mark_long: bool = False) -> tuple[bool, Any]:
+    """``(True, the JSON value)`` or ``(False, None)``. With ``mark_long``, a number over
+    :data:`MAX_DIGITS` digits is read as a marker (:func:`_too_long_path` finds it), not
+    a parse error, so the request it is in can still be answered with its id."""
+    try:
+        if mark_long:
+            return True, json.loads(text, parse_int=_int, parse_float=_float)
         return True, json.loads(text)
     except (ValueError, RecursionError):
         return False, None
+
+
+def _too_long_path(value: Any, path: str = "", depth: int = 0) -> str | None:
+    """Where the first number over :data:`MAX_DIGITS` digits in ``value`` is, if any."""
+    if value is _TOO_LONG:
+        return path
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _too_long_path(item, f"{path}.{excerpt(key, 40)}", depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _too_long_path(item, f"{path}[{index}]", depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _too_long(message: dict[str, Any]) -> tuple[int, str] | None:
+    """The error for a request holding a number too long to read, if it holds one:
+    ``-32602`` naming where in ``params`` it is, ``-32600`` elsewhere."""
+    where = _too_long_path(message)
+    if where is None:
+        return None
+    why = (
+        f"{where.lstrip('.')} is a number too long to read (over {MAX_DIGITS:,} digits); "
+        "send a long number as a string"
+    )
+    if where == ".id":
+        return INVALID_REQUEST, (
+            f'invalid request: "id" must be a string or an integer, not a number over '
+            f"{MAX_DIGITS:,} digits"
+        )
+    method = message.get("method")
+    if where.startswith(".params.") or where == ".params":
+        name = excerpt(method, 60) if isinstance(method, str) else "the request"
+        return INVALID_PARAMS, f"invalid params of {name}: {why}"
+    return INVALID_REQUEST, f"invalid request: {why}"
 
 
 def reject(raw: bytes | str) -> list[dict[str, Any]]:
@@ -149,7 +229,7 @@ def reject(raw: bytes | str) -> list[dict[str, Any]]:
             text = raw.decode("utf-8", "replace")
     else:
         text = raw
-    parsed, message = _loads(text)
+    parsed, message = _loads(text, mark_long=True)
     if not parsed:
         return [error_message(None, PARSE_ERROR, "parse error: the message is not JSON text")]
     if isinstance(message, list):
@@ -167,6 +247,9 @@ def reject(raw: bytes | str) -> list[dict[str, Any]]:
     if not is_request:
         if isinstance(message, dict) and ("method" in message or "result" in message):
             return []  # a notification or a response the SDK refused: nothing to answer
+        if message is _TOO_LONG:
+            why = f"invalid request: a number too long to read (over {MAX_DIGITS:,} digits)"
+            return [error_message(None, INVALID_REQUEST, why)]
         return [
             error_message(
                 None, INVALID_REQUEST, "invalid request: a JSON-RPC message is a JSON object"
@@ -178,6 +261,9 @@ def reject(raw: bytes | str) -> list[dict[str, Any]]:
                 rid, PARSE_ERROR, "parse error: the message is not UTF-8 text (invalid bytes)"
             )
         ]
+    too_long = _too_long(message)
+    if too_long is not None:
+        return [error_message(rid, *too_long)]
     code, why = _why(message)
     return [error_message(rid, code, why)]
 

@@ -24,6 +24,7 @@ Everything here is the SDK's public API. See ``docs/mcp.md``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -106,8 +107,14 @@ def _resource_call(fn: Callable[[], str]) -> str:
         return fn()
     except (RunNotFound, InvalidRunId) as exc:  # a missing session, a malformed id
         raise ResourceNotFoundError(scrub(str(exc))) from None
-    except SkillstateError as exc:
+    except SkillstateError as exc:  # the caller's mistake (a page past the end): -32602
+        if exc.kind == "usage":
+            raise ResourceNotFoundError(scrub(str(exc))) from None
         raise ResourceError(scrub(str(exc))) from None
+
+
+_MAX_VERSION_DIGITS = 18
+"""A history page's ``after`` longer than this is past any session's history."""
 
 
 def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = True) -> None:
@@ -172,7 +179,13 @@ def add_resources(server: MCPServer[Any], runtime: Runtime, *, offload: bool = T
     async def session_history_page(session_id: str, after: str) -> str:
         def read() -> str:
             if not after.isascii() or not after.isdigit():
-                raise ResourceNotFoundError(f"{after!r} is not a version (a whole number >= 0)")
+                raise ResourceNotFoundError(
+                    f"'{excerpt(after, 40)}' is not a version (a whole number >= 0)"
+                )
+            if len(after) > _MAX_VERSION_DIGITS:  # past any history (and int() refuses 4,301)
+                raise ResourceNotFoundError(
+                    f"after={excerpt(after, 40)} is past the session's history"
+                )
             return history_page(session_id, int(after))
 
         return await _call(offload, lambda: _resource_call(read))
@@ -199,7 +212,7 @@ def _check_prompt(name: str, arguments: dict[str, Any] | None, known: Sequence[s
             return  # a prompt of the host application: the SDK's own handling
         raise MCPError(
             INVALID_PARAMS,
-            f"unknown prompt {excerpt(name, 80)!r}; the prompts are: {', '.join(known)}",
+            f"unknown prompt '{excerpt(name, 80)}'; the prompts are: {', '.join(known)}",
         )
     required, optional = _PROMPT_ARGS[name]
     given = arguments or {}
@@ -213,7 +226,7 @@ def _check_prompt(name: str, arguments: dict[str, Any] | None, known: Sequence[s
         accepted = ", ".join((*required, *optional))
         raise MCPError(
             INVALID_PARAMS,
-            f"prompt {name} has no argument {excerpt(unknown[0], 80)!r} (it takes: {accepted})",
+            f"prompt {name} has no argument '{excerpt(unknown[0], 80)}' (it takes: {accepted})",
         )
 
 
@@ -295,6 +308,68 @@ def _prompt_guard(server: MCPServer[Any]) -> Callable[..., Any]:
     return guard
 
 
+def _params_problem(method: str, params: Mapping[str, Any]) -> str | None:
+    """Why ``tools/call`` or ``resources/read`` params are not of the types MCP asks for,
+    naming the field; ``None`` if they are (the SDK's own check then names nothing)."""
+    if method == "tools/call":
+        if "name" not in params:
+            return "tools/call: name is missing (the tool to call, a string)"
+        if not isinstance(params["name"], str):
+            return f"tools/call: name must be a string, got {json_kind(params['name'])}"
+        arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            return f"tools/call: arguments must be an object, got {json_kind(arguments)}"
+    elif method == "resources/read":
+        if "uri" not in params:
+            return "resources/read: uri is missing (the resource to read, a string)"
+        if not isinstance(params["uri"], str):
+            return f"resources/read: uri must be a string, got {json_kind(params['uri'])}"
+    return None
+
+
+async def _escaped_resource_errors(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+    """``resources/read`` through ``call_next``, its error (``Unknown resource: URI``,
+    with the URI in ``data``) escaped and bounded when the caller's URI is not printable
+    or is long."""
+    uri = ctx.params["uri"]
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        if excerpt(uri, 200) == uri and excerpt(exc.message, 1000) == exc.message:
+            raise
+        data = {"uri": excerpt(uri, 200)} if isinstance(exc.data, Mapping) else None
+        raise MCPError(exc.code, excerpt(exc.message, 1000), data) from None
+
+
+def _params_guard(server: MCPServer[Any]) -> Callable[..., Any]:
+    """Server middleware for ``tools/call`` and ``resources/read`` requests:
+
+    - params of the wrong type are -32602 naming the field and what it got, not the
+      SDK's bare "Invalid request parameters" with empty data;
+    - an unknown tool's name reaches the SDK (which answers ``Unknown tool: NAME``)
+      escaped and bounded (:func:`~skillstate.plugin.excerpt`), and so does the URI in
+      a ``resources/read`` error: a caller's control characters never come back raw.
+    """
+
+    async def guard(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        if ctx.method not in ("tools/call", "resources/read") or ctx.request_id is None:
+            return await call_next(ctx)
+        if not isinstance(ctx.params, Mapping):
+            return await call_next(ctx)  # no params: the SDK's own answer
+        problem = _params_problem(ctx.method, ctx.params)
+        if problem is not None:
+            raise MCPError(INVALID_PARAMS, problem)
+        if ctx.method == "resources/read":
+            return await _escaped_resource_errors(ctx, call_next)
+        name = ctx.params.get("name")
+        if excerpt(name, 80) != name:
+            if name not in {tool.name for tool in await server.list_tools()}:
+                ctx = replace(ctx, params={**ctx.params, "name": excerpt(name, 80)})
+        return await call_next(ctx)
+
+    return guard
+
+
 def add_prompts(server: MCPServer[Any], runtime: Runtime, *, offload: bool = True) -> None:
     """``skill_state_turn`` (tool-calling agents) and ``skill_state_paper_turn`` (the A.4 format).
 
@@ -369,6 +444,7 @@ def build_server(
         ),
         log_level="WARNING",
     )
+    server.middleware.append(_params_guard(server))
     add_resources(server, runtime, offload=offload)
     add_prompts(server, runtime, offload=offload)
     return server

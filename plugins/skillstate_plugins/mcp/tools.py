@@ -383,6 +383,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
                     "Optional: at most this many sessions (at least 1); the answer then has "
                     "next_cursor, null on the last page.",
                     required=False,
+                    minimum=1,
                 ),
                 Param(
                     "cursor",
@@ -413,6 +414,7 @@ def session_tools(runtime: Runtime, *, offload: bool = True) -> list[StrictTool]
                     "integer",
                     "At most this many rows (1-500, default 50).",
                     required=False,
+                    minimum=1,
                 ),
             ],
             session_history,

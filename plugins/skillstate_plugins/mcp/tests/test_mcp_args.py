@@ -18,6 +18,8 @@ PARAMS = [
     Param("note", "text", "n", required=False),
     Param("flag", "boolean", "f", required=False),
     Param("env", "name", "e", required=False, choices=("mock", "warehouse")),
+    Param("step", "integer", "s", required=False),
+    Param("limit", "integer", "l", required=False, minimum=1),
 ]
 GOOD = {"session_id": "s", "state_update": {"a": 1}, "action": "go"}
 
@@ -28,6 +30,8 @@ def test_schema_is_closed_and_lists_required() -> None:
     assert schema["required"] == ["session_id", "state_update", "action"]
     assert schema["properties"]["env"]["enum"] == ["mock", "warehouse"]
     assert schema["properties"]["action"]["anyOf"][1] == {"type": "object"}
+    assert schema["properties"]["step"]["minimum"] == 0
+    assert schema["properties"]["limit"]["minimum"] == 1
 
 
 @pytest.mark.parametrize(
@@ -44,6 +48,19 @@ def test_schema_is_closed_and_lists_required() -> None:
         ({"flag": "true"}, "flag must be true or false, got a string"),
         ({"env": "Mars"}, "env must be one of mock, warehouse; got 'Mars'"),
         ({"note": 5}, "note must be a string, got a number"),
+        # an integer argument says what it got, and its own minimum
+        ({"step": -1}, "step must be a whole number >= 0, got -1"),
+        ({"step": 1.5}, "step must be a whole number >= 0, got 1.5"),
+        (
+            {"step": 100.0},  # how 1e2 arrives
+            "step must be a whole number >= 0, got 100.0 (a number with a fraction or an "
+            "exponent; send 100)",
+        ),
+        ({"step": "3"}, "step must be a whole number >= 0, got a string"),
+        ({"step": True}, "step must be a whole number >= 0, got a boolean"),
+        ({"step": -(10**100)}, "step must be a whole number >= 0, got -1000000000000000000"),
+        ({"limit": 0}, "limit must be a whole number >= 1, got 0"),
+        ({"limit": False}, "limit must be a whole number >= 1, got a boolean"),
     ],
 )
 def test_bad_arguments_name_the_problem(change: dict[str, Any], message: str) -> None:

@@ -226,3 +226,49 @@ def test_a_request_with_an_unusable_id_gets_an_error_with_a_null_id(
     assert got[-2]["id"] == 7 and isinstance(got[-2]["id"], int) and got[-2]["result"]["tools"]
     assert got[-1] == {"jsonrpc": "2.0", "id": 99, "result": {}}  # the notification: nothing
     assert "Traceback" not in stderr
+
+
+LONG = b"1" * 5000
+"""An integer over 4,300 digits: JSON, but more than the SDK's parser (or ``int``) reads."""
+
+LONG_NUMBER_LINES: list[tuple[bytes, Any, int, str]] = [
+    # (line, the id it must be answered with, the error code, what the message says)
+    (
+        b'{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"get_session",'
+        b'"arguments":{"session_id":' + LONG + b"}}}",
+        31,
+        -32602,
+        "invalid params of tools/call: params.arguments.session_id is a number too long to "
+        "read (over 4,300 digits); send a long number as a string",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":"s32","method":"ping","params":{"a":[0,-' + LONG + b".5]}}",
+        "s32",
+        -32602,
+        "invalid params of ping: params.a[1] is a number too long to read (over 4,300 "
+        "digits); send a long number as a string",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":' + LONG + b',"method":"ping"}',
+        None,
+        -32600,
+        'invalid request: "id" must be a string or an integer, not a number over 4,300 digits',
+    ),
+]
+
+
+@pytest.mark.parametrize("transport", ["fast", "sdk"])
+def test_a_number_too_long_to_read_is_named_with_the_request_id(
+    tmp_path: Path, transport: str
+) -> None:
+    """Before: ``id: null`` and "the message is not JSON text" (it is JSON): a client
+    waited for ever for its answer. Now the request's id and where the number is."""
+    lines = [INIT, INITIALIZED, *(line for line, _, _, _ in LONG_NUMBER_LINES)]
+    lines += [b'{"jsonrpc":"2.0","id":99,"method":"ping"}']
+    got, stderr = _serve(tmp_path, transport, lines, 1 + len(LONG_NUMBER_LINES) + 1)
+    assert [
+        (e["id"], e["error"]["code"], e["error"]["message"])
+        for e in got[1 : 1 + len(LONG_NUMBER_LINES)]
+    ] == [(rid, code, message) for _, rid, code, message in LONG_NUMBER_LINES]
+    assert got[-1] == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    assert "Traceback" not in stderr

@@ -81,6 +81,21 @@ def test_bodies_the_sdk_cannot_parse_get_400_with_the_request_id(served: HttpSer
     assert (status, body["id"], body["error"]["code"]) == (400, None, -32700)
 
 
+def test_a_number_too_long_to_read_gets_400_with_the_request_id(served: HttpServer) -> None:
+    """JSON, but over the 4,300 digits the SDK's parser reads: before, ``id: null`` and
+    "not JSON text"; now the request's id and where the number is."""
+    status, body = _post(
+        served,
+        b'{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"list_sessions",'
+        b'"arguments":{"limit":' + b"9" * 5000 + b"}}}",
+    )
+    assert (status, body["id"], body["error"]["code"]) == (400, 16, -32602)
+    assert body["error"]["message"] == (
+        "invalid params of tools/call: params.arguments.limit is a number too long to read "
+        "(over 4,300 digits); send a long number as a string"
+    )
+
+
 def test_a_request_with_an_unusable_id_gets_400_with_a_null_id(served: HttpServer) -> None:
     """Before, the SDK took these for notifications: 202 and no body, the client waiting
     for ever. Now each is a -32600 error with ``id: null``; ``1e2`` is the integer 100."""
@@ -371,6 +386,24 @@ def test_token_footguns_are_usage_errors(
     done = _run(tmp_path, "--port", "0", *args, env=env)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"skillstate: {message}") and done.stderr.count("\n") == 1
+    assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("abc", "'abc'"), ("99999", "'99999'"), ("-1", "'-1'"), (" 3215 ", "' 3215 '"),
+     ("1\x1b[31m", "'1\\x1b[31m'"), ("1\u009b", "'1\\x9b'")],
+)  # fmt: skip
+def test_a_bad_skill_state_port_is_one_line_and_exit_2(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    """Not silently port 3211, as ``--port abc`` is not: the variable and its value named."""
+    done = _run(tmp_path, env={"SKILL_STATE_PORT": value})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "skillstate: $SKILL_STATE_PORT: expected a port number 0-65535 (0 = any free port), "
+        f"got {shown}\n"
+    )
     assert not (tmp_path / "store").exists()
 
 

@@ -54,5 +54,20 @@ async def test_list_sessions_pages_with_limit_and_cursor(tmp_path: Path) -> None
         )
         assert [s["session_id"] for s in closed["sessions"]] == ["s3", "s4"]
         assert closed["next_cursor"] == "s4"
-        bad = await client.call_tool("list_sessions", {"limit": 0})
-        assert bad.is_error and "limit must be a whole number of at least 1" in text_of(bad)
+        assert closed["active_sessions"] == 1  # s3 is listed, but closed
+        for limit, got in ((0, "0"), (True, "a boolean"), (-1, "-1")):
+            bad = await client.call_tool("list_sessions", {"limit": limit})
+            assert bad.is_error and text_of(bad) == (  # one message for every bad limit
+                f"Invalid arguments for tool list_sessions: limit must be a whole number >= 1, "
+                f"got {got}"
+            )
+
+
+async def test_active_sessions_counts_no_closed_session(tmp_path: Path) -> None:
+    """Before: ``active_sessions: 1`` beside a single, closed session."""
+    async with stdio_client_for(f"file:{tmp_path / 'store'}", tmp_path) as client:
+        await client.call_tool("initialize_skill", {"session_id": "s", "skill_specification": "P"})
+        await client.call_tool("close_session", {"session_id": "s"})
+        listed = _data(await client.call_tool("list_sessions", {"include_closed": True}))
+        assert [s["status"] for s in listed["sessions"]] == ["closed"]
+        assert listed["active_sessions"] == 0
