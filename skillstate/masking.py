@@ -169,5 +169,5 @@ def mask_written_urls(text: str) -> str:
     caller typed, whichever option it was."""
     if "://" not in text and "@" not in text:
         return text
-    words = (word.strip("'\"(),;") for word in text.split())
+    words = (word.strip("'\"(),;:.") for word in text.split())
     return mask_secrets(text, [s for word in words if ":" in word for s in url_secrets(word)])

@@ -68,3 +68,14 @@ def test_a_long_argument_is_searched_once_and_a_long_store_url_fails_in_one_line
         check=False,
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_a_masked_url_quoted_in_a_message_keeps_its_closing_quote() -> None:
+    """The word's trailing ``':`` was taken for part of the password and masked with it
+    (``'sqlite:///x.db?password=*** unknown option``), a new user's walk."""
+    from skillstate.masking import mask_written_urls
+
+    text = "bad SQLite URL 'sqlite:///x.db?password=pw': unknown option 'password'"
+    assert mask_written_urls(text) == (
+        "bad SQLite URL 'sqlite:///x.db?password=***': unknown option 'password'"
+    )
