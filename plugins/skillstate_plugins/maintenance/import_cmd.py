@@ -46,7 +46,12 @@ def run(ctx: CliContext) -> int:
         check_run_id(a.new_id)  # an invalid id: one line, exit 2
     try:
         if a.file == "-":
-            data = sys.stdin.buffer.read(MAX_EXPORT_BYTES + 1)
+            raw = getattr(sys.stdin, "buffer", None)  # none when a program set a text stream
+            data = (
+                raw.read(MAX_EXPORT_BYTES + 1)
+                if raw is not None
+                else sys.stdin.read(MAX_EXPORT_BYTES + 1).encode("utf-8", "surrogatepass")
+            )
         else:
             with open(a.file, "rb") as handle:
                 data = handle.read(MAX_EXPORT_BYTES + 1)

@@ -130,7 +130,12 @@ def _input_bytes(ctx: CliContext, what: str, limit: int) -> bytes:
     elif sys.stdin is None or sys.stdin.isatty():
         raise _Usage(f"give the {what} with --file PATH or on standard input")
     else:
-        data = sys.stdin.buffer.read(limit + 1)
+        raw = getattr(sys.stdin, "buffer", None)  # none when a program set a text stream
+        data = (
+            raw.read(limit + 1)
+            if raw is not None
+            else sys.stdin.read(limit + 1).encode("utf-8", "surrogatepass")
+        )
     if len(data) > limit:
         raise _Refused(_over(what, limit))
     return data
