@@ -1,18 +1,12 @@
 r"""JSON Schema (draft 2020-12) documents themselves: checked, and compiled into validators.
 
 A leaf of the core (it imports only :mod:`jsonschema`, :mod:`regex` and
-:mod:`skillstate.display`): the skill records check a skill's ``json_schema`` when one is
-built, and :mod:`skillstate.schema` validates states with the validators compiled here.
-
-**Patterns are bounded in time.** A schema comes from whoever starts a session (an MCP
-client's ``state_schema``) and a pattern such as ``(a|aa)+$`` takes exponential time on
-a string that almost matches; Python's :mod:`re` cannot be interrupted and holds the GIL,
-so one such call would stall every other client of a server. ``pattern``,
-``patternProperties`` and ``additionalProperties`` are therefore matched with the
-:mod:`regex` module under a time limit of :data:`PATTERN_SECONDS` a search (ECMA-262's
-``\p{L}`` classes work too), and :class:`BadPattern` ends the whole check on the first
-search over it; ``unevaluatedProperties`` beside ``patternProperties``, whose matching
-jsonschema does with :mod:`re` itself, is refused when the schema is checked.
+:mod:`skillstate.display`). Patterns are matched in bounded time: a schema comes from
+whoever starts a session, ``(a|aa)+$`` is exponential on a near miss, and :mod:`re`
+cannot be interrupted (one search would stall every client of a server). So the pattern
+keywords use :mod:`regex` with a time limit a search (``\p{L}`` works too), and
+``unevaluatedProperties`` beside ``patternProperties`` (matched by jsonschema with
+:mod:`re`) is refused.
 """
 
 from __future__ import annotations
@@ -33,23 +27,19 @@ PATTERN_SECONDS = 0.05
 class BadPattern(Exception):
     """A schema pattern that is not a regular expression, or took over :data:`PATTERN_SECONDS`."""
 
-    def __init__(self, pattern: str, reason: str) -> None:
-        super().__init__(f"pattern {excerpt(repr(pattern), 80)} {reason}")
-        self.pattern = pattern
-
 
 def pattern_search(pattern: str, text: str) -> bool:
     """Whether ``pattern`` matches somewhere in ``text`` (JSON Schema's rule), in bounded time."""
     import regex
 
+    shown = f"pattern {excerpt(repr(pattern), 80)}"
     try:
         return regex.search(pattern, text, timeout=PATTERN_SECONDS) is not None
     except TimeoutError:
-        raise BadPattern(
-            pattern, f"took over {PATTERN_SECONDS * 1000:.0f} ms on one string; checking stopped"
-        ) from None
+        ms = PATTERN_SECONDS * 1000
+        raise BadPattern(f"{shown} took over {ms:.0f} ms on one string; checking stopped") from None
     except regex.error as exc:
-        raise BadPattern(pattern, f"is not a regular expression ({exc})") from None
+        raise BadPattern(f"{shown} is not a regular expression ({exc})") from None
 
 
 @functools.cache
@@ -164,24 +154,7 @@ def json_schema_errors(schema: Any, name: str = "state_schema") -> list[str]:
 
 
 _DATA = frozenset({"const", "enum", "default", "examples"})
-"""Keywords whose values are data, not schemas: a ``pattern`` key inside is no pattern."""
-
-
-def _patterns(node: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
-    """Every pattern of a schema, with where it is: ``pattern`` values, ``patternProperties`` keys."""
-    if isinstance(node, Mapping):
-        for key, value in node.items():
-            if key in _DATA:
-                continue
-            here = (*path, str(key))
-            if key == "pattern" and isinstance(value, str):
-                yield here, value
-            elif key == "patternProperties" and isinstance(value, Mapping):
-                yield from (((*here, str(p)), p) for p in value)
-            yield from _patterns(value, here)
-    elif isinstance(node, list):
-        for index, item in enumerate(node):
-            yield from _patterns(item, (*path, str(index)))
+"""Keywords whose values are data, not schemas: the keys inside are no keywords."""
 
 
 def _keywords(node: Any) -> Iterator[str]:
@@ -196,18 +169,9 @@ def _keywords(node: Any) -> Iterator[str]:
 
 
 def _pattern_errors(schema: Mapping[str, Any], name: str) -> list[str]:
-    """A pattern that is not a regular expression, or one :mod:`re` would have to match."""
-    import regex
-
-    for path, patrn in _patterns(schema):
-        try:
-            regex.compile(patrn)
-        except regex.error as exc:
-            where = "/".join(path)
-            return [
-                f"{name} is not a valid JSON Schema at {excerpt(where)}: "
-                f"{excerpt(repr(patrn), 80)} is not a regular expression ({excerpt(str(exc))})"
-            ]
+    """``unevaluatedProperties`` beside ``patternProperties``: jsonschema would match
+    those patterns with :mod:`re`, unbounded. (A pattern that is not a regular expression
+    is the metaschema's ``format: regex``, checked with :mod:`regex`.)"""
     if {"unevaluatedProperties", "patternProperties"} <= set(_keywords(schema)):
         return [
             f"{name}: unevaluatedProperties beside patternProperties is not supported "

@@ -61,12 +61,9 @@ _SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*:"
 def _userinfo_password(url: str) -> tuple[int, int] | None:
     """Where the password of ``scheme://user:password@host`` is in ``url`` (start, end).
 
-    Also ``scheme:user:password@host`` (no ``//``, which a store may read the same), and
-    a password holding an unescaped ``/``, ``?`` or ``#`` (``u:sec#ret@h``): when the
-    authority as a URL parser sees it has no ``@`` but one follows, with no ``=`` before
-    it (a query's ``?email=a@b`` is no password), everything up to that ``@`` is taken.
-    Masking too much is safe; showing a password is not.
-    """
+    Also ``scheme:user:password@host`` (no ``//``), and a password holding an unescaped
+    ``/``, ``?`` or ``#`` (``u:sec#ret@h``): up to the last ``@`` when no ``=`` comes
+    before it (a query's ``?email=a@b`` is no password). Masking too much is safe."""
     scheme_end = url.find("://")
     if scheme_end >= 0:
         start = scheme_end + 3

@@ -191,9 +191,8 @@ def public_session(payload: Any) -> Any:
     """A session payload (``get_session``'s) with ``metadata.skillSource.path`` made
     :func:`public_path` (a session's provenance records the skill's directory)."""
     metadata = payload.get("metadata") if isinstance(payload, dict) else None
-    source = metadata.get("skillSource") if isinstance(metadata, dict) else None
-    if isinstance(source, dict):
-        metadata["skillSource"] = source = dict(source)
+    if isinstance(metadata, dict) and isinstance(metadata.get("skillSource"), dict):
+        source = metadata["skillSource"] = dict(metadata["skillSource"])
         _set_path(source, ())
     return payload
 
@@ -204,7 +203,8 @@ def public_envelope(data: dict[str, Any], roots: Iterable[Path | str] = ()) -> d
     failure every text in it :func:`scrub`-bed (an error may quote an absolute path)."""
     roots = tuple(roots)
     if data.get("success") is False:
-        return _scrub_values(data)
+        scrubbed: dict[str, Any] = _scrub_values(data)
+        return scrubbed
     data = dict(data)
     _set_path(data, roots)
     for key in ("skills", "broken"):
