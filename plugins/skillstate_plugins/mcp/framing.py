@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from mcp_types import JSONRPCMessage, JSONRPCNotification, jsonrpc_message_adapter
@@ -67,26 +68,41 @@ def _has_surrogate(text: str) -> bool:
     return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
-def _surrogate_path(value: Any, path: str = "", depth: int = 0) -> str | None:
-    """Where the first lone surrogate in ``value`` is (``params.arguments.id``), if any."""
-    if isinstance(value, str):
-        return path if _has_surrogate(value) else None
+def _first_path(
+    value: Any,
+    hit: Callable[[Any], bool],
+    path: str = "",
+    depth: int = 0,
+    bad_key: Callable[[str], bool] | None = None,
+) -> str | None:
+    """Where in ``value`` the first value ``hit`` takes is (``params.arguments.id``), or
+    the first key ``bad_key`` takes (``params.<key>``), if any."""
+    if hit(value):
+        return path
     if depth > _MAX_DEPTH:
         return None
     if isinstance(value, dict):
         for key, item in value.items():
-            name = f"{path}.<key>" if _has_surrogate(key) else f"{path}.{excerpt(key, 40)}"
-            if _has_surrogate(key):
-                return name
-            found = _surrogate_path(item, name, depth + 1)
+            if bad_key is not None and bad_key(key):
+                return f"{path}.<key>"
+            found = _first_path(item, hit, f"{path}.{excerpt(key, 40)}", depth + 1, bad_key)
             if found is not None:
                 return found
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found = _surrogate_path(item, f"{path}[{index}]", depth + 1)
+            found = _first_path(item, hit, f"{path}[{index}]", depth + 1, bad_key)
             if found is not None:
                 return found
     return None
+
+
+def _surrogate_path(value: Any, path: str) -> str | None:
+    """Where the first lone surrogate in ``value`` is, in a string or a key, if any."""
+
+    def bad(text: Any) -> bool:
+        return isinstance(text, str) and _has_surrogate(text)
+
+    return _first_path(value, bad, path, bad_key=bad)
 
 
 def _usable_id(message: Any) -> tuple[bool, Any]:
@@ -177,23 +193,9 @@ def _loads(text: str, *, mark_long: bool = False) -> tuple[bool, Any]:
         return False, None
 
 
-def _too_long_path(value: Any, path: str = "", depth: int = 0) -> str | None:
+def _too_long_path(value: Any) -> str | None:
     """Where the first number over :data:`MAX_DIGITS` digits in ``value`` is, if any."""
-    if value is _TOO_LONG:
-        return path
-    if depth > _MAX_DEPTH:
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found = _too_long_path(item, f"{path}.{excerpt(key, 40)}", depth + 1)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _too_long_path(item, f"{path}[{index}]", depth + 1)
-            if found is not None:
-                return found
-    return None
+    return _first_path(value, lambda item: item is _TOO_LONG)
 
 
 def _too_long(message: dict[str, Any]) -> tuple[int, str] | None:
