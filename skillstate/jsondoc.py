@@ -52,8 +52,7 @@ class _TooLarge(ValueError):
     """A number JSON text may write but no JSON number can hold."""
 
 
-_MAX_DIGITS = 4300
-"""Python's own bound on converting digits to an integer (``sys.get_int_max_str_digits``)."""
+_MAX_DIGITS = 4300  # Python's own bound on reading digits as an integer
 
 
 def _parse_float(text: str) -> float | int:
