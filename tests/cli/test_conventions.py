@@ -160,6 +160,13 @@ def test_a_value_with_line_breaks_or_tabs_stays_in_its_line_and_column(tmp_path:
     rows = [r for r in run_skillstate("list", cwd=tmp_path).stdout.splitlines() if r]
     assert len(rows) == 2 and all(len(row.split("\t")) == 5 for row in rows)
     assert rows[0].endswith("\tgo\\ne2\\trig-epic\\trun\\t2026")
+    labelled = run_skillstate(
+        "patch", "t1", "--step", "a\tb\nc", "--json", '{"branch": "x"}', cwd=tmp_path
+    )
+    assert labelled.returncode == 0, labelled.stderr
+    log = run_skillstate("log", "t1", cwd=tmp_path).stdout.splitlines()
+    assert len(log) == 2 and len(log[1].split("\t")) == len(log[0].split("\t"))
+    assert "\ta\\tb\\nc\t" in log[1]
 
 
 @pytest.mark.parametrize(
